@@ -1,0 +1,44 @@
+/**
+ * Schema migrations with umzug, recorded in the `schema_migrations` table. Each migration is a module in
+ * ./migrations exporting `up` and `down`, given a function that runs SQL. A PostgreSQL advisory lock keeps
+ * two processes (two replicas starting at once) from migrating concurrently.
+ */
+import path from 'node:path';
+import { Sequelize } from 'sequelize';
+import { SequelizeStorage, Umzug } from 'umzug';
+
+export type RunSql = (sql: string) => Promise<unknown>;
+export type MigrationFn = (params: { name: string; context: RunSql }) => Promise<void>;
+
+const MIGRATION_LOCK_ID = 4_857_301;
+
+function createMigrator(sequelize: Sequelize, log: (msg: string) => void) {
+  const runSql: RunSql = (sql) => sequelize.query(sql);
+  return new Umzug<RunSql>({
+    migrations: { glob: ['migrations/*.js', { cwd: path.join(__dirname) }] },
+    // umzug calls a function-valued context to produce the context, hence the wrapper.
+    context: () => runSql,
+    storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
+    logger: {
+      info: (e) => log(`migration ${String(e.event ?? '')} ${String(e.name ?? '')}`),
+      warn: (e) => log(JSON.stringify(e)),
+      error: (e) => log(JSON.stringify(e)),
+      debug: () => {},
+    },
+  });
+}
+
+/** Applies every pending migration and returns their names. */
+export async function migrateUp(sequelize: Sequelize, log: (msg: string) => void = () => {}): Promise<string[]> {
+  // The transaction pins one connection that holds the lock while the migrations run on others.
+  return sequelize.transaction(async (transaction) => {
+    await sequelize.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`, { transaction });
+    const applied = await createMigrator(sequelize, log).up();
+    return applied.map((m) => m.name);
+  });
+}
+
+export async function migrateDown(sequelize: Sequelize, log: (msg: string) => void = () => {}): Promise<string[]> {
+  const reverted = await createMigrator(sequelize, log).down();
+  return reverted.map((m) => m.name);
+}

@@ -1,0 +1,56 @@
+import { Column, DataType, Default, ForeignKey, Model, PrimaryKey, Table } from 'sequelize-typescript';
+import type { Permission, Tier } from '../../identity';
+import { Company } from './company';
+
+/** A company API key. Only a SHA-256 hash of the value is stored; `prefix` lets people tell keys apart. */
+@Table({ tableName: 'api_keys' })
+export class ApiKey extends Model {
+  @PrimaryKey
+  @Default(DataType.UUIDV4)
+  @Column(DataType.UUID)
+  declare id: string;
+
+  @ForeignKey(() => Company)
+  @Column(DataType.UUID)
+  declare companyId: string;
+
+  @Column(DataType.STRING(100))
+  declare name: string;
+
+  @Column(DataType.STRING(16))
+  declare prefix: string;
+
+  @Column(DataType.STRING(64))
+  declare keyHash: string;
+
+  @Column(DataType.ARRAY(DataType.STRING(16)))
+  declare permissions: Permission[];
+
+  @Column(DataType.ARRAY(DataType.STRING(255)))
+  declare allowedDomains: string[];
+
+  @Column(DataType.STRING(16))
+  declare tier: Tier;
+
+  /** The company's designated widget key (QR scans mint short-lived keys from it). */
+  @Column(DataType.BOOLEAN)
+  declare isWidgetKey: boolean;
+
+  @Column(DataType.DATE)
+  declare expiresAt: Date | null;
+
+  @Column(DataType.DATE)
+  declare revokedAt: Date | null;
+
+  @Column(DataType.DATE)
+  declare lastUsedAt: Date | null;
+
+  @Column(DataType.BIGINT)
+  declare usageCount: string;
+
+  @Column(DataType.UUID)
+  declare createdByUserId: string | null;
+
+  declare readonly createdAt: Date;
+  declare readonly updatedAt: Date;
+}

@@ -1,0 +1,48 @@
+/**
+ * The Express skeleton every internal service shares: request id, access log, JSON body parsing, health
+ * endpoints (open, for probes), the internal-auth wall, the service's routes, then 404 and the error shape.
+ */
+import express, { Express, RequestHandler, Router } from 'express';
+import { requireInternalAuth } from '../auth/internal-token';
+import type { Database } from '../db/database';
+import type { Logger } from '../logger';
+import { accessLog } from './access-log';
+import { errorMiddleware, notFoundMiddleware } from './error-middleware';
+import { healthRouter } from './health';
+import { requestId } from './request-id';
+import { PermissionDeniedError } from '../errors';
+import { permissionForMethod } from '../identity';
+
+/** Defence in depth: the gateway checks permissions, and so does every service, from the signed identity. */
+function requireMethodPermission(): RequestHandler {
+  return (req, _res, next) => {
+    const needed = permissionForMethod(req.method);
+    if (!req.identity?.permissions.includes(needed)) return next(new PermissionDeniedError(`Missing the '${needed}' permission.`));
+    next();
+  };
+}
+
+export interface ServiceAppOptions {
+  logger: Logger;
+  db: Database;
+  internalJwtSecret: string;
+  bodyLimit?: string;
+  /** Extra readiness checks besides the database (e.g. Redis). */
+  readinessChecks?: Array<() => Promise<void>>;
+}
+
+export function createServiceApp(opts: ServiceAppOptions, routes: Router): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId());
+  app.use(accessLog(opts.logger));
+  app.use(healthRouter(opts.db, opts.readinessChecks));
+  app.use(requireInternalAuth(opts.internalJwtSecret));
+  app.use(requireMethodPermission());
+  app.use(express.json({ limit: opts.bodyLimit ?? '1mb' }));
+  app.use(routes);
+  app.use(notFoundMiddleware());
+  app.use(errorMiddleware(opts.logger));
+  return app;
+}

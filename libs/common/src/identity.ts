@@ -1,0 +1,50 @@
+/**
+ * Who is calling. The gateway authenticates the caller and forwards this identity to the services inside a
+ * signed internal token (auth/internal-token.ts); services read it as `req.identity`.
+ */
+export const PERMISSIONS = ['read', 'write', 'delete'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+export const TIERS = ['free', 'standard', 'premium'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export const ROLES = ['admin', 'member'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Identity {
+  companyId: string;
+  principal: { kind: 'user' | 'api_key'; id: string };
+  permissions: Permission[];
+  /** Set for users. */
+  role?: Role;
+  /** Set for API keys. */
+  tier?: Tier;
+}
+
+/** The permission SPEC.md requires for an HTTP method. */
+export function permissionForMethod(method: string): Permission {
+  switch (method.toUpperCase()) {
+    case 'GET':
+    case 'HEAD':
+    case 'OPTIONS':
+      return 'read';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return 'write';
+  }
+}
+
+/** The request id (set by http/request-id.ts; pino-http types `req.id` loosely). */
+export function requestIdOf(req: object): string {
+  return String((req as { id?: unknown }).id ?? '');
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      identity?: Identity;
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The public entry point: request id, security headers, access log, JSON parsing, the gateway's own identity
+ * routes, then every other public path authenticated and proxied to its owning service (proxy/route-table.ts).
+ */
+import express, { Express, RequestHandler } from 'express';
+import helmet from 'helmet';
+import { accessLog, errorMiddleware, notFoundMiddleware, requestId } from '@pi/common';
+import { authenticateApiKey, authenticateUser } from './auth/authenticate';
+import type { GatewayDeps } from './deps';
+import { AuthKind, ServiceName, routeFor } from './proxy/route-table';
+import { createServiceProxy } from './proxy/service-proxy';
+import { apiKeysRouter } from './routes/api-keys/router';
+import { registerRouter } from './routes/register/router';
+import { tokenRouter } from './routes/token/router';
+import { usersRouter } from './routes/users/router';
+import { gatewayHealthRouter } from './routes/health';
+
+export function createGatewayApp(deps: GatewayDeps): Express {
+  const { config, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId());
+  app.use(helmet());
+  app.use(accessLog(logger));
+  app.use(gatewayHealthRouter(deps));
+  app.use(express.json({ limit: config.BODY_LIMIT }));
+
+  app.use(tokenRouter(config));
+  app.use(registerRouter(deps));
+  app.use(usersRouter(deps));
+  app.use(apiKeysRouter(deps));
+  app.use(serviceDispatcher(deps));
+
+  app.use(notFoundMiddleware());
+  app.use(errorMiddleware(logger));
+  return app;
+}
+
+/** Authenticates a request the route table claims and hands it to that service's proxy. */
+function serviceDispatcher(deps: GatewayDeps): RequestHandler {
+  const { config, logger } = deps;
+  const proxyOptions = { internalJwtSecret: config.INTERNAL_JWT_SECRET, timeoutMs: config.PROXY_TIMEOUT_MS, logger };
+  const proxies: Record<ServiceName, RequestHandler> = {
+    inventory: createServiceProxy({ ...proxyOptions, target: config.INVENTORY_URL }),
+    qr: createServiceProxy({ ...proxyOptions, target: config.QR_URL }),
+    monitor: createServiceProxy({ ...proxyOptions, target: config.MONITOR_URL }),
+  };
+  const authenticators: Record<AuthKind, RequestHandler> = {
+    none: (_req, _res, next) => next(),
+    user: authenticateUser(config.JWT_SECRET),
+    api_key: authenticateApiKey(deps.usage),
+  };
+  return (req, res, next) => {
+    const route = routeFor(req.path);
+    if (!route) return next();
+    void Promise.resolve(
+      authenticators[route.auth](req, res, (err?: unknown) => (err ? next(err) : proxies[route.service](req, res, next))),
+    ).catch(next);
+  };
+}

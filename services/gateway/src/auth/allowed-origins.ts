@@ -1,0 +1,45 @@
+/**
+ * `allowed_domains` of an API key. An entry is an origin (`https://shop.example.com`, `http://localhost:3000`),
+ * a host name matching that host on any scheme or port (`shop.example.com`), or a wildcard for its
+ * subdomains (`*.example.com`).
+ */
+import Joi from 'joi';
+
+const HOST = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+export function isValidDomainEntry(entry: string): boolean {
+  if (entry.includes('://')) {
+    try {
+      const url = new URL(entry);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry.replace(/\/$/, '');
+    } catch {
+      return false;
+    }
+  }
+  return HOST.test(entry);
+}
+
+export const allowedDomainsSchema = Joi.array()
+  .items(
+    Joi.string()
+      .max(255)
+      .custom((value: string, helpers) => (isValidDomainEntry(value) ? value.replace(/\/$/, '').toLowerCase() : helpers.error('any.invalid')))
+      .messages({ 'any.invalid': 'must be an origin (https://shop.example.com) or a host name (shop.example.com, *.example.com)' }),
+  )
+  .max(50)
+  .unique();
+
+export function originAllowed(origin: string, allowed: string[]): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // includes the opaque origin "null"
+  }
+  const host = url.hostname.toLowerCase();
+  return allowed.some((entry) => {
+    if (entry.includes('://')) return entry === url.origin.toLowerCase();
+    if (entry.startsWith('*.')) return host.endsWith(entry.slice(1));
+    return host === entry;
+  });
+}

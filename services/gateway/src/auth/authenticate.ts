@@ -1,0 +1,61 @@
+/**
+ * Authentication at the gateway. Dashboard users send `Authorization: Bearer <access>`; widgets and scripts
+ * send a company API key, looked up in SPEC.md's order: query `api_key`, header `X-API-Key`, body `api_key`.
+ * Each sets `req.identity`, which the proxy forwards to the services in the internal token.
+ */
+import type { Request, RequestHandler } from 'express';
+import { ApiKey, AuthenticationError, Identity, PERMISSIONS, PermissionDeniedError, User, permissionForMethod } from '@pi/common';
+import { originAllowed } from './allowed-origins';
+import { hashKeyValue, looksLikeKeyValue } from './api-key-values';
+import type { UsageRecorder } from './usage-recorder';
+import { verifyUserToken } from './user-tokens';
+
+/** The key value a request carries, in SPEC.md's lookup order. */
+export function keyValueFrom(req: Request): unknown {
+  const fromQuery = (req.query as Record<string, unknown>).api_key;
+  if (fromQuery !== undefined) return fromQuery;
+  const fromHeader = req.get('x-api-key');
+  if (fromHeader !== undefined) return fromHeader;
+  return (req.body as Record<string, unknown> | undefined)?.api_key;
+}
+
+export function authenticateUser(jwtSecret: string): RequestHandler {
+  return async (req, _res, next) => {
+    const header = req.get('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match) return next(new AuthenticationError('Missing bearer token.'));
+    const claims = verifyUserToken(match[1], 'access', jwtSecret);
+    // Checked on each request so that a deactivated user is locked out at once.
+    const user = await User.findByPk(claims.sub, { attributes: ['id', 'companyId', 'role', 'isActive'], raw: true });
+    if (!user || !user.isActive || user.companyId !== claims.cid) return next(new AuthenticationError('User is inactive or unknown.'));
+    req.identity = { companyId: user.companyId, principal: { kind: 'user', id: user.id }, permissions: [...PERMISSIONS], role: user.role };
+    next();
+  };
+}
+
+export function authenticateApiKey(usage: UsageRecorder): RequestHandler {
+  return async (req, _res, next) => {
+    const value = keyValueFrom(req);
+    if (value === undefined) return next(new AuthenticationError('API key required.'));
+    if (!looksLikeKeyValue(value)) return next(new AuthenticationError('Invalid API key.'));
+    const key = await ApiKey.findOne({ where: { keyHash: hashKeyValue(value) }, raw: true });
+    if (!key || key.revokedAt) return next(new AuthenticationError('Invalid API key.'));
+    if (key.expiresAt && new Date(key.expiresAt).getTime() <= Date.now()) return next(new AuthenticationError('API key has expired.'));
+    usage.record(key.id);
+    const needed = permissionForMethod(req.method);
+    if (!key.permissions.includes(needed)) return next(new PermissionDeniedError(`API key lacks the '${needed}' permission.`));
+    const origin = req.get('origin');
+    if (origin && key.allowedDomains.length > 0 && !originAllowed(origin, key.allowedDomains)) {
+      return next(new PermissionDeniedError('Origin not allowed for this API key.', 'origin_not_allowed'));
+    }
+    const identity: Identity = { companyId: key.companyId, principal: { kind: 'api_key', id: key.id }, permissions: key.permissions, tier: key.tier };
+    req.identity = identity;
+    next();
+  };
+}
+
+/** For the gateway's own admin-only routes (users, API keys). */
+export const requireAdmin: RequestHandler = (req, _res, next) => {
+  if (req.identity?.role !== 'admin') return next(new PermissionDeniedError('Only company admins can do this.'));
+  next();
+};

@@ -1,0 +1,97 @@
+/**
+ * Operator commands: `npm run admin -- <command>`. Works on DATABASE_URL, or on the standalone database of
+ * DATA_DIR (running or not).
+ *
+ *   create-company --name <company> --username <admin> [--email <email>] [--password-stdin]
+ *   set-tier <api-key-id> <free|standard|premium>
+ *   list-companies
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import Joi from 'joi';
+import { Company, TIERS, Tier, connectDatabase, openDatabaseUrl, validateValue } from '@pi/common';
+import type { Sequelize } from 'sequelize';
+import { setApiKeyTier } from '../commands/api-keys';
+import { registerCompany } from '../commands/register-company';
+import { presentApiKey, presentCompany, presentUser } from '../presenters';
+import { registerBody } from '../routes/register/schema';
+
+const USAGE = `usage: npm run admin -- <command>
+  create-company --name <company> --username <admin> [--email <email>] [--password-stdin]
+  set-tier <api-key-id> <free|standard|premium>
+  list-companies`;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+async function createCompany(sequelize: Sequelize, args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: { name: { type: 'string' }, username: { type: 'string' }, email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+  });
+  const generated = values['password-stdin'] ? undefined : randomBytes(12).toString('base64url');
+  const password = generated ?? (await readStdin());
+  const input = validateValue(registerBody, { company_name: values.name, username: values.username, email: values.email, password });
+  const cost = Number(process.env.PASSWORD_HASH_COST ?? 16);
+  const { company, user, apiKey, keyValue } = await registerCompany(
+    sequelize,
+    { companyName: input.company_name, username: input.username, password: input.password, email: input.email },
+    cost,
+  );
+  return {
+    company: presentCompany(company),
+    user: presentUser(user),
+    ...(generated ? { password: generated } : {}),
+    api_key: presentApiKey(apiKey.get({ plain: true }), keyValue),
+  };
+}
+
+async function setTier(args: string[]) {
+  const [id, tier] = args;
+  validateValue(Joi.string().guid().required(), id, 'api-key-id');
+  validateValue(Joi.string().valid(...TIERS).required(), tier, 'tier');
+  await setApiKeyTier(id, tier as Tier);
+  return { id, tier };
+}
+
+async function listCompanies() {
+  const rows = await Company.findAll({ order: [['createdAt', 'ASC']], raw: true });
+  return rows.map(presentCompany);
+}
+
+async function run(command: string | undefined, args: string[], sequelize: Sequelize) {
+  switch (command) {
+    case 'create-company':
+      return createCompany(sequelize, args);
+    case 'set-tier':
+      return setTier(args);
+    case 'list-companies':
+      return listCompanies();
+    default:
+      throw new Error(USAGE);
+  }
+}
+
+async function main() {
+  const [command, ...args] = process.argv.slice(2);
+  if (!command || command === '--help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const target = await openDatabaseUrl(process.env);
+  const db = connectDatabase({ url: target.url, poolMax: 2 });
+  try {
+    process.stdout.write(`${JSON.stringify(await run(command, args, db.sequelize), null, 2)}\n`);
+  } finally {
+    await db.close();
+    await target.release();
+  }
+}
+
+main().catch((err: Error & { details?: unknown }) => {
+  process.stderr.write(`admin: ${err.message}${err.details && Object.keys(err.details).length ? ` ${JSON.stringify(err.details)}` : ''}\n`);
+  process.exit(1);
+});

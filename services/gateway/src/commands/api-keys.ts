@@ -1,0 +1,86 @@
+/**
+ * Company API keys. A value is generated on creation and on rotation, returned once, and stored only as a
+ * hash: rotation replaces the hash, so the old value fails on the very next request on every gateway.
+ */
+import type { Sequelize, Transaction } from 'sequelize';
+import { ApiKey, ConflictError, Identity, NotFoundError, PageRequest, Permission, Tier, findOwned, pageWindow } from '@pi/common';
+import { generateKeyValue } from '../auth/api-key-values';
+
+export interface NewApiKey {
+  name: string;
+  permissions: Permission[];
+  allowed_domains: string[];
+  expires_at?: Date | null;
+}
+
+export type ApiKeyChanges = Partial<NewApiKey>;
+
+export async function listApiKeys(identity: Identity, page: PageRequest & { include_revoked: boolean }) {
+  const where = page.include_revoked ? { companyId: identity.companyId } : { companyId: identity.companyId, revokedAt: null };
+  return ApiKey.findAndCountAll({ where, order: [['createdAt', 'ASC'], ['id', 'ASC']], ...pageWindow(page), raw: true });
+}
+
+export function getApiKey(identity: Identity, id: string) {
+  return findOwned(ApiKey, id, identity.companyId, { what: 'API key' });
+}
+
+export async function createApiKey(identity: Identity, input: NewApiKey) {
+  const key = generateKeyValue();
+  const row = await ApiKey.create({
+    companyId: identity.companyId,
+    name: input.name,
+    prefix: key.prefix,
+    keyHash: key.hash,
+    permissions: input.permissions,
+    allowedDomains: input.allowed_domains,
+    expiresAt: input.expires_at ?? null,
+    tier: 'free',
+    isWidgetKey: false,
+    usageCount: '0',
+    createdByUserId: identity.principal.kind === 'user' ? identity.principal.id : null,
+  });
+  return { row, value: key.value };
+}
+
+async function lockActiveKey(identity: Identity, id: string, transaction: Transaction) {
+  const row = await findOwned(ApiKey, id, identity.companyId, { transaction, lock: true, what: 'API key' });
+  if (row.revokedAt) throw new ConflictError('key_revoked', 'This API key has been revoked.');
+  return row;
+}
+
+export function updateApiKey(sequelize: Sequelize, identity: Identity, id: string, changes: ApiKeyChanges) {
+  return sequelize.transaction(async (transaction) => {
+    const row = await lockActiveKey(identity, id, transaction);
+    if (changes.name !== undefined) row.name = changes.name;
+    if (changes.permissions !== undefined) row.permissions = changes.permissions;
+    if (changes.allowed_domains !== undefined) row.allowedDomains = changes.allowed_domains;
+    if (changes.expires_at !== undefined) row.expiresAt = changes.expires_at;
+    await row.save({ transaction });
+    return row;
+  });
+}
+
+export function rotateApiKey(sequelize: Sequelize, identity: Identity, id: string) {
+  return sequelize.transaction(async (transaction) => {
+    const row = await lockActiveKey(identity, id, transaction);
+    const key = generateKeyValue();
+    row.prefix = key.prefix;
+    row.keyHash = key.hash;
+    await row.save({ transaction });
+    return { row, value: key.value };
+  });
+}
+
+export function revokeApiKey(sequelize: Sequelize, identity: Identity, id: string) {
+  return sequelize.transaction(async (transaction) => {
+    const row = await lockActiveKey(identity, id, transaction);
+    row.revokedAt = new Date();
+    await row.save({ transaction });
+  });
+}
+
+/** Operator only (`npm run admin -- set-tier`): tiers are set by whoever runs the service. */
+export async function setApiKeyTier(id: string, tier: Tier) {
+  const [count] = await ApiKey.update({ tier }, { where: { id } });
+  if (count === 0) throw new NotFoundError('API key not found.');
+}

@@ -1,0 +1,54 @@
+/**
+ * A new company, in one transaction: the company, its two VIRTUAL system locations (Inbound, Outbound) that
+ * the stock ledger books additions and subtractions against, its first admin user, and its first API key
+ * (read + write, the company's widget key). Used by registration and by `npm run admin -- create-company`.
+ */
+import type { Sequelize } from 'sequelize';
+import { ApiKey, Company, Location, User } from '@pi/common';
+import { generateKeyValue } from '../auth/api-key-values';
+import { hashPassword } from '../auth/passwords';
+import { rethrowUsernameTaken } from './users';
+
+export interface RegistrationInput {
+  companyName: string;
+  username: string;
+  password: string;
+  email?: string | null;
+}
+
+export async function registerCompany(sequelize: Sequelize, input: RegistrationInput, passwordCost: number) {
+  const passwordHash = await hashPassword(input.password, passwordCost);
+  const key = generateKeyValue();
+  return sequelize
+    .transaction(async (transaction) => {
+      const company = await Company.create({ name: input.companyName }, { transaction });
+      await Location.bulkCreate(
+        [
+          { companyId: company.id, name: 'Inbound', type: 'VIRTUAL', systemRole: 'INBOUND', isActive: true },
+          { companyId: company.id, name: 'Outbound', type: 'VIRTUAL', systemRole: 'OUTBOUND', isActive: true },
+        ],
+        { transaction },
+      );
+      const user = await User.create(
+        { companyId: company.id, username: input.username, email: input.email ?? null, passwordHash, role: 'admin', isActive: true },
+        { transaction },
+      );
+      const apiKey = await ApiKey.create(
+        {
+          companyId: company.id,
+          name: 'Widget key',
+          prefix: key.prefix,
+          keyHash: key.hash,
+          permissions: ['read', 'write'],
+          allowedDomains: [],
+          tier: 'free',
+          isWidgetKey: true,
+          usageCount: '0',
+          createdByUserId: user.id,
+        },
+        { transaction },
+      );
+      return { company, user, apiKey, keyValue: key.value };
+    })
+    .catch(rethrowUsernameTaken);
+}

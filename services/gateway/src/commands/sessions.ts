@@ -1,0 +1,30 @@
+/** Logging in and refreshing: credentials in, bearer tokens out. */
+import { Op, fn, col, where } from 'sequelize';
+import { AuthenticationError, User } from '@pi/common';
+import { decoyHash, verifyPassword } from '../auth/passwords';
+import { issueAccessToken, issueRefreshToken, verifyUserToken } from '../auth/user-tokens';
+import type { GatewayConfig } from '../config';
+
+const BAD_CREDENTIALS = 'No active account found with the given credentials.';
+
+export function findUserByUsername(username: string) {
+  return User.findOne({ where: { [Op.and]: [where(fn('lower', col('username')), username.toLowerCase())] }, raw: true });
+}
+
+export async function logIn(username: string, password: string, config: Pick<GatewayConfig, 'JWT_SECRET' | 'PASSWORD_HASH_COST'>) {
+  const user = await findUserByUsername(username);
+  const hash = user?.passwordHash ?? (await decoyHash(config.PASSWORD_HASH_COST));
+  const passwordOk = await verifyPassword(password, hash);
+  if (!user || !passwordOk || !user.isActive) throw new AuthenticationError(BAD_CREDENTIALS);
+  return {
+    access: issueAccessToken(user.id, user.companyId, config.JWT_SECRET),
+    refresh: issueRefreshToken(user.id, user.companyId, config.JWT_SECRET),
+  };
+}
+
+export async function refreshAccess(refreshToken: string, config: Pick<GatewayConfig, 'JWT_SECRET'>) {
+  const claims = verifyUserToken(refreshToken, 'refresh', config.JWT_SECRET);
+  const user = await User.findByPk(claims.sub, { attributes: ['id', 'companyId', 'isActive'], raw: true });
+  if (!user || !user.isActive || user.companyId !== claims.cid) throw new AuthenticationError('Token is invalid or expired.');
+  return { access: issueAccessToken(user.id, user.companyId, config.JWT_SECRET) };
+}

@@ -1,0 +1,76 @@
+/** Company users: listing, creation, changes and deactivation, always inside the caller's company. */
+import { UniqueConstraintError } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { ConflictError, Identity, PageRequest, Role, User, findOwned, pageWindow } from '@pi/common';
+import { hashPassword } from '../auth/passwords';
+
+export function rethrowUsernameTaken(err: unknown): never {
+  if (err instanceof UniqueConstraintError) {
+    throw new ConflictError('already_exists', 'That username is already taken.', { username: 'is already taken' });
+  }
+  throw err;
+}
+
+export async function listUsers(identity: Identity, page: PageRequest) {
+  const { rows, count } = await User.findAndCountAll({
+    where: { companyId: identity.companyId },
+    order: [['createdAt', 'ASC'], ['id', 'ASC']],
+    ...pageWindow(page),
+    raw: true,
+  });
+  return { rows, count };
+}
+
+export function getUser(identity: Identity, id: string) {
+  return findOwned(User, id, identity.companyId, { what: 'User' });
+}
+
+export interface NewUser {
+  username: string;
+  password: string;
+  email?: string | null;
+  role: Role;
+}
+
+export async function createUser(identity: Identity, input: NewUser, passwordCost: number) {
+  const passwordHash = await hashPassword(input.password, passwordCost);
+  return User.create({
+    companyId: identity.companyId,
+    username: input.username,
+    email: input.email ?? null,
+    passwordHash,
+    role: input.role,
+    isActive: true,
+  }).catch(rethrowUsernameTaken);
+}
+
+export interface UserChanges {
+  email?: string | null;
+  password?: string;
+  role?: Role;
+  is_active?: boolean;
+}
+
+/** Applies changes; a company never loses its last active admin. */
+export async function updateUser(sequelize: Sequelize, identity: Identity, id: string, changes: UserChanges, passwordCost: number) {
+  const passwordHash = changes.password ? await hashPassword(changes.password, passwordCost) : undefined;
+  return sequelize.transaction(async (transaction) => {
+    const user = await findOwned(User, id, identity.companyId, { transaction, lock: true, what: 'User' });
+    const losesAdmin = user.role === 'admin' && user.isActive && (changes.role === 'member' || changes.is_active === false);
+    if (losesAdmin) await assertAnotherActiveAdmin(identity.companyId, user.id, transaction);
+    if (changes.email !== undefined) user.email = changes.email;
+    if (changes.role !== undefined) user.role = changes.role;
+    if (changes.is_active !== undefined) user.isActive = changes.is_active;
+    if (passwordHash) user.passwordHash = passwordHash;
+    await user.save({ transaction });
+    return user;
+  });
+}
+
+async function assertAnotherActiveAdmin(companyId: string, exceptUserId: string, transaction: import('sequelize').Transaction) {
+  // Lock the company's admins so two concurrent demotions cannot both pass this check.
+  const admins = await User.findAll({ where: { companyId, role: 'admin', isActive: true }, lock: true, transaction, attributes: ['id'] });
+  if (!admins.some((a) => a.id !== exceptUserId)) {
+    throw new ConflictError('last_admin', 'A company needs at least one active admin.', { role: 'cannot remove the last active admin' });
+  }
+}

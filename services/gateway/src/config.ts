@@ -1,0 +1,45 @@
+/** Gateway settings, read and validated once at start (see README "Configuration"). */
+import Joi from 'joi';
+import { commonEnv, loadConfig } from '@pi/common';
+
+const schema = Joi.object({
+  ...commonEnv,
+  GATEWAY_PORT: Joi.number().port().default(8000),
+  JWT_SECRET: Joi.string().min(32).required(),
+  INVENTORY_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:8001'),
+  QR_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:8002'),
+  MONITOR_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:8003'),
+  NOTIFIER_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:8004'),
+  REGISTRATION_OPEN: Joi.boolean().default(true),
+  BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/i).default('1mb'),
+  PASSWORD_HASH_COST: Joi.number().integer().min(14).max(20).default(16),
+  PROXY_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
+  API_KEY_USAGE_FLUSH_MS: Joi.number().integer().min(50).max(2000).default(1000),
+});
+
+export interface GatewayConfig {
+  NODE_ENV: 'development' | 'test' | 'production';
+  LOG_LEVEL: string;
+  DATABASE_URL: string;
+  DATABASE_POOL_MAX: number;
+  INTERNAL_JWT_SECRET: string;
+  PUBLIC_BASE_URL: string;
+  GATEWAY_PORT: number;
+  JWT_SECRET: string;
+  INVENTORY_URL: string;
+  QR_URL: string;
+  MONITOR_URL: string;
+  NOTIFIER_URL: string;
+  REGISTRATION_OPEN: boolean;
+  BODY_LIMIT: string;
+  /** log2 of scrypt's N for new password hashes. */
+  PASSWORD_HASH_COST: number;
+  PROXY_TIMEOUT_MS: number;
+  API_KEY_USAGE_FLUSH_MS: number;
+}
+
+export const gatewayConfigSchema = schema as Joi.ObjectSchema<GatewayConfig>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(gatewayConfigSchema, env);
+}

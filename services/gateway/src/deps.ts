@@ -1,0 +1,12 @@
+import type { Sequelize } from 'sequelize';
+import type { Logger } from '@pi/common';
+import type { UsageRecorder } from './auth/usage-recorder';
+import type { GatewayConfig } from './config';
+
+/** What the gateway's routes need, built once in main.ts (or by a test). */
+export interface GatewayDeps {
+  config: GatewayConfig;
+  sequelize: Sequelize;
+  logger: Logger;
+  usage: UsageRecorder;
+}

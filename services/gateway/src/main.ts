@@ -1,0 +1,20 @@
+/** Gateway process: config, database, usage recorder, app, and a clean stop on SIGTERM. */
+import { connectDatabase, createLogger, loadConfigOrExit, serve } from '@pi/common';
+import { UsageRecorder } from './auth/usage-recorder';
+import { createGatewayApp } from './app';
+import { gatewayConfigSchema } from './config';
+
+async function main() {
+  const config = loadConfigOrExit(gatewayConfigSchema, 'gateway');
+  const logger = createLogger('gateway', config.LOG_LEVEL);
+  const db = connectDatabase({ url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
+  const usage = new UsageRecorder(db.sequelize, logger, config.API_KEY_USAGE_FLUSH_MS);
+  usage.start();
+  const app = createGatewayApp({ config, sequelize: db.sequelize, logger, usage });
+  await serve(app, { port: config.GATEWAY_PORT, logger, onShutdown: [() => usage.stop(), () => db.close()] });
+}
+
+main().catch((err) => {
+  process.stderr.write(`gateway failed to start: ${(err as Error).stack}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,45 @@
+/** /api/v1/api-keys/: company API keys, for admins. The value is in the answer to create and rotate only. */
+import { Router } from 'express';
+import { buildPage, idParam, schemas, validate } from '@pi/common';
+import { authenticateUser, requireAdmin } from '../../auth/authenticate';
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from '../../commands/api-keys';
+import type { GatewayDeps } from '../../deps';
+import { presentApiKey } from '../../presenters';
+import { createKeyBody, listKeysQuery, updateKeyBody } from './schema';
+
+export function apiKeysRouter({ config, sequelize }: GatewayDeps): Router {
+  const router = Router();
+  const base = '/api/v1/api-keys';
+  router.use(base, authenticateUser(config.JWT_SECRET), requireAdmin);
+
+  router.get(`${base}/`, validate({ query: listKeysQuery }), async (req, res) => {
+    const query = req.query as unknown as { page: number; page_size: number; include_revoked: boolean };
+    const { rows, count } = await listApiKeys(req.identity!, query);
+    res.json(buildPage(req, config.PUBLIC_BASE_URL, query, count, rows.map((r) => presentApiKey(r))));
+  });
+
+  router.post(`${base}/`, validate({ body: createKeyBody }), async (req, res) => {
+    const { row, value } = await createApiKey(req.identity!, req.body);
+    res.status(201).json(presentApiKey(row.get({ plain: true }), value));
+  });
+
+  router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
+    res.json(presentApiKey((await getApiKey(req.identity!, idParam(req))).get({ plain: true })));
+  });
+
+  router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateKeyBody }), async (req, res) => {
+    const row = await updateApiKey(sequelize, req.identity!, idParam(req), req.body);
+    res.json(presentApiKey(row.get({ plain: true })));
+  });
+
+  router.post(`${base}/:id/rotate/`, validate({ params: schemas.idParams }), async (req, res) => {
+    const { row, value } = await rotateApiKey(sequelize, req.identity!, idParam(req));
+    res.json(presentApiKey(row.get({ plain: true }), value));
+  });
+
+  router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
+    await revokeApiKey(sequelize, req.identity!, idParam(req));
+    res.status(204).end();
+  });
+  return router;
+}

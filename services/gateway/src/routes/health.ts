@@ -1,0 +1,19 @@
+import { Router } from 'express';
+import type { GatewayDeps } from '../deps';
+
+/** The gateway's own probes: alive, and able to reach the database (it authenticates against it). */
+export function gatewayHealthRouter({ sequelize }: GatewayDeps): Router {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    try {
+      await sequelize.query('SELECT 1');
+      res.json({ status: 'ready' });
+    } catch {
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+  return router;
+}

@@ -1,0 +1,43 @@
+/** /api/v1/users/: company users. Any user of the company reads; only admins write. */
+import { Router } from 'express';
+import { buildPage, idParam, schemas, validate } from '@pi/common';
+import { authenticateUser, requireAdmin } from '../../auth/authenticate';
+import { createUser, getUser, listUsers, updateUser } from '../../commands/users';
+import type { GatewayDeps } from '../../deps';
+import { presentUser } from '../../presenters';
+import { createUserBody, listUsersQuery, updateUserBody } from './schema';
+
+export function usersRouter({ config, sequelize }: GatewayDeps): Router {
+  const router = Router();
+  const base = '/api/v1/users';
+  router.use(base, authenticateUser(config.JWT_SECRET));
+
+  router.get(`${base}/`, validate({ query: listUsersQuery }), async (req, res) => {
+    const page = req.query as unknown as { page: number; page_size: number };
+    const { rows, count } = await listUsers(req.identity!, page);
+    res.json(buildPage(req, config.PUBLIC_BASE_URL, page, count, rows.map(presentUser)));
+  });
+
+  router.get(`${base}/me/`, async (req, res) => {
+    res.json(presentUser(await getUser(req.identity!, req.identity!.principal.id)));
+  });
+
+  router.post(`${base}/`, requireAdmin, validate({ body: createUserBody }), async (req, res) => {
+    res.status(201).json(presentUser(await createUser(req.identity!, req.body, config.PASSWORD_HASH_COST)));
+  });
+
+  router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
+    res.json(presentUser(await getUser(req.identity!, idParam(req))));
+  });
+
+  router.patch(`${base}/:id/`, requireAdmin, validate({ params: schemas.idParams, body: updateUserBody }), async (req, res) => {
+    res.json(presentUser(await updateUser(sequelize, req.identity!, idParam(req), req.body, config.PASSWORD_HASH_COST)));
+  });
+
+  /** Users are deactivated, never deleted: the ledger keeps naming who booked what. */
+  router.delete(`${base}/:id/`, requireAdmin, validate({ params: schemas.idParams }), async (req, res) => {
+    await updateUser(sequelize, req.identity!, idParam(req), { is_active: false }, config.PASSWORD_HASH_COST);
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,88 @@
+/**
+ * Locations: physical places (warehouses, stores, shelves, vehicles), optionally nested, and the company's two
+ * VIRTUAL system locations that the ledger books additions and subtractions against. System locations are
+ * created with the company and cannot be changed.
+ */
+import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
+import { ConflictError, Identity, Location, LocationType, PageRequest, ValidationError, findOwned, pageWindow } from '@pi/common';
+
+export interface LocationFilters extends PageRequest {
+  type?: LocationType;
+  is_active?: boolean;
+}
+
+export function listLocations(identity: Identity, filters: LocationFilters) {
+  const where: WhereOptions<Location> = { companyId: identity.companyId };
+  if (filters.type) Object.assign(where, { type: filters.type });
+  if (filters.is_active !== undefined) Object.assign(where, { isActive: filters.is_active });
+  return Location.findAndCountAll({ where, order: [['createdAt', 'ASC'], ['id', 'ASC']], ...pageWindow(filters), raw: true });
+}
+
+/** Active physical locations, for the widget. */
+export function listWidgetLocations(identity: Identity) {
+  return Location.findAll({
+    where: { companyId: identity.companyId, isActive: true, systemRole: null, type: ['WAREHOUSE', 'STORE', 'SHELF', 'VEHICLE'] },
+    order: [['name', 'ASC'], ['id', 'ASC']],
+    raw: true,
+  });
+}
+
+export function getLocation(identity: Identity, id: string) {
+  return findOwned(Location, id, identity.companyId, { what: 'Location' });
+}
+
+async function checkParent(identity: Identity, parentId: string, transaction: Transaction) {
+  const parent = await findOwned(Location, parentId, identity.companyId, { transaction, what: 'Parent location' });
+  if (parent.type === 'VIRTUAL') throw new ValidationError({ parent_id: 'must be a physical location' });
+  return parent;
+}
+
+export interface NewLocation {
+  name: string;
+  type: LocationType;
+  parent_id?: string | null;
+}
+
+export function createLocation(sequelize: Sequelize, identity: Identity, input: NewLocation) {
+  return sequelize.transaction(async (transaction) => {
+    if (input.parent_id) await checkParent(identity, input.parent_id, transaction);
+    return Location.create(
+      { companyId: identity.companyId, name: input.name, type: input.type, parentId: input.parent_id ?? null, isActive: true },
+      { transaction },
+    );
+  });
+}
+
+export interface LocationChanges {
+  name?: string;
+  parent_id?: string | null;
+  is_active?: boolean;
+}
+
+export function updateLocation(sequelize: Sequelize, identity: Identity, id: string, changes: LocationChanges) {
+  return sequelize.transaction(async (transaction) => {
+    const location = await findOwned(Location, id, identity.companyId, { transaction, lock: true, what: 'Location' });
+    if (location.systemRole) throw new ConflictError('system_location', 'System locations cannot be changed.');
+    if (changes.parent_id) await assertNoCycle(identity, location.id, changes.parent_id, transaction);
+    if (changes.name !== undefined) location.name = changes.name;
+    if (changes.parent_id !== undefined) location.parentId = changes.parent_id;
+    if (changes.is_active !== undefined) location.isActive = changes.is_active;
+    await location.save({ transaction });
+    return location;
+  });
+}
+
+/** A location may not become its own ancestor. */
+async function assertNoCycle(identity: Identity, id: string, parentId: string, transaction: Transaction) {
+  await checkParent(identity, parentId, transaction);
+  const [rows] = await Location.sequelize!.query(
+    `WITH RECURSIVE ancestors AS (
+       SELECT id, parent_id FROM locations WHERE id = $1 AND company_id = $2
+       UNION ALL
+       SELECT l.id, l.parent_id FROM locations l JOIN ancestors a ON l.id = a.parent_id WHERE l.company_id = $2
+     ) CYCLE id SET is_cycle USING path
+     SELECT 1 FROM ancestors WHERE id = $3 LIMIT 1`,
+    { bind: [parentId, identity.companyId, id], transaction },
+  );
+  if (rows.length) throw new ValidationError({ parent_id: 'would make the location its own ancestor' });
+}

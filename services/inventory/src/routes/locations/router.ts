@@ -1,0 +1,38 @@
+/** /api/v1/locations/: the company's physical and virtual locations (dashboard, bearer token). */
+import { Router } from 'express';
+import { buildPage, idParam, schemas, validate } from '@pi/common';
+import type { InventoryContext } from '../../context';
+import { createLocation, getLocation, listLocations, updateLocation } from '../../commands/locations';
+import { presentLocation } from '../../presenters/location';
+import { createLocationBody, listLocationsQuery, updateLocationBody } from './schema';
+import type { LocationFilters } from '../../commands/locations';
+
+export function locationsRouter({ sequelize, config }: InventoryContext): Router {
+  const router = Router();
+  const base = '/api/v1/locations';
+
+  router.get(`${base}/`, validate({ query: listLocationsQuery }), async (req, res) => {
+    const filters = req.query as unknown as LocationFilters;
+    const { rows, count } = await listLocations(req.identity!, filters);
+    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentLocation)));
+  });
+
+  router.post(`${base}/`, validate({ body: createLocationBody }), async (req, res) => {
+    res.status(201).json(presentLocation(await createLocation(sequelize, req.identity!, req.body)));
+  });
+
+  router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
+    res.json(presentLocation(await getLocation(req.identity!, idParam(req))));
+  });
+
+  router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateLocationBody }), async (req, res) => {
+    res.json(presentLocation(await updateLocation(sequelize, req.identity!, idParam(req), req.body)));
+  });
+
+  /** Locations are deactivated, never deleted: the ledger keeps referring to them. */
+  router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
+    await updateLocation(sequelize, req.identity!, idParam(req), { is_active: false });
+    res.status(204).end();
+  });
+  return router;
+}

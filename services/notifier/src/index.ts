@@ -1,0 +1,1 @@
+export { notifierRoutes } from './routes';

@@ -1,0 +1,1 @@
+export { qrRoutes } from './routes';

@@ -1,0 +1,38 @@
+/** A small HTTP client for the tests: JSON in, `{status, body, headers}` out, against the test gateway. */
+import { system } from './hooks';
+
+export interface ApiOptions {
+  token?: string;
+  apiKey?: string;
+  body?: unknown;
+  /** Sent as is (for malformed JSON and oversized bodies). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  baseUrl?: string;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export async function api<T = any>(method: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const res = await fetch(`${opts.baseUrl ?? system().url}${path}`, { method, headers, body, redirect: 'manual' });
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+export const get = <T = any>(path: string, opts?: ApiOptions) => api<T>('GET', path, opts);
+export const post = <T = any>(path: string, body?: unknown, opts?: ApiOptions) => api<T>('POST', path, { ...opts, body });
+export const patch = <T = any>(path: string, body?: unknown, opts?: ApiOptions) => api<T>('PATCH', path, { ...opts, body });
+export const del = <T = any>(path: string, opts?: ApiOptions) => api<T>('DELETE', path, opts);

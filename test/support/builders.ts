@@ -1,0 +1,69 @@
+/**
+ * Test data builders. Each test makes its own company (unique names), so tests never share state; a builder
+ * takes overrides for only what a test cares about.
+ */
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { post } from './api';
+
+export const unique = (prefix: string) => `${prefix}_${randomBytes(5).toString('hex')}`;
+
+export interface TestCompany {
+  id: string;
+  name: string;
+  admin: { id: string; username: string; password: string };
+  /** Access token of the admin. */
+  token: string;
+  refresh: string;
+  /** The first API key (read + write, the widget key), value and id. */
+  apiKey: string;
+  apiKeyId: string;
+}
+
+export async function logIn(username: string, password: string): Promise<{ access: string; refresh: string }> {
+  const res = await post('/api/token/', { username, password });
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return res.body;
+}
+
+export async function buildCompany(overrides: { name?: string; username?: string; password?: string } = {}): Promise<TestCompany> {
+  const name = overrides.name ?? unique('Company');
+  const username = overrides.username ?? unique('admin');
+  const password = overrides.password ?? `pw-${randomBytes(8).toString('hex')}`;
+  const res = await post('/api/v1/register/', { company_name: name, username, password, email: `${username}@example.com` });
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  const tokens = await logIn(username, password);
+  return {
+    id: res.body.company.id,
+    name,
+    admin: { id: res.body.user.id, username, password },
+    token: tokens.access,
+    refresh: tokens.refresh,
+    apiKey: res.body.api_key.key,
+    apiKeyId: res.body.api_key.id,
+  };
+}
+
+export async function buildUser(company: TestCompany, overrides: { role?: 'admin' | 'member'; username?: string } = {}) {
+  const username = overrides.username ?? unique('user');
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const res = await post('/api/v1/users/', { username, password, role: overrides.role ?? 'member' }, { token: company.token });
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  const tokens = await logIn(username, password);
+  return { id: res.body.id as string, username, password, token: tokens.access };
+}
+
+export async function buildApiKey(
+  company: TestCompany,
+  overrides: { permissions?: string[]; allowed_domains?: string[]; expires_at?: string; name?: string } = {},
+): Promise<{ id: string; key: string }> {
+  const res = await post('/api/v1/api-keys/', { name: overrides.name ?? unique('key'), permissions: ['read'], ...overrides }, { token: company.token });
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  return { id: res.body.id, key: res.body.key };
+}
+
+export async function buildLocation(company: TestCompany, name = unique('Warehouse')) {
+  const res = await post('/api/v1/locations/', { name, type: 'WAREHOUSE' }, { token: company.token });
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  return res.body as { id: string; name: string };
+}

@@ -1,0 +1,119 @@
+/**
+ * The whole system in this process, on ephemeral ports, against the run's test database: the four services
+ * behind a real gateway, with real HTTP between them. Every log line is kept in memory so tests can check
+ * that no secret was logged.
+ */
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { Router } from 'express';
+import { Database, Logger, closeServer, connectDatabase, createLogger, createServiceApp, listen } from '@pi/common';
+import { GatewayConfig, UsageRecorder, createGatewayApp, loadGatewayConfig } from '@pi/gateway';
+import { inventoryRoutes } from '@pi/inventory';
+import { monitorRoutes } from '@pi/monitor';
+import { notifierRoutes } from '@pi/notifier';
+import { qrRoutes } from '@pi/qr';
+
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void) {
+    this.lines.push(chunk.toString('utf8'));
+    done();
+  }
+  text(): string {
+    return this.lines.join('');
+  }
+}
+
+export interface RunningGateway {
+  url: string;
+  config: GatewayConfig;
+  usage: UsageRecorder;
+  close(): Promise<void>;
+}
+
+export interface TestSystem {
+  url: string;
+  db: Database;
+  gateway: RunningGateway;
+  serviceUrls: Record<'inventory' | 'qr' | 'monitor' | 'notifier', string>;
+  internalJwtSecret: string;
+  jwtSecret: string;
+  logs: LogCapture;
+  /** Another gateway on the same services and database, with some settings changed. */
+  startGateway(env?: Record<string, string>): Promise<RunningGateway>;
+  close(): Promise<void>;
+}
+
+const urlOf = (server: http.Server) => `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+
+export async function startTestSystem(databaseUrl: string): Promise<TestSystem> {
+  const logs = new LogCapture();
+  const logger = (name: string): Logger => createLogger(name, 'info', logs);
+  const internalJwtSecret = randomBytes(32).toString('hex');
+  const jwtSecret = randomBytes(32).toString('hex');
+  const db = connectDatabase({ url: databaseUrl, poolMax: 20 });
+  const publicBaseUrl = 'http://localhost:8000';
+
+  const servers: http.Server[] = [];
+  const startService = async (name: string, routes: Router) => {
+    const app = createServiceApp({ logger: logger(name), db, internalJwtSecret }, routes);
+    const server = await listen(app, 0, '127.0.0.1');
+    servers.push(server);
+    return urlOf(server);
+  };
+  const ctx = { db, config: { PUBLIC_BASE_URL: publicBaseUrl } };
+  const serviceUrls = {
+    inventory: await startService('inventory', inventoryRoutes(ctx)),
+    qr: await startService('qr', qrRoutes()),
+    monitor: await startService('monitor', monitorRoutes()),
+    notifier: await startService('notifier', notifierRoutes()),
+  };
+
+  const startGateway = async (env: Record<string, string> = {}): Promise<RunningGateway> => {
+    const config = loadGatewayConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl,
+      INTERNAL_JWT_SECRET: internalJwtSecret,
+      JWT_SECRET: jwtSecret,
+      PUBLIC_BASE_URL: publicBaseUrl,
+      INVENTORY_URL: serviceUrls.inventory,
+      QR_URL: serviceUrls.qr,
+      MONITOR_URL: serviceUrls.monitor,
+      NOTIFIER_URL: serviceUrls.notifier,
+      PASSWORD_HASH_COST: '14',
+      API_KEY_USAGE_FLUSH_MS: '100',
+      ...env,
+    });
+    const gatewayLogger = logger('gateway');
+    const usage = new UsageRecorder(db.sequelize, gatewayLogger, config.API_KEY_USAGE_FLUSH_MS);
+    usage.start();
+    const server = await listen(createGatewayApp({ config, sequelize: db.sequelize, logger: gatewayLogger, usage }), 0, '127.0.0.1');
+    return {
+      url: urlOf(server),
+      config,
+      usage,
+      close: async () => {
+        await closeServer(server, 2000);
+        await usage.stop();
+      },
+    };
+  };
+
+  const gateway = await startGateway();
+  return {
+    url: gateway.url,
+    db,
+    gateway,
+    serviceUrls,
+    internalJwtSecret,
+    jwtSecret,
+    logs,
+    startGateway,
+    close: async () => {
+      await gateway.close();
+      for (const server of servers) await closeServer(server, 2000);
+      await db.close();
+    },
+  };
+}
