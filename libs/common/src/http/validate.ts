@@ -18,27 +18,24 @@ const OPTIONS: Joi.ValidationOptions = {
   errors: { wrap: { label: false } },
 };
 
-/** Turns a joi error into `{ "field.path": "message" }`, first message per field. */
-export function fieldsOf(error: Joi.ValidationError): Record<string, string> {
+/**
+ * Turns a joi error into `{ "field.path": "message" }`, first message per field. An error about the value
+ * as a whole (no path) is named `rootName`.
+ */
+export function fieldsOf(error: Joi.ValidationError, rootName = 'body'): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const d of error.details) {
-    const path = d.path.length ? d.path.join('.') : String(d.context?.key ?? 'body');
-    fields[path] ??= d.message;
+    const path = d.path.length ? d.path.join('.') : rootName;
+    fields[path] ??= d.path.length ? d.message : d.message.replace(/^value\b/, rootName);
   }
   return fields;
 }
 
-export function validateValue<T>(schema: Joi.Schema<T>, value: unknown, where?: string): T {
+/** Validates a value outside a request (CLI arguments, files); `name` labels a plain value's error. */
+export function validateValue<T>(schema: Joi.Schema<T>, value: unknown, name = 'body'): T {
   const { value: clean, error } = schema.validate(value, OPTIONS);
-  if (error) {
-    const fields = fieldsOf(error);
-    throw new ValidationError(where ? prefix(fields, where) : fields);
-  }
+  if (error) throw new ValidationError(fieldsOf(error, name));
   return clean;
-}
-
-function prefix(fields: Record<string, string>, where: string): Record<string, string> {
-  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k === 'value' ? where : k, v]));
 }
 
 export function validate(schemas: RequestSchemas): RequestHandler {

@@ -35,7 +35,7 @@ async function createCompany(sequelize: Sequelize, args: string[]) {
   const generated = values['password-stdin'] ? undefined : randomBytes(12).toString('base64url');
   const password = generated ?? (await readStdin());
   const input = validateValue(registerBody, { company_name: values.name, username: values.username, email: values.email, password });
-  const cost = Number(process.env.PASSWORD_HASH_COST ?? 16);
+  const cost = validateValue(Joi.number().integer().min(14).max(20).default(16), process.env.PASSWORD_HASH_COST, 'PASSWORD_HASH_COST');
   const { company, user, apiKey, keyValue } = await registerCompany(
     sequelize,
     { companyName: input.company_name, username: input.username, password: input.password, email: input.email },
@@ -49,11 +49,15 @@ async function createCompany(sequelize: Sequelize, args: string[]) {
   };
 }
 
-async function setTier(args: string[]) {
+function setTierArguments(args: string[]): { id: string; tier: Tier } {
   const [id, tier] = args;
   validateValue(Joi.string().guid().required(), id, 'api-key-id');
   validateValue(Joi.string().valid(...TIERS).required(), tier, 'tier');
-  await setApiKeyTier(id, tier as Tier);
+  return { id, tier: tier as Tier };
+}
+
+async function setTier({ id, tier }: { id: string; tier: Tier }) {
+  await setApiKeyTier(id, tier);
   return { id, tier };
 }
 
@@ -67,7 +71,7 @@ async function run(command: string | undefined, args: string[], sequelize: Seque
     case 'create-company':
       return createCompany(sequelize, args);
     case 'set-tier':
-      return setTier(args);
+      return setTier(setTierArguments(args));
     case 'list-companies':
       return listCompanies();
     default:
@@ -81,6 +85,7 @@ async function main() {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  if (command === 'set-tier') setTierArguments(args); // refuse bad arguments before starting a database
   const target = await openDatabaseUrl(process.env);
   const db = connectDatabase({ url: target.url, poolMax: 2 });
   try {

@@ -15,7 +15,7 @@ export function listLocations(identity: Identity, filters: LocationFilters) {
   const where: WhereOptions<Location> = { companyId: identity.companyId };
   if (filters.type) Object.assign(where, { type: filters.type });
   if (filters.is_active !== undefined) Object.assign(where, { isActive: filters.is_active });
-  return Location.findAndCountAll({ where, order: [['createdAt', 'ASC'], ['id', 'ASC']], ...pageWindow(filters), raw: true });
+  return Location.findAndCountAll({ where, order: [['createdAt', 'ASC'], ['name', 'ASC'], ['id', 'ASC']], ...pageWindow(filters), raw: true });
 }
 
 /** Active physical locations, for the widget. */
