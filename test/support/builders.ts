@@ -67,3 +67,44 @@ export async function buildLocation(company: TestCompany, name = unique('Warehou
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
   return res.body as { id: string; name: string };
 }
+
+export type Profile = 'STANDARD' | 'SERIALIZED' | 'BATCH' | 'DIMENSIONAL';
+const ENGINE_OF: Record<Profile, string> = { STANDARD: 'counter', SERIALIZED: 'serialized', BATCH: 'batch', DIMENSIONAL: 'dimensional' };
+
+export interface TestProduct {
+  id: string;
+  sku: string;
+  name: string;
+  profile: Profile;
+  engine_config: Record<string, unknown>;
+}
+
+/** A product model through POST /api/v1/product-models/; `engine_config` defaults to the profile's engine. */
+export async function buildProduct(
+  company: TestCompany,
+  overrides: { profile?: Profile; engine_config?: Record<string, unknown>; sku?: string; name?: string } = {},
+): Promise<TestProduct> {
+  const profile = overrides.profile ?? 'STANDARD';
+  const engine_config = overrides.engine_config ?? { engine_type: ENGINE_OF[profile], ...(profile === 'DIMENSIONAL' ? { unit: 'm' } : {}) };
+  const res = await post(
+    '/api/v1/product-models/',
+    { sku: overrides.sku ?? unique('SKU'), name: overrides.name ?? unique('Product'), profile, engine_config },
+    { token: company.token },
+  );
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  return res.body;
+}
+
+/**
+ * Books stock through the widget: POST /api/v1/widget/{id}/transaction/ with operation `add` (or another
+ * operation in `extra`). Answers the response body ({success, new_stock_display, ...}).
+ */
+export async function addStock(company: TestCompany, productId: string, locationId: string, quantity: number, extra: Record<string, unknown> = {}) {
+  const res = await post(
+    `/api/v1/widget/${productId}/transaction/`,
+    { operation: 'add', quantity, location_id: locationId, reason: 'test stock', ...extra },
+    { apiKey: company.apiKey },
+  );
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return res.body;
+}

@@ -11,6 +11,8 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly details: ErrorDetails = {},
+    /** Extra top-level fields of the answer, where SPEC.md asks for them (e.g. `validation_errors`). */
+    readonly extra: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = new.target.name;

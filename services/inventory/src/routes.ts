@@ -1,13 +1,31 @@
+/**
+ * All inventory routes. Widget routes with fixed names come before the widget's `{id}/` routes
+ * (widget/catalog.ts), which would otherwise claim them.
+ */
 import { Router } from 'express';
 import type { Database, ServiceConfig } from '@pi/common';
 import type { InventoryContext } from './context';
+import { batchesRouter } from './routes/batches/router';
+import { exportRouter } from './routes/export/router';
+import { itemsRouter } from './routes/items/router';
 import { locationsRouter } from './routes/locations/router';
+import { movementsRouter } from './routes/movements/router';
+import { productModelsRouter } from './routes/product-models/router';
+import { stockRouter } from './routes/stock/router';
+import { widgetBookingsRouter } from './routes/widget/bookings';
+import { widgetCatalogRouter } from './routes/widget/catalog';
 import { widgetLocationsRouter } from './routes/widget/locations';
+import { widgetRecordsRouter } from './routes/widget/records';
+import { workOrdersRouter } from './routes/work-orders/router';
 
 export function inventoryRoutes({ db, config }: { db: Pick<Database, 'sequelize'>; config: Pick<ServiceConfig, 'PUBLIC_BASE_URL'> }): Router {
   const ctx: InventoryContext = { sequelize: db.sequelize, config };
   const router = Router();
-  router.use(locationsRouter(ctx));
-  router.use(widgetLocationsRouter(ctx));
+  for (const core of [productModelsRouter, exportRouter, stockRouter, movementsRouter, locationsRouter, itemsRouter, batchesRouter, workOrdersRouter]) {
+    router.use(core(ctx));
+  }
+  for (const widget of [widgetLocationsRouter, widgetRecordsRouter, widgetBookingsRouter, widgetCatalogRouter]) {
+    router.use(widget(ctx));
+  }
   return router;
 }

@@ -32,7 +32,7 @@ export function toAppError(err: unknown): AppError | undefined {
 }
 
 export function errorBody(err: AppError, requestId: string) {
-  return { error: err.message, code: err.code, details: err.details, request_id: requestId };
+  return { error: err.message, code: err.code, details: err.details, ...err.extra, request_id: requestId };
 }
 
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {

@@ -1,9 +1,17 @@
 import { ApiKey } from './api-key';
+import { Batch } from './batch';
 import { Company } from './company';
 import { Location } from './location';
+import { PhysicalItem } from './physical-item';
+import { ProductModel } from './product-model';
+import { StockMovement } from './stock-movement';
 import { User } from './user';
+import { WorkOrder } from './work-order';
 
-export { ApiKey, Company, Location, User };
+export { ApiKey, Batch, Company, Location, PhysicalItem, ProductModel, StockMovement, User, WorkOrder };
 export * from './location';
+export * from './product-model';
+export * from './stock-movement';
+export * from './work-order';
 
-export const ALL_MODELS = [Company, User, ApiKey, Location];
+export const ALL_MODELS = [Company, User, ApiKey, Location, ProductModel, Batch, PhysicalItem, WorkOrder, StockMovement];

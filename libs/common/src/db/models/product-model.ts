@@ -1,0 +1,53 @@
+import { Column, DataType, Default, ForeignKey, Model, PrimaryKey, Table } from 'sequelize-typescript';
+import { Company } from './company';
+
+/** Tracking modes; `engine_config.engine_type` must match (DESIGN.md, Products: profiles and engines). */
+export const PROFILES = ['STANDARD', 'SERIALIZED', 'BATCH', 'DIMENSIONAL'] as const;
+export type Profile = (typeof PROFILES)[number];
+
+export const ENGINE_TYPE_OF: Record<Profile, string> = {
+  STANDARD: 'counter',
+  SERIALIZED: 'serialized',
+  BATCH: 'batch',
+  DIMENSIONAL: 'dimensional',
+};
+
+@Table({ tableName: 'product_models' })
+export class ProductModel extends Model {
+  @PrimaryKey
+  @Default(DataType.UUIDV4)
+  @Column(DataType.UUID)
+  declare id: string;
+
+  @ForeignKey(() => Company)
+  @Column(DataType.UUID)
+  declare companyId: string;
+
+  @Column(DataType.STRING(100))
+  declare sku: string;
+
+  @Column(DataType.STRING(200))
+  declare name: string;
+
+  @Column(DataType.TEXT)
+  declare description: string | null;
+
+  @Column(DataType.STRING(16))
+  declare profile: Profile;
+
+  @Column(DataType.JSONB)
+  declare engineConfig: Record<string, unknown>;
+
+  /** Copied from engine_config so SQL can format stock without parsing JSON. */
+  @Column(DataType.STRING(16))
+  declare unit: string;
+
+  @Column(DataType.SMALLINT)
+  declare decimals: number;
+
+  @Column(DataType.BOOLEAN)
+  declare isActive: boolean;
+
+  declare readonly createdAt: Date;
+  declare readonly updatedAt: Date;
+}

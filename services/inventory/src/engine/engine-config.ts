@@ -1,0 +1,114 @@
+/**
+ * `engine_config` of a product model, validated with joi on create and update. The profile is the tracking
+ * mode and `engine_type` must match it; every problem is reported, as `{path, message}` pairs, in one 400
+ * `invalid_engine_config` answer (SPEC.md, 400).
+ */
+import Joi from 'joi';
+import { AppError, ENGINE_TYPE_OF, Profile } from '@pi/common';
+
+export const ENGINE_TYPES = ['counter', 'serialized', 'batch', 'dimensional'] as const;
+export const DIMENSIONAL_UNITS = ['mm', 'cm', 'm', 'km', 'in', 'ft', 'yd', 'cm2', 'm2', 'ft2', 'cm3', 'm3', 'ml', 'l', 'g', 'kg', 't', 'oz', 'lb'] as const;
+export const TRIGGER_TYPES = ['THRESHOLD', 'DATE_OFFSET', 'CUSTOM'] as const;
+export const SEVERITIES = ['INFO', 'WARNING', 'CRITICAL'] as const;
+export const BATCH_DATE_FIELDS = ['expiration_date'] as const;
+
+export interface MonitoringRuleConfig {
+  trigger_type: (typeof TRIGGER_TYPES)[number];
+  condition_config: Record<string, unknown>;
+  severity: (typeof SEVERITIES)[number];
+}
+
+export interface EngineConfig {
+  engine_type: (typeof ENGINE_TYPES)[number];
+  unit: string;
+  decimals: number;
+  min_stock?: number;
+  min_threshold?: number;
+  max_stock?: number;
+  monitoring_rules?: MonitoringRuleConfig[];
+}
+
+export interface EngineConfigProblem {
+  path: string;
+  message: string;
+}
+
+export class InvalidEngineConfigError extends AppError {
+  constructor(readonly problems: EngineConfigProblem[]) {
+    super(400, 'invalid_engine_config', 'The engine config is invalid.', { engine_config: problems.map((p) => `${p.path}: ${p.message}`).join('; ') }, {
+      validation_errors: problems,
+    });
+  }
+}
+
+const stockLevel = Joi.number().strict().min(0).max(1e12);
+
+const thresholdCondition = Joi.object({ min: stockLevel, max: stockLevel }).or('min', 'max');
+const dateOffsetCondition = Joi.object({
+  date_field: Joi.string().valid(...BATCH_DATE_FIELDS).required(),
+  days_offset: Joi.number().strict().integer().min(-3650).max(3650).required(),
+});
+
+const monitoringRule = Joi.object({
+  trigger_type: Joi.string().valid(...TRIGGER_TYPES).required(),
+  condition_config: Joi.when('trigger_type', {
+    switch: [
+      { is: 'THRESHOLD', then: thresholdCondition.required() },
+      { is: 'DATE_OFFSET', then: dateOffsetCondition.required() },
+    ],
+    otherwise: Joi.object().default({}),
+  }),
+  severity: Joi.string().valid(...SEVERITIES).default('WARNING'),
+});
+
+function schemaFor(profile: Profile) {
+  const dimensional = profile === 'DIMENSIONAL';
+  return Joi.object({
+    engine_type: Joi.string().valid(...ENGINE_TYPES).required(),
+    unit: dimensional
+      ? Joi.string().valid(...DIMENSIONAL_UNITS).required()
+      : Joi.string().min(1).max(16).pattern(/^[\p{L}\p{N} _%/.-]+$/u).default('pcs'),
+    decimals: profile === 'SERIALIZED' ? Joi.number().strict().valid(0).default(0) : Joi.number().strict().integer().min(0).max(6).default(dimensional ? 2 : 0),
+    min_stock: stockLevel,
+    min_threshold: stockLevel,
+    max_stock: stockLevel,
+    monitoring_rules: Joi.array().items(monitoringRule).max(20),
+  });
+}
+
+/** Rules joi cannot express alone: the profile/engine match, bounds, rules only some profiles support. */
+function crossFieldProblems(profile: Profile, config: EngineConfig): EngineConfigProblem[] {
+  const problems: EngineConfigProblem[] = [];
+  const expected = ENGINE_TYPE_OF[profile];
+  if (config.engine_type && config.engine_type !== expected) {
+    problems.push({ path: 'engine_type', message: `engine_type '${config.engine_type}' does not match profile ${profile} (expected '${expected}')` });
+  }
+  const min = config.min_stock ?? config.min_threshold;
+  if (min !== undefined && config.max_stock !== undefined && min > config.max_stock) {
+    problems.push({ path: 'max_stock', message: 'max_stock must not be below min_stock / min_threshold' });
+  }
+  (config.monitoring_rules ?? []).forEach((rule, i) => {
+    const where = `monitoring_rules.${i}`;
+    if (rule.trigger_type === 'CUSTOM') problems.push({ path: `${where}.trigger_type`, message: 'CUSTOM rules are reserved and not implemented' });
+    if (rule.trigger_type === 'DATE_OFFSET' && profile !== 'BATCH') {
+      problems.push({ path: `${where}.trigger_type`, message: 'DATE_OFFSET rules need a product with batches (profile BATCH)' });
+    }
+    const c = rule.condition_config as { min?: number; max?: number };
+    if (rule.trigger_type === 'THRESHOLD' && c.min !== undefined && c.max !== undefined && c.min > c.max) {
+      problems.push({ path: `${where}.condition_config.max`, message: 'max must not be below min' });
+    }
+  });
+  return problems;
+}
+
+/** Validates and completes (defaults) an engine config for `profile`; throws InvalidEngineConfigError. */
+export function validateEngineConfig(profile: Profile, raw: unknown): EngineConfig {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new InvalidEngineConfigError([{ path: '', message: 'engine_config must be an object' }]);
+  }
+  const { value, error } = schemaFor(profile).validate(raw, { abortEarly: false, errors: { wrap: { label: false } } });
+  const problems: EngineConfigProblem[] = (error?.details ?? []).map((d) => ({ path: d.path.join('.'), message: d.message }));
+  problems.push(...crossFieldProblems(profile, value as EngineConfig));
+  if (problems.length) throw new InvalidEngineConfigError(problems);
+  return value as EngineConfig;
+}
