@@ -5,63 +5,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { QueryTypes } from 'sequelize';
-import { ApiResponse, api, get, patch, post } from '../support/api';
-import { TestCompany, buildApiKey, buildCompany, buildLocation, buildUser, unique } from '../support/builders';
+import { api, get, patch, post } from '../support/api';
+import { BadCase, expectErrorShape, expectNotFound, expectValidationError } from '../support/assertions';
+import { TestCompany, buildApiKey, buildCompany, buildLocation, buildUser, omit, unique } from '../support/builders';
 import { system } from '../support/hooks';
-
-/** One number from a `SELECT count(*) ...` query on the test database. */
-async function count(sql: string, bind: unknown[] = []): Promise<number> {
-  const rows = await system().db.sequelize.query<{ count: string }>(sql, { bind, type: QueryTypes.SELECT });
-  return Number(rows[0].count);
-}
-
-async function row(sql: string, bind: unknown[]): Promise<Record<string, unknown>> {
-  const rows = await system().db.sequelize.query<Record<string, unknown>>(sql, { bind, type: QueryTypes.SELECT });
-  expect(rows).to.have.length(1);
-  return rows[0];
-}
-
-function expectErrorShape(res: ApiResponse, status: number, code: string) {
-  expect(res.status, JSON.stringify(res.body)).to.equal(status);
-  expect(res.body).to.be.an('object');
-  expect(res.body).to.have.all.keys('error', 'code', 'details', 'request_id');
-  expect(res.body.code).to.equal(code);
-  expect(res.body.error).to.be.a('string').and.not.empty;
-  expect(res.body.details).to.be.an('object');
-  expect(res.body.request_id).to.be.a('string').and.equal(res.headers.get('x-request-id'));
-}
-
-/** 400 validation_error whose `details` names each of `fields` (field paths, e.g. `permissions.0`). */
-function expectValidationError(res: ApiResponse, ...fields: string[]) {
-  expectErrorShape(res, 400, 'validation_error');
-  for (const field of fields) {
-    expect(res.body.details, JSON.stringify(res.body.details)).to.have.property(field).that.is.a('string').and.not.empty;
-  }
-}
+import { count, row } from '../support/sql';
 
 const long = (n: number) => 'x'.repeat(n);
 const PAST = '2020-01-01T00:00:00.000Z';
 const randomUuid = () => randomUUID();
-
-interface BadCase {
-  /** Reads after "when": "username is 151 characters long". */
-  when: string;
-  body: unknown;
-  /** The details keys the answer must name. */
-  fields: string[];
-}
 
 describe('POST /api/v1/register/ with bad input', () => {
   const valid = () => {
     const username = unique('reg');
     return { company_name: unique('Company'), username, password: 'pw-long-enough', email: `${username}@example.com` };
   };
-  const without = (key: string) => {
-    const body: Record<string, unknown> = valid();
-    delete body[key];
-    return body;
-  };
+  const without = (key: string) => omit(valid(), key);
   const cases: BadCase[] = [
     { when: 'company_name is missing', body: without('company_name'), fields: ['company_name'] },
     { when: 'username is missing', body: without('username'), fields: ['username'] },
@@ -141,11 +100,7 @@ describe('POST /api/v1/register/ with bad input', () => {
 
 describe('POST /api/v1/users/ with bad input', () => {
   const valid = () => ({ username: unique('user'), password: 'pw-long-enough', role: 'member' });
-  const without = (key: string) => {
-    const body: Record<string, unknown> = valid();
-    delete body[key];
-    return body;
-  };
+  const without = (key: string) => omit(valid(), key);
   const cases: BadCase[] = [
     { when: 'username is missing', body: without('username'), fields: ['username'] },
     { when: 'password is missing', body: without('password'), fields: ['password'] },
@@ -399,13 +354,13 @@ describe('request bodies that are too large or not JSON', () => {
 describe('unknown paths', () => {
   it('answers 404 not_found in the error shape for /api/v1/nope/', async () => {
     const res = await get('/api/v1/nope/');
-    expectErrorShape(res, 404, 'not_found');
+    expectNotFound(res);
     expect(res.body.details).to.deep.equal({});
   });
 
   it('answers 404 not_found for an unknown path with credentials and a body too', async () => {
     const company = await buildCompany();
     const res = await post('/api/v1/nope/', { name: 'x' }, { token: company.token });
-    expectErrorShape(res, 404, 'not_found');
+    expectNotFound(res);
   });
 });

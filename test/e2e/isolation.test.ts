@@ -6,23 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { QueryTypes } from 'sequelize';
-import { ApiResponse, api, del, get, patch, post } from '../support/api';
+import { api, del, get, patch, post } from '../support/api';
+import { expectAccessDenied, expectNotFound, expectPermissionDenied } from '../support/assertions';
 import { TestCompany, buildApiKey, buildCompany, buildLocation, buildUser, logIn, unique } from '../support/builders';
-import { system } from '../support/hooks';
+import { count, query, row } from '../support/sql';
 
 type Member = Awaited<ReturnType<typeof buildUser>>;
-
-async function row(sql: string, bind: unknown[]): Promise<Record<string, unknown>> {
-  const rows = await system().db.sequelize.query<Record<string, unknown>>(sql, { bind, type: QueryTypes.SELECT });
-  expect(rows).to.have.length(1);
-  return rows[0];
-}
-
-async function count(sql: string, bind: unknown[] = []): Promise<number> {
-  const rows = await system().db.sequelize.query<{ count: string }>(sql, { bind, type: QueryTypes.SELECT });
-  return Number(rows[0].count);
-}
 
 const readUser = (id: string) =>
   row('SELECT company_id, username, email, role, is_active, password_hash, updated_at FROM users WHERE id = $1', [id]);
@@ -32,34 +21,6 @@ const readKey = (id: string) =>
     [id],
   );
 const readLocation = (id: string) => row('SELECT company_id, name, type, parent_id, is_active, updated_at FROM locations WHERE id = $1', [id]);
-
-/**
- * 403 access_denied, "Access denied.", in the error shape, and none of `secrets` (the other company's id,
- * names, usernames, prefixes...) anywhere in the answer.
- */
-function expectAccessDenied(res: ApiResponse, secrets: string[]) {
-  expect(res.status, JSON.stringify(res.body)).to.equal(403);
-  expect(res.body).to.have.all.keys('error', 'code', 'details', 'request_id');
-  expect(res.body.code).to.equal('access_denied');
-  expect(res.body.error).to.equal('Access denied.');
-  expect(res.body.details).to.deep.equal({});
-  const text = JSON.stringify(res.body);
-  for (const secret of secrets) expect(text).not.to.include(secret);
-}
-
-function expectNotFound(res: ApiResponse) {
-  expect(res.status, JSON.stringify(res.body)).to.equal(404);
-  expect(res.body).to.have.all.keys('error', 'code', 'details', 'request_id');
-  expect(res.body.code).to.equal('not_found');
-}
-
-function expectPermissionDenied(res: ApiResponse, secrets: string[] = []) {
-  expect(res.status, JSON.stringify(res.body)).to.equal(403);
-  expect(res.body).to.have.all.keys('error', 'code', 'details', 'request_id');
-  expect(res.body.code).to.equal('permission_denied');
-  const text = JSON.stringify(res.body);
-  for (const secret of secrets) expect(text).not.to.include(secret);
-}
 
 /** Every id in a paginated list (page_size 500, so one page holds a test company's records). */
 async function listedIds(path: string, token: string): Promise<string[]> {
@@ -263,12 +224,7 @@ describe('company isolation: /api/v1/api-keys/', () => {
 
 describe('company isolation: locations', () => {
   const systemLocationIds = async (company: TestCompany) =>
-    (
-      await system().db.sequelize.query<{ id: string }>('SELECT id FROM locations WHERE company_id = $1 AND system_role IS NOT NULL', {
-        bind: [company.id],
-        type: QueryTypes.SELECT,
-      })
-    ).map((r) => r.id);
+    (await query<{ id: string }>('SELECT id FROM locations WHERE company_id = $1 AND system_role IS NOT NULL', [company.id])).map((r) => r.id);
 
   it("answers 403 access_denied to B reading A's location (physical or system), with nothing of it in the answer", async () => {
     const { a, b, bMember } = await twoCompanies();

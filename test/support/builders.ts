@@ -69,7 +69,8 @@ export async function buildLocation(company: TestCompany, name = unique('Warehou
 }
 
 export type Profile = 'STANDARD' | 'SERIALIZED' | 'BATCH' | 'DIMENSIONAL';
-const ENGINE_OF: Record<Profile, string> = { STANDARD: 'counter', SERIALIZED: 'serialized', BATCH: 'batch', DIMENSIONAL: 'dimensional' };
+/** The engine_type each profile takes (and `buildProduct` defaults to). */
+export const ENGINE_OF: Record<Profile, string> = { STANDARD: 'counter', SERIALIZED: 'serialized', BATCH: 'batch', DIMENSIONAL: 'dimensional' };
 
 export interface TestProduct {
   id: string;
@@ -107,4 +108,11 @@ export async function addStock(company: TestCompany, productId: string, location
   );
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   return res.body;
+}
+
+/** A copy of `body` without `key`, for bad-input cases that leave one field out. */
+export function omit(body: Record<string, unknown>, key: string): Record<string, unknown> {
+  const copy = { ...body };
+  delete copy[key];
+  return copy;
 }

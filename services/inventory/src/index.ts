@@ -1,1 +1,2 @@
 export { inventoryRoutes } from './routes';
+export { findStockDifferences } from './cli/verify-stock';

@@ -12,7 +12,8 @@ export async function findOwned<M extends Owned>(
   model: ModelCtor<M>,
   id: string,
   companyId: string,
-  opts: { transaction?: Transaction; lock?: boolean; what?: string } = {},
+  /** `lock`: true for FOR UPDATE, or a lock level such as `Transaction.LOCK.SHARE`. */
+  opts: { transaction?: Transaction; lock?: boolean | Transaction['LOCK'][keyof Transaction['LOCK']]; what?: string } = {},
 ): Promise<M> {
   const row = (await model.findByPk(id, { transaction: opts.transaction, lock: opts.lock })) as M | null;
   if (!row) throw new NotFoundError(`${opts.what ?? 'Record'} not found.`);

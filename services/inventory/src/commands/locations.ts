@@ -64,12 +64,22 @@ export function updateLocation(sequelize: Sequelize, identity: Identity, id: str
     const location = await findOwned(Location, id, identity.companyId, { transaction, lock: true, what: 'Location' });
     if (location.systemRole) throw new ConflictError('system_location', 'System locations cannot be changed.');
     if (changes.parent_id) await assertNoCycle(identity, location.id, changes.parent_id, transaction);
+    if (changes.is_active === false && location.isActive) await assertEmpty(location.id, transaction);
     if (changes.name !== undefined) location.name = changes.name;
     if (changes.parent_id !== undefined) location.parentId = changes.parent_id;
     if (changes.is_active !== undefined) location.isActive = changes.is_active;
     await location.save({ transaction });
     return location;
   });
+}
+
+/** Stock in a deactivated location would vanish from every list: it must be moved out first. */
+async function assertEmpty(locationId: string, transaction: Transaction) {
+  const [rows] = await Location.sequelize!.query('SELECT 1 FROM stock_balances WHERE location_id = $1 AND quantity > 0 LIMIT 1', {
+    bind: [locationId],
+    transaction,
+  });
+  if (rows.length) throw new ConflictError('location_has_stock', 'This location still holds stock: transfer it out before deactivating.');
 }
 
 /** A location may not become its own ancestor. */

@@ -76,25 +76,35 @@ function schemaFor(profile: Profile) {
   });
 }
 
-/** Rules joi cannot express alone: the profile/engine match, bounds, rules only some profiles support. */
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Rules joi cannot express alone: the profile/engine match, bounds, rules only some profiles support. It
+ * runs on joi's output even when joi found problems (so that every problem is listed at once), so it checks
+ * the type of each value it reads: a wrongly typed value has been reported by joi already.
+ */
 function crossFieldProblems(profile: Profile, config: EngineConfig): EngineConfigProblem[] {
   const problems: EngineConfigProblem[] = [];
   const expected = ENGINE_TYPE_OF[profile];
   if (config.engine_type && config.engine_type !== expected) {
     problems.push({ path: 'engine_type', message: `engine_type '${config.engine_type}' does not match profile ${profile} (expected '${expected}')` });
   }
-  const min = config.min_stock ?? config.min_threshold;
-  if (min !== undefined && config.max_stock !== undefined && min > config.max_stock) {
-    problems.push({ path: 'max_stock', message: 'max_stock must not be below min_stock / min_threshold' });
+  if (isNumber(config.max_stock)) {
+    const max = config.max_stock;
+    const mins = [config.min_stock, config.min_threshold].filter(isNumber);
+    if (mins.some((min) => min > max)) problems.push({ path: 'max_stock', message: 'max_stock must not be below min_stock / min_threshold' });
   }
-  (config.monitoring_rules ?? []).forEach((rule, i) => {
+  const rules: unknown[] = Array.isArray(config.monitoring_rules) ? config.monitoring_rules : [];
+  rules.forEach((rule, i) => {
+    if (!isObject(rule)) return;
     const where = `monitoring_rules.${i}`;
     if (rule.trigger_type === 'CUSTOM') problems.push({ path: `${where}.trigger_type`, message: 'CUSTOM rules are reserved and not implemented' });
     if (rule.trigger_type === 'DATE_OFFSET' && profile !== 'BATCH') {
       problems.push({ path: `${where}.trigger_type`, message: 'DATE_OFFSET rules need a product with batches (profile BATCH)' });
     }
-    const c = rule.condition_config as { min?: number; max?: number };
-    if (rule.trigger_type === 'THRESHOLD' && c.min !== undefined && c.max !== undefined && c.min > c.max) {
+    const c = isObject(rule.condition_config) ? rule.condition_config : {};
+    if (rule.trigger_type === 'THRESHOLD' && isNumber(c.min) && isNumber(c.max) && c.min > c.max) {
       problems.push({ path: `${where}.condition_config.max`, message: 'max must not be below min' });
     }
   });

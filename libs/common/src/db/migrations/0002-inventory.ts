@@ -117,7 +117,7 @@ export const up: MigrationFn = async ({ context: sql }) => {
       key varchar(255) NOT NULL,
       fingerprint char(64) NOT NULL,
       response_status smallint,
-      response_body jsonb,
+      response_body text,
       created_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (company_id, key)
     );

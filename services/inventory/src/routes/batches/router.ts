@@ -1,6 +1,34 @@
+/**
+ * /api/v1/batches/: batches (lots) of the company's BATCH products with their remaining stock (dashboard,
+ * bearer token). Stock is booked through the ledger only; a batch is never deleted (movements name it).
+ */
 import { Router } from 'express';
+import { buildPage, idParam, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
+import { BatchFilters, createBatch, getBatch, listBatches, updateBatch } from '../../commands/batches';
+import { presentBatch } from '../../presenters/batch';
+import { createBatchBody, listBatchesQuery, updateBatchBody } from './schema';
 
-export function batchesRouter(_ctx: InventoryContext): Router {
-  return Router();
+export function batchesRouter({ sequelize, config }: InventoryContext): Router {
+  const router = Router();
+  const base = '/api/v1/batches';
+
+  router.get(`${base}/`, validate({ query: listBatchesQuery }), async (req, res) => {
+    const filters = req.query as unknown as BatchFilters;
+    const { rows, count } = await listBatches(sequelize, req.identity!, filters);
+    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentBatch)));
+  });
+
+  router.post(`${base}/`, validate({ body: createBatchBody }), async (req, res) => {
+    res.status(201).json(presentBatch(await createBatch(sequelize, req.identity!, req.body)));
+  });
+
+  router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
+    res.json(presentBatch(await getBatch(sequelize, req.identity!, idParam(req))));
+  });
+
+  router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateBatchBody }), async (req, res) => {
+    res.json(presentBatch(await updateBatch(sequelize, req.identity!, idParam(req), req.body)));
+  });
+  return router;
 }

@@ -1,6 +1,20 @@
+/** `GET /api/v1/stock/`: calculated stock per product (total and per location), filters product and location. */
 import { Router } from 'express';
+import Joi from 'joi';
+import { buildPage, schemas, validate } from '@pi/common';
+import { StockFilters, stockLevelsPage } from '../../commands/stock-levels';
 import type { InventoryContext } from '../../context';
+import { presentStockLevel } from '../../presenters/stock';
 
-export function stockRouter(_ctx: InventoryContext): Router {
-  return Router();
+const stockQuery = Joi.object({ ...schemas.pagination, product_id: schemas.uuid, location_id: schemas.uuid });
+
+export function stockRouter({ sequelize, config }: InventoryContext): Router {
+  const router = Router();
+  router.get('/api/v1/stock/', validate({ query: stockQuery }), async (req, res) => {
+    const filters = req.query as unknown as StockFilters;
+    const { rows, count, breakdown } = await stockLevelsPage(sequelize, req.identity!, filters);
+    const results = rows.map((p) => presentStockLevel(p, breakdown.filter((b) => b.product_id === p.id)));
+    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, results));
+  });
+  return router;
 }

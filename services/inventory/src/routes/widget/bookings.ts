@@ -1,6 +1,21 @@
+/** Widget bookings (API key): `{id}/transaction/`, `move/` (signed quantity) and `transfer/`. */
 import { Router } from 'express';
+import { idParam, schemas, validate } from '@pi/common';
+import { bookSignedMove, bookTransaction, bookTransfer } from '../../commands/bookings';
 import type { InventoryContext } from '../../context';
+import { signedMoveBody, transactionBody, transferBody } from '../../http/booking-schemas';
+import { bookingContext, idempotencyClaim, sendBooking } from '../../http/booking-request';
 
-export function widgetBookingsRouter(_ctx: InventoryContext): Router {
-  return Router();
+export function widgetBookingsRouter({ sequelize }: InventoryContext): Router {
+  const router = Router();
+  router.post('/api/v1/widget/move/', validate({ body: signedMoveBody }), async (req, res) => {
+    sendBooking(res, await bookSignedMove(bookingContext(sequelize, req), req.body, idempotencyClaim(req)));
+  });
+  router.post('/api/v1/widget/transfer/', validate({ body: transferBody }), async (req, res) => {
+    sendBooking(res, await bookTransfer(bookingContext(sequelize, req), req.body, idempotencyClaim(req)));
+  });
+  router.post('/api/v1/widget/:id/transaction/', validate({ params: schemas.idParams, body: transactionBody }), async (req, res) => {
+    sendBooking(res, await bookTransaction(bookingContext(sequelize, req), idParam(req), req.body, idempotencyClaim(req)));
+  });
+  return router;
 }

@@ -1,6 +1,74 @@
+/**
+ * Widget (API key) reads of records: `items/` (active serialized items of a product), `batches/` (a product's
+ * batches with stock left), `location_inventory/` (what one physical location holds) and `work_orders/` (the
+ * open ones). Each list is one SQL statement after the ownership checks of the ids it names. VIRTUAL
+ * locations do not exist for the widget: naming one answers 404.
+ */
 import { Router } from 'express';
+import Joi from 'joi';
+import { Identity, Location, NotFoundError, ProductModel, findOwned, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
+import { LocationStockRow, activeItems, stockAtLocation, stockedBatches } from '../../commands/stock-reads';
+import { listOpenWorkOrders } from '../../commands/work-orders';
+import { stockDisplay, toNumber } from '../../engine/quantity';
+import { presentWidgetBatch } from '../../presenters/batch';
+import { presentWidgetItem } from '../../presenters/item';
+import { presentWidgetWorkOrder } from '../../presenters/work-order';
 
-export function widgetRecordsRouter(_ctx: InventoryContext): Router {
-  return Router();
+const itemsQuery = Joi.object({ product_id: schemas.uuid.required(), location_id: schemas.uuid });
+const batchesQuery = Joi.object({ product_id: schemas.uuid.required() });
+const locationInventoryQuery = Joi.object({ location_id: schemas.uuid.required() });
+
+const ownProduct = (identity: Identity, id: string) => findOwned(ProductModel, id, identity.companyId, { what: 'Product' });
+
+/** A physical location of the caller's company: another company's is 403, a VIRTUAL one 404 (as if absent). */
+async function physicalLocation(identity: Identity, id: string): Promise<Location> {
+  const location = await findOwned(Location, id, identity.companyId, { what: 'Location' });
+  if (location.type === 'VIRTUAL') throw new NotFoundError('Location not found.');
+  return location;
+}
+
+interface RecordsQuery {
+  product_id: string;
+  location_id?: string;
+}
+
+/** A product held at the location of `location_inventory/`. */
+function presentLocationProduct(p: LocationStockRow) {
+  return { id: p.id, sku: p.sku, name: p.name, quantity: toNumber(p.quantity), stock_display: stockDisplay(p.quantity, p.decimals, p.unit) };
+}
+
+export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
+  const router = Router();
+
+  router.get('/api/v1/widget/items/', validate({ query: itemsQuery }), async (req, res) => {
+    const { product_id, location_id } = req.query as unknown as RecordsQuery;
+    await ownProduct(req.identity!, product_id);
+    if (location_id) await physicalLocation(req.identity!, location_id);
+    const rows = await activeItems(sequelize, req.identity!.companyId, product_id, location_id);
+    res.json({ items: rows.map(presentWidgetItem) });
+  });
+
+  router.get('/api/v1/widget/batches/', validate({ query: batchesQuery }), async (req, res) => {
+    const { product_id } = req.query as unknown as RecordsQuery;
+    await ownProduct(req.identity!, product_id);
+    const rows = await stockedBatches(sequelize, req.identity!.companyId, product_id);
+    res.json({ batches: rows.map(presentWidgetBatch) });
+  });
+
+  router.get('/api/v1/widget/location_inventory/', validate({ query: locationInventoryQuery }), async (req, res) => {
+    const { location_id } = req.query as unknown as Required<Pick<RecordsQuery, 'location_id'>>;
+    const location = await physicalLocation(req.identity!, location_id);
+    const rows = await stockAtLocation(sequelize, req.identity!.companyId, location.id);
+    res.json({
+      location: { id: location.id, name: location.name, type: location.type },
+      products: rows.map(presentLocationProduct),
+    });
+  });
+
+  router.get('/api/v1/widget/work_orders/', validate({ query: Joi.object({}) }), async (req, res) => {
+    const rows = await listOpenWorkOrders(req.identity!);
+    res.json({ work_orders: rows.map(presentWidgetWorkOrder) });
+  });
+  return router;
 }

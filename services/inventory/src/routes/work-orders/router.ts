@@ -1,6 +1,34 @@
+/**
+ * /api/v1/work-orders/: the company's work orders (dashboard, bearer token). Work orders are closed by moving
+ * them to DONE or CANCELLED, never deleted (a QR code may point at one), so there is no DELETE.
+ */
 import { Router } from 'express';
+import { buildPage, idParam, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
+import { WorkOrderFilters, createWorkOrder, getWorkOrder, listWorkOrders, updateWorkOrder } from '../../commands/work-orders';
+import { presentWorkOrder } from '../../presenters/work-order';
+import { createWorkOrderBody, listWorkOrdersQuery, updateWorkOrderBody } from './schema';
 
-export function workOrdersRouter(_ctx: InventoryContext): Router {
-  return Router();
+export function workOrdersRouter({ sequelize, config }: InventoryContext): Router {
+  const router = Router();
+  const base = '/api/v1/work-orders';
+
+  router.get(`${base}/`, validate({ query: listWorkOrdersQuery }), async (req, res) => {
+    const filters = req.query as unknown as WorkOrderFilters;
+    const { rows, count } = await listWorkOrders(req.identity!, filters);
+    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentWorkOrder)));
+  });
+
+  router.post(`${base}/`, validate({ body: createWorkOrderBody }), async (req, res) => {
+    res.status(201).json(presentWorkOrder(await createWorkOrder(sequelize, req.identity!, req.body)));
+  });
+
+  router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
+    res.json(presentWorkOrder(await getWorkOrder(req.identity!, idParam(req))));
+  });
+
+  router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateWorkOrderBody }), async (req, res) => {
+    res.json(presentWorkOrder(await updateWorkOrder(sequelize, req.identity!, idParam(req), req.body)));
+  });
+  return router;
 }

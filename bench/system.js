@@ -1,0 +1,101 @@
+'use strict';
+/**
+ * The system under benchmark: the gateway at BENCH_URL when set, otherwise `npm start`'s standalone launcher
+ * started here on free loopback ports with a temporary DATA_DIR (embedded PostgreSQL), stopped and removed
+ * afterwards. Needs a build (`npm run bench` builds first).
+ */
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const LAUNCHER = path.join(ROOT, 'tools/dist/src/standalone/main.js');
+const READY_LINE = 'ready: gateway listening at';
+const READY_TIMEOUT_MS = 120_000;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function distinctFreePorts(count) {
+  const ports = new Set();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
+}
+
+/** Starts the standalone launcher and resolves once it prints its ready line. */
+async function startStandalone(log) {
+  if (!fs.existsSync(LAUNCHER)) throw new Error(`${LAUNCHER} is missing: run \`npm run build\` first (npm run bench does)`);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-bench-'));
+  const [gateway, inventory, qr, monitor, notifier, pg] = await distinctFreePorts(6);
+  const env = { ...process.env };
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'JWT_SECRET', 'INTERNAL_JWT_SECRET', 'SECRET_ENCRYPTION_KEY', 'PUBLIC_BASE_URL', 'TEST_DATABASE', 'NODE_ENV']) {
+    delete env[name];
+  }
+  Object.assign(env, {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn',
+    GATEWAY_PORT: String(gateway),
+    INVENTORY_PORT: String(inventory),
+    QR_PORT: String(qr),
+    MONITOR_PORT: String(monitor),
+    NOTIFIER_PORT: String(notifier),
+    EMBEDDED_PG_PORT: String(pg),
+  });
+  log(`starting the standalone system (DATA_DIR ${dataDir}, gateway port ${gateway})`);
+  const child = spawn(process.execPath, [LAUNCHER], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk) => (out += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk) => (err += chunk.toString('utf8')));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!out.includes(READY_LINE)) {
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`the standalone system did not become ready\n--- stdout ---\n${out}\n--- stderr ---\n${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const state = JSON.parse(fs.readFileSync(path.join(dataDir, 'standalone.json'), 'utf8')).postgres;
+  const databaseUrl = `postgres://${state.user}:${encodeURIComponent(state.password)}@127.0.0.1:${state.port}/${state.database}`;
+  return { url: `http://127.0.0.1:${gateway}`, databaseUrl, stop };
+}
+
+/**
+ * The target: BENCH_URL as is (nothing to stop; its database is BENCH_DATABASE_URL when given), or a
+ * standalone system of our own.
+ */
+async function openTarget(log) {
+  if (process.env.BENCH_URL) {
+    const url = process.env.BENCH_URL.replace(/\/+$/, '');
+    const { hostname } = new URL(url);
+    if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(hostname)) throw new Error(`BENCH_URL must be a loopback address, not ${hostname}`);
+    log(`targeting ${url}`);
+    return { url, databaseUrl: process.env.BENCH_DATABASE_URL || undefined, stop: async () => {} };
+  }
+  return startStandalone(log);
+}
+
+module.exports = { openTarget };

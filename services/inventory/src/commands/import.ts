@@ -1,0 +1,234 @@
+/**
+ * Bulk import of product models, from a JSON document `{products: [...]}` or a CSV file. All or nothing:
+ * every row is checked (field rules, engine config, SKUs repeated in the file, SKUs the company already has)
+ * and a single problem anywhere refuses the whole import with 400 `import_failed`, listing every problem by
+ * row (1-based data row, the CSV header not counted) and field. A dry run checks and writes nothing.
+ */
+import Joi from 'joi';
+import { parse } from 'csv-parse/sync';
+import { QueryTypes, UniqueConstraintError } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
+import { AppError, Identity, ProductModel, Profile, ValidationError, fieldsOf } from '@pi/common';
+import { InvalidEngineConfigError, validateEngineConfig } from '../engine/engine-config';
+import { MAX_IMPORT_ROWS, importJsonBody, importRow } from '../routes/product-models/schema';
+import { engineColumns } from './products';
+
+export type ImportRequest = { format: 'json'; body: unknown } | { format: 'csv'; text: string };
+
+export interface RowProblem {
+  /** 1-based number of the data row. */
+  row: number;
+  /** The field as the caller named it: `engine_config.decimals` in JSON, `decimals` (the column) in CSV. */
+  field: string;
+  message: string;
+}
+
+export class ImportFailedError extends AppError {
+  constructor(readonly problems: RowProblem[]) {
+    const rows = new Set(problems.map((p) => p.row)).size;
+    super(400, 'import_failed', `Nothing was imported: ${problems.length} problem(s) in ${rows} row(s).`, { rows: problems });
+  }
+}
+
+export const CSV_COLUMNS = ['sku', 'name', 'profile', 'engine_type', 'unit', 'decimals', 'min_stock', 'max_stock', 'description'] as const;
+type CsvColumn = (typeof CSV_COLUMNS)[number];
+const REQUIRED_CSV_COLUMNS: CsvColumn[] = ['sku', 'name', 'profile', 'engine_type'];
+const NUMERIC_CSV_COLUMNS: CsvColumn[] = ['decimals', 'min_stock', 'max_stock'];
+const ENGINE_CSV_COLUMNS: CsvColumn[] = ['engine_type', 'unit', 'decimals', 'min_stock', 'max_stock'];
+
+/** One row as the import sees it: the product fields, where the caller's names for engine fields are. */
+interface Candidate {
+  row: number;
+  input: unknown;
+  /** Maps an engine config path to the caller's field name. */
+  engineField(path: string): string;
+  /** Problems found while reading the row (CSV cells that are not numbers, wrong cell counts). */
+  problems: RowProblem[];
+}
+
+interface ValidRow {
+  row: number;
+  sku: string;
+  name: string;
+  profile: Profile;
+  description: string | null;
+  engine: ReturnType<typeof engineColumns>;
+}
+
+const jsonEngineField = (path: string) => (path ? `engine_config.${path}` : 'engine_config');
+
+function jsonCandidates(body: unknown): Candidate[] {
+  const { value, error } = importJsonBody.validate(body ?? {}, { abortEarly: false, errors: { wrap: { label: false } } });
+  if (error) throw new ValidationError(fieldsOf(error));
+  return (value.products as unknown[]).map((input, i) => ({ row: i + 1, input, engineField: jsonEngineField, problems: [] }));
+}
+
+/** A CSV number cell: plain decimal notation only (no hex, exponents or blanks inside). */
+const NUMBER_CELL = /^-?(\d+(\.\d*)?|\.\d+)$/;
+
+function csvCandidates(text: string): Candidate[] {
+  let records: string[][];
+  try {
+    records = parse(text, { bom: true, skip_empty_lines: true, trim: true, relax_column_count: true }) as string[][];
+  } catch (err) {
+    throw new ValidationError({ body: `is not valid CSV: ${(err as Error).message}` }, 'The CSV file could not be read.');
+  }
+  if (!records.length) throw new ValidationError({ body: 'is empty: the CSV needs a header row and at least one data row' });
+  const header = records[0].map((h) => h.toLowerCase());
+  const headerProblems: Record<string, string> = {};
+  header.forEach((column, i) => {
+    if (!(CSV_COLUMNS as readonly string[]).includes(column)) headerProblems[`header.${column || i + 1}`] = `is not a known column (known: ${CSV_COLUMNS.join(', ')})`;
+    else if (header.indexOf(column) !== i) headerProblems[`header.${column}`] = 'appears more than once';
+  });
+  for (const column of REQUIRED_CSV_COLUMNS) if (!header.includes(column)) headerProblems[`header.${column}`] = 'is a required column';
+  if (Object.keys(headerProblems).length) throw new ValidationError(headerProblems, 'The CSV header is not valid.');
+  const rows = records.slice(1);
+  if (!rows.length) throw new ValidationError({ body: 'has no data rows' });
+  if (rows.length > MAX_IMPORT_ROWS) throw new ValidationError({ body: `has ${rows.length} data rows; at most ${MAX_IMPORT_ROWS} are allowed` });
+
+  return rows.map((cells, i) => {
+    const row = i + 1;
+    const problems: RowProblem[] = [];
+    if (cells.length !== header.length) {
+      problems.push({ row, field: 'row', message: `has ${cells.length} cells but the header has ${header.length} columns` });
+    }
+    const product: Record<string, unknown> = {};
+    const engine: Record<string, unknown> = {};
+    header.forEach((column, c) => {
+      const cell = cells[c];
+      if (cell === undefined || cell === '') return; // an empty cell is an absent value
+      const col = column as CsvColumn;
+      let value: unknown = cell;
+      if (NUMERIC_CSV_COLUMNS.includes(col)) {
+        if (!NUMBER_CELL.test(cell)) {
+          problems.push({ row, field: col, message: `must be a number, not '${cell}'` });
+          return;
+        }
+        value = Number(cell);
+      }
+      if (ENGINE_CSV_COLUMNS.includes(col)) engine[col] = value;
+      else product[col] = value;
+    });
+    product.engine_config = engine;
+    return { row, input: product, engineField: (path: string) => path || 'engine_config', problems };
+  });
+}
+
+/** Field rules and the engine config of one row; the row's problems are added to `problems`. */
+function checkRow(candidate: Candidate, problems: RowProblem[]): ValidRow | undefined {
+  const { row } = candidate;
+  const before = problems.length;
+  problems.push(...candidate.problems);
+  const { value, error } = importRow.validate(candidate.input, { abortEarly: false, errors: { wrap: { label: false } } });
+  if (error) {
+    for (const [field, message] of Object.entries(fieldsOf(error, 'row'))) {
+      problems.push({ row, field: field.startsWith('engine_config') ? candidate.engineField(field.slice('engine_config.'.length)) : field, message });
+    }
+  }
+  const input = (value ?? {}) as Record<string, unknown>;
+  let engine: ValidRow['engine'] | undefined;
+  const profileIsValid = !error?.details.some((d) => d.path[0] === 'profile');
+  const configIsObject = !error?.details.some((d) => d.path[0] === 'engine_config') && input.engine_config;
+  if (profileIsValid && configIsObject) {
+    try {
+      engine = engineColumns(validateEngineConfig(input.profile as Profile, input.engine_config));
+    } catch (err) {
+      if (!(err instanceof InvalidEngineConfigError)) throw err;
+      for (const p of err.problems) problems.push({ row, field: candidate.engineField(p.path), message: p.message });
+    }
+  }
+  if (problems.length > before || !engine) return undefined;
+  return {
+    row,
+    sku: input.sku as string,
+    name: input.name as string,
+    profile: input.profile as Profile,
+    description: (input.description as string | null | undefined) ?? null,
+    engine,
+  };
+}
+
+/** Rows whose SKU an earlier row of the file already has. */
+function duplicateSkuProblems(candidates: Candidate[]): RowProblem[] {
+  const firstRowOf = new Map<string, number>();
+  const problems: RowProblem[] = [];
+  for (const c of candidates) {
+    const sku = skuOf(c);
+    if (sku === undefined) continue;
+    const first = firstRowOf.get(sku);
+    if (first === undefined) firstRowOf.set(sku, c.row);
+    else problems.push({ row: c.row, field: 'sku', message: `duplicates the sku of row ${first}` });
+  }
+  return problems;
+}
+
+/** The SKU as it would be stored (trimmed), when the row has a usable one. */
+function skuOf(c: Candidate): string | undefined {
+  const sku = (c.input as { sku?: unknown } | null)?.sku;
+  if (typeof sku !== 'string') return undefined;
+  const trimmed = sku.trim();
+  return trimmed && trimmed.length <= 100 ? trimmed : undefined;
+}
+
+async function existingSkuProblems(companyId: string, candidates: Candidate[], transaction?: Transaction): Promise<RowProblem[]> {
+  const skus = [...new Set(candidates.map(skuOf).filter((s): s is string => s !== undefined))];
+  if (!skus.length) return [];
+  const rows = await ProductModel.sequelize!.query<{ sku: string }>('SELECT sku FROM product_models WHERE company_id = $1 AND sku = ANY($2::varchar[])', {
+    bind: [companyId, skus],
+    type: QueryTypes.SELECT,
+    transaction,
+  });
+  const existing = new Set(rows.map((r) => r.sku));
+  return candidates
+    .filter((c) => existing.has(skuOf(c) ?? ''))
+    .map((c) => ({ row: c.row, field: 'sku', message: 'a product model with this sku already exists' }));
+}
+
+/** By row; a row's problems keep the order they were found in (sort is stable). */
+const byRow = (a: RowProblem, b: RowProblem) => a.row - b.row;
+
+export type ImportResult =
+  | { dry_run: true; imported: 0; would_import: number }
+  | { dry_run: false; imported: number; products: ProductModel[] };
+
+/** Checks every row, then writes all of them in one transaction, or none. */
+export async function importProducts(sequelize: Sequelize, identity: Identity, request: ImportRequest, dryRun: boolean): Promise<ImportResult> {
+  const candidates = request.format === 'json' ? jsonCandidates(request.body) : csvCandidates(request.text);
+  const problems: RowProblem[] = [];
+  const valid = candidates.map((c) => checkRow(c, problems));
+  problems.push(...duplicateSkuProblems(candidates));
+
+  try {
+    return await sequelize.transaction(async (transaction) => {
+      problems.push(...(await existingSkuProblems(identity.companyId, candidates, transaction)));
+      if (problems.length) throw new ImportFailedError(problems.sort(byRow));
+      const rows = valid as ValidRow[];
+      if (dryRun) return { dry_run: true as const, imported: 0 as const, would_import: rows.length };
+      // Rows go in in SKU order, so two imports sharing SKUs wait for each other instead of deadlocking on the
+      // unique index; the answer keeps the order of the file.
+      const bySku = [...rows].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
+      const created = await ProductModel.bulkCreate(
+        bySku.map((r) => ({
+          companyId: identity.companyId,
+          sku: r.sku,
+          name: r.name,
+          description: r.description,
+          profile: r.profile,
+          ...r.engine,
+          isActive: true,
+        })),
+        { transaction, returning: true },
+      );
+      const createdBySku = new Map(created.map((p) => [p.sku, p]));
+      const products = rows.map((r) => createdBySku.get(r.sku)!);
+      return { dry_run: false as const, imported: products.length, products };
+    });
+  } catch (err) {
+    // Another request created one of these SKUs after the check: name the rows, as the check would have.
+    if (err instanceof UniqueConstraintError) {
+      const taken = await existingSkuProblems(identity.companyId, candidates);
+      if (taken.length) throw new ImportFailedError(taken);
+    }
+    throw err;
+  }
+}

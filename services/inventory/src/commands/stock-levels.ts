@@ -1,0 +1,126 @@
+/**
+ * Read side of stock: the widget's product list and detail, and the core stock levels. Each is a fixed
+ * number of SQL queries whatever the catalog size: products and their summed balances in one query,
+ * breakdowns for a page of products in one more.
+ */
+import { QueryTypes, Sequelize } from 'sequelize';
+import { Company, Location, PageRequest, ProductModel, ValidationError, findOwned, pageWindow } from '@pi/common';
+import type { Identity } from '@pi/common';
+import { stockedBatches } from './stock-reads';
+
+export interface ProductStockRow {
+  id: string;
+  sku: string;
+  name: string;
+  profile: string;
+  engine_type: string;
+  unit: string;
+  decimals: number;
+  quantity: string;
+}
+
+/** A location used as a stock filter: the company's (403 otherwise), physical. */
+export async function stockFilterLocation(identity: Identity, locationId: string): Promise<Location> {
+  const location = await findOwned(Location, locationId, identity.companyId, { what: 'Location' });
+  if (location.type === 'VIRTUAL') throw new ValidationError({ location_id: 'must be a physical location' });
+  return location;
+}
+
+/** Every active product of the company with its stock (total, or at one location), in one query. */
+export async function productsWithStock(sequelize: Sequelize, companyId: string, locationId?: string): Promise<ProductStockRow[]> {
+  return sequelize.query<ProductStockRow>(
+    `SELECT p.id, p.sku, p.name, p.profile, p.engine_config->>'engine_type' AS engine_type, p.unit, p.decimals,
+            COALESCE(s.quantity, 0)::text AS quantity
+       FROM product_models p
+       LEFT JOIN (SELECT product_id, SUM(quantity) AS quantity FROM stock_balances
+                   WHERE company_id = $1 AND ($2::uuid IS NULL OR location_id = $2::uuid)
+                   GROUP BY product_id) s ON s.product_id = p.id
+      WHERE p.company_id = $1 AND p.is_active
+      ORDER BY p.name, p.sku`,
+    { bind: [companyId, locationId ?? null], type: QueryTypes.SELECT },
+  );
+}
+
+export async function companyName(companyId: string): Promise<string> {
+  const company = await Company.findByPk(companyId, { attributes: ['name'], raw: true });
+  return company?.name ?? '';
+}
+
+export interface LocationStockRow {
+  product_id: string;
+  location_id: string;
+  location_name: string;
+  location_type: string;
+  quantity: string;
+}
+
+/** Non-zero stock per (product, physical location) for the given products, in one query. */
+export function stockByLocation(sequelize: Sequelize, companyId: string, productIds: string[], locationId?: string) {
+  return sequelize.query<LocationStockRow>(
+    `SELECT sb.product_id, sb.location_id, l.name AS location_name, l.type AS location_type, SUM(sb.quantity)::text AS quantity
+       FROM stock_balances sb JOIN locations l ON l.id = sb.location_id
+      WHERE sb.company_id = $1 AND sb.product_id = ANY($2::uuid[]) AND ($3::uuid IS NULL OR sb.location_id = $3::uuid)
+      GROUP BY sb.product_id, sb.location_id, l.name, l.type
+     HAVING SUM(sb.quantity) > 0
+      ORDER BY l.name, sb.location_id`,
+    { bind: [companyId, productIds, locationId ?? null], type: QueryTypes.SELECT },
+  );
+}
+
+export async function activeItemCount(sequelize: Sequelize, companyId: string, productId: string): Promise<number> {
+  const [row] = await sequelize.query<{ n: string }>('SELECT count(*) AS n FROM physical_items WHERE company_id = $1 AND product_id = $2 AND is_active', {
+    bind: [companyId, productId],
+    type: QueryTypes.SELECT,
+  });
+  return Number(row.n);
+}
+
+export interface StockFilters extends PageRequest {
+  product_id?: string;
+  location_id?: string;
+}
+
+/** A page of products (optionally one) with their stock totals; breakdowns are fetched for that page. */
+export async function stockLevelsPage(sequelize: Sequelize, identity: Identity, filters: StockFilters) {
+  if (filters.product_id) await findOwned(ProductModel, filters.product_id, identity.companyId, { what: 'Product' });
+  if (filters.location_id) await stockFilterLocation(identity, filters.location_id);
+  const { limit, offset } = pageWindow(filters);
+  const rows = await sequelize.query<ProductStockRow & { total_count: string }>(
+    `SELECT p.id, p.sku, p.name, p.profile, p.engine_config->>'engine_type' AS engine_type, p.unit, p.decimals,
+            COALESCE(s.quantity, 0)::text AS quantity, count(*) OVER () AS total_count
+       FROM product_models p
+       LEFT JOIN (SELECT product_id, SUM(quantity) AS quantity FROM stock_balances
+                   WHERE company_id = $1 AND ($3::uuid IS NULL OR location_id = $3::uuid)
+                   GROUP BY product_id) s ON s.product_id = p.id
+      WHERE p.company_id = $1 AND ($2::uuid IS NULL OR p.id = $2::uuid)
+      ORDER BY p.name, p.sku, p.id
+      LIMIT $4 OFFSET $5`,
+    { bind: [identity.companyId, filters.product_id ?? null, filters.location_id ?? null, limit, offset], type: QueryTypes.SELECT },
+  );
+  const count = rows.length ? Number(rows[0].total_count) : await countProducts(sequelize, identity.companyId, filters.product_id);
+  const breakdown = await stockByLocation(sequelize, identity.companyId, rows.map((r) => r.id), filters.location_id);
+  return { rows, count, breakdown };
+}
+
+async function countProducts(sequelize: Sequelize, companyId: string, productId?: string): Promise<number> {
+  const [row] = await sequelize.query<{ n: string }>('SELECT count(*) AS n FROM product_models WHERE company_id = $1 AND ($2::uuid IS NULL OR id = $2::uuid)', {
+    bind: [companyId, productId ?? null],
+    type: QueryTypes.SELECT,
+  });
+  return Number(row.n);
+}
+
+/** One product with its total, per-location breakdown, and batches or item count as its profile has. */
+export async function productDetail(sequelize: Sequelize, identity: Identity, productId: string) {
+  const product = await findOwned(ProductModel, productId, identity.companyId, { what: 'Product' });
+  const [[{ total }], locations, batches, itemsCount] = await Promise.all([
+    sequelize.query<{ total: string }>('SELECT COALESCE(SUM(quantity), 0)::text AS total FROM stock_balances WHERE company_id = $1 AND product_id = $2', {
+      bind: [identity.companyId, product.id],
+      type: QueryTypes.SELECT,
+    }),
+    stockByLocation(sequelize, identity.companyId, [product.id]),
+    product.profile === 'BATCH' ? stockedBatches(sequelize, identity.companyId, product.id) : undefined,
+    product.profile === 'SERIALIZED' ? activeItemCount(sequelize, identity.companyId, product.id) : undefined,
+  ]);
+  return { product, total, locations, batches, itemsCount };
+}

@@ -1,0 +1,146 @@
+/**
+ * Work orders: numbered jobs of the company, optionally for a quantity of one product. Their status moves
+ * OPEN ⇄ IN_PROGRESS → DONE | CANCELLED (OPEN may also finish or be cancelled directly); DONE and CANCELLED are
+ * final. "Open" for the widget means OPEN or IN_PROGRESS. Numbers are unique per company by database
+ * constraint, so two concurrent creates with one number cannot both succeed.
+ */
+import { UniqueConstraintError } from 'sequelize';
+import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
+import {
+  ConflictError,
+  Identity,
+  OPEN_WORK_ORDER_STATUSES,
+  PageRequest,
+  ProductModel,
+  WorkOrder,
+  WorkOrderStatus,
+  findOwned,
+  pageWindow,
+} from '@pi/common';
+import { toDecimal } from '../engine/quantity';
+
+/** The statuses each status may move to. A status "moving" to itself is no transition and always allowed. */
+export const WORK_ORDER_TRANSITIONS: Readonly<Record<WorkOrderStatus, readonly WorkOrderStatus[]>> = {
+  OPEN: ['IN_PROGRESS', 'DONE', 'CANCELLED'],
+  IN_PROGRESS: ['DONE', 'CANCELLED', 'OPEN'],
+  DONE: [],
+  CANCELLED: [],
+};
+
+/** Precision of the quantity column: a work order without a product takes up to 6 decimals. */
+const COLUMN_DECIMALS = 6;
+
+export interface WorkOrderFilters extends PageRequest {
+  status?: WorkOrderStatus;
+  product_id?: string;
+}
+
+export interface NewWorkOrder {
+  number: string;
+  title: string;
+  status: WorkOrderStatus;
+  product_id?: string | null;
+  quantity?: number | null;
+  due_date?: string | null;
+}
+
+export type WorkOrderChanges = Partial<NewWorkOrder>;
+
+const findProduct = (identity: Identity, id: string, transaction?: Transaction) =>
+  findOwned(ProductModel, id, identity.companyId, { transaction, what: 'Product' });
+
+export async function listWorkOrders(identity: Identity, filters: WorkOrderFilters) {
+  if (filters.product_id) await findProduct(identity, filters.product_id);
+  const where: WhereOptions<WorkOrder> = { companyId: identity.companyId };
+  if (filters.status) Object.assign(where, { status: filters.status });
+  if (filters.product_id) Object.assign(where, { productId: filters.product_id });
+  return WorkOrder.findAndCountAll({ where, order: [['createdAt', 'ASC'], ['number', 'ASC'], ['id', 'ASC']], ...pageWindow(filters), raw: true });
+}
+
+/** The widget's list: OPEN and IN_PROGRESS, the earliest due date first (no due date last). One query. */
+export function listOpenWorkOrders(identity: Identity) {
+  return WorkOrder.findAll({
+    where: { companyId: identity.companyId, status: OPEN_WORK_ORDER_STATUSES },
+    order: [['dueDate', 'ASC NULLS LAST'], ['number', 'ASC'], ['id', 'ASC']],
+    raw: true,
+  });
+}
+
+export function getWorkOrder(identity: Identity, id: string) {
+  return findOwned(WorkOrder, id, identity.companyId, { what: 'Work order' });
+}
+
+/** A stored NUMERIC (`"2.500000"`) back to a number whose decimal places can be checked. */
+const storedQuantity = (numeric: string) => Number(numeric);
+
+/** The quantity as a decimal string, within the product's precision (the column's when there is no product). */
+function quantityFor(quantity: number, product: ProductModel | null): string {
+  return toDecimal(quantity, product ? product.decimals : COLUMN_DECIMALS);
+}
+
+function duplicateNumber(err: unknown): never {
+  if (err instanceof UniqueConstraintError) {
+    throw new ConflictError('already_exists', 'A work order with this number already exists.', { number: 'already exists' });
+  }
+  throw err;
+}
+
+export async function createWorkOrder(sequelize: Sequelize, identity: Identity, input: NewWorkOrder): Promise<WorkOrder> {
+  try {
+    return await sequelize.transaction(async (transaction) => {
+      const product = input.product_id ? await findProduct(identity, input.product_id, transaction) : null;
+      return WorkOrder.create(
+        {
+          companyId: identity.companyId,
+          number: input.number,
+          title: input.title,
+          status: input.status,
+          productId: product?.id ?? null,
+          quantity: input.quantity == null ? null : quantityFor(input.quantity, product),
+          dueDate: input.due_date ?? null,
+        },
+        { transaction },
+      );
+    });
+  } catch (err) {
+    duplicateNumber(err);
+  }
+}
+
+/** 409 invalid_transition naming the statuses the work order may move to (`[]` once it is final). */
+export function assertTransition(from: WorkOrderStatus, to: WorkOrderStatus) {
+  if (from === to) return;
+  const allowed = WORK_ORDER_TRANSITIONS[from];
+  if (!allowed.includes(to)) {
+    throw new ConflictError('invalid_transition', `A work order cannot move from ${from} to ${to}.`, {
+      status: `cannot move from ${from} to ${to}`,
+      allowed_transitions: [...allowed],
+    });
+  }
+}
+
+export async function updateWorkOrder(sequelize: Sequelize, identity: Identity, id: string, changes: WorkOrderChanges): Promise<WorkOrder> {
+  try {
+    return await sequelize.transaction(async (transaction) => {
+      const order = await findOwned(WorkOrder, id, identity.companyId, { transaction, lock: true, what: 'Work order' });
+      // Isolation first: a product of another company is 403 whatever else the request gets wrong.
+      const productId = changes.product_id !== undefined ? changes.product_id : order.productId;
+      const product = productId ? await findProduct(identity, productId, transaction) : null;
+      if (changes.status !== undefined) assertTransition(order.status, changes.status);
+
+      const quantity = changes.quantity !== undefined ? changes.quantity : order.quantity === null ? null : storedQuantity(order.quantity);
+      if (changes.quantity !== undefined || changes.product_id !== undefined) {
+        order.quantity = quantity === null ? null : quantityFor(quantity, product);
+      }
+      if (changes.product_id !== undefined) order.productId = changes.product_id;
+      if (changes.number !== undefined) order.number = changes.number;
+      if (changes.title !== undefined) order.title = changes.title;
+      if (changes.status !== undefined) order.status = changes.status;
+      if (changes.due_date !== undefined) order.dueDate = changes.due_date;
+      await order.save({ transaction });
+      return order;
+    });
+  } catch (err) {
+    duplicateNumber(err);
+  }
+}

@@ -1,0 +1,25 @@
+/** What every booking route takes from the request besides its body: who books, and an idempotency key. */
+import type { Request, Response } from 'express';
+import type { Sequelize } from 'sequelize';
+import { ValidationError, requestIdOf } from '@pi/common';
+import type { BookingContext } from '../ledger/context';
+import { BookingAnswer, IdempotencyClaim, fingerprintOf } from '../ledger/run-booking';
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+export function bookingContext(sequelize: Sequelize, req: Request): BookingContext {
+  return { sequelize, identity: req.identity!, requestId: requestIdOf(req) };
+}
+
+/** The `Idempotency-Key` header, if any, with the request's fingerprint. */
+export function idempotencyClaim(req: Request): IdempotencyClaim | undefined {
+  const key = req.get('idempotency-key');
+  if (key === undefined) return undefined;
+  if (!KEY_SHAPE.test(key)) throw new ValidationError({ 'Idempotency-Key': 'must be 1 to 255 visible ASCII characters' });
+  return { key, fingerprint: fingerprintOf(req.method, req.path, req.body) };
+}
+
+export function sendBooking(res: Response, answer: BookingAnswer): void {
+  if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  res.status(answer.status).json(answer.body);
+}

@@ -1,0 +1,23 @@
+import Joi from 'joi';
+import { schemas } from '@pi/common';
+import { calendarDate } from '../../http/calendar-date';
+
+const code = Joi.string().trim().min(1).max(100);
+
+export const createBatchBody = Joi.object({
+  product_id: schemas.uuid.required(),
+  code: code.required(),
+  expiration_date: calendarDate.allow(null),
+});
+
+export const updateBatchBody = Joi.object({
+  code,
+  expiration_date: calendarDate.allow(null),
+}).min(1);
+
+export const listBatchesQuery = Joi.object({
+  ...schemas.pagination,
+  product_id: schemas.uuid,
+  has_stock: Joi.boolean(),
+  expires_before: calendarDate,
+});

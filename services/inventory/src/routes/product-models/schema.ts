@@ -1,0 +1,59 @@
+/**
+ * HTTP shapes of /api/v1/product-models/. `engine_config` is only checked to be an object here: its rules
+ * depend on the profile and live in engine/engine-config.ts, which answers 400 `invalid_engine_config`.
+ */
+import Joi from 'joi';
+import { PROFILES, schemas } from '@pi/common';
+
+export const MAX_IMPORT_ROWS = 5000;
+
+const sku = Joi.string().trim().min(1).max(100);
+const name = Joi.string().trim().min(1).max(200);
+const description = Joi.string().max(5000).allow('', null);
+const profile = Joi.string().valid(...PROFILES);
+const engineConfig = Joi.object().unknown(true);
+
+export const createProductBody = Joi.object({
+  sku: sku.required(),
+  name: name.required(),
+  profile: profile.required(),
+  engine_config: engineConfig.required(),
+  description,
+});
+
+/** PUT: a full replacement; an absent description clears it. `is_active` is PATCH's business. */
+export const replaceProductBody = createProductBody;
+
+export const updateProductBody = Joi.object({
+  sku,
+  name,
+  profile,
+  engine_config: engineConfig,
+  description,
+  is_active: Joi.boolean().strict(),
+}).min(1);
+
+export const listProductsQuery = Joi.object({
+  ...schemas.pagination,
+  profile,
+  is_active: Joi.boolean(),
+  search: Joi.string().trim().max(200).allow(''),
+});
+
+/** One product of an import; checked row by row so that every problem can be named with its row. */
+export const importRow = Joi.object({
+  sku: sku.required(),
+  name: name.required(),
+  profile: profile.required(),
+  engine_config: engineConfig.required(),
+  description,
+});
+
+/** The JSON import document; the rows themselves are checked by `importRow`. */
+export const importJsonBody = Joi.object({
+  products: Joi.array().items(Joi.any()).min(1).max(MAX_IMPORT_ROWS).required(),
+});
+
+export const importQuery = Joi.object({
+  dry_run: Joi.boolean().default(false),
+});

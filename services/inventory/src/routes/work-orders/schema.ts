@@ -1,0 +1,36 @@
+import Joi from 'joi';
+import { calendarDate } from '../../http/calendar-date';
+import { WORK_ORDER_STATUSES, schemas } from '@pi/common';
+import { positiveQuantity } from '../../engine/quantity';
+
+/**
+ * A calendar date `YYYY-MM-DD` (year 0001–9999) that exists: `2025-02-30` is refused, not rolled over, and
+ * no time or zone is accepted.
+ */
+const number = Joi.string().trim().min(1).max(50);
+const title = Joi.string().trim().min(1).max(200);
+const status = Joi.string().valid(...WORK_ORDER_STATUSES);
+
+export const createWorkOrderBody = Joi.object({
+  number: number.required(),
+  title: title.required(),
+  status: status.default('OPEN'),
+  product_id: schemas.uuid.allow(null),
+  quantity: positiveQuantity.allow(null),
+  due_date: calendarDate.allow(null),
+});
+
+export const updateWorkOrderBody = Joi.object({
+  number,
+  title,
+  status,
+  product_id: schemas.uuid.allow(null),
+  quantity: positiveQuantity.allow(null),
+  due_date: calendarDate.allow(null),
+}).min(1);
+
+export const listWorkOrdersQuery = Joi.object({
+  ...schemas.pagination,
+  status,
+  product_id: schemas.uuid,
+});

@@ -1,0 +1,191 @@
+/**
+ * `npm run stock:verify`: balances recomputed from the ledger must match stock_balances, and a SERIALIZED
+ * product's balances its active items. Bookings through the widget leave no difference; a deliberate direct
+ * change of the test database is found exactly; the command exits 0 or 1 accordingly. Every deliberate change
+ * is undone afterwards, in the company the test made for itself.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { expect } from 'chai';
+import { findStockDifferences } from '@pi/inventory/dist/src/cli/verify-stock';
+import { get, post } from '../../support/api';
+import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
+import { system, testDatabaseUrl } from '../../support/hooks';
+import { query } from '../../support/sql';
+
+const ROOT = path.resolve(__dirname, '../../../..');
+const CLI = path.join(ROOT, 'services/inventory/dist/src/cli/verify-stock.js');
+
+const sql = (text: string, bind: unknown[] = []) => system().db.sequelize.query(text, { bind });
+const verify = (companyId?: string) => findStockDifferences(system().db.sequelize, companyId);
+
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: testDatabaseUrl() };
+    delete env.DATA_DIR;
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A company with bookings of every profile: additions, subtractions, a transfer, batches and items. */
+async function bookedCompany() {
+  const company = await buildCompany();
+  const north = await buildLocation(company);
+  const south = await buildLocation(company);
+  const bolts = await buildProduct(company);
+  const milk = await buildProduct(company, { profile: 'BATCH' });
+  const phones = await buildProduct(company, { profile: 'SERIALIZED' });
+  const cable = await buildProduct(company, { profile: 'DIMENSIONAL' });
+  await addStock(company, bolts.id, north.id, 10);
+  await addStock(company, bolts.id, north.id, 3, { operation: 'subtract' });
+  const transfer = await post(
+    '/api/v1/widget/transfer/',
+    { product_id: bolts.id, from_location_id: north.id, to_location_id: south.id, quantity: 4, reason: 'rebalance' },
+    { apiKey: company.apiKey },
+  );
+  expect(transfer.status, JSON.stringify(transfer.body)).to.equal(200);
+  await addStock(company, milk.id, north.id, 6, { batch: { code: `LOT-${company.id.slice(0, 8)}`, expiration_date: '2030-01-01' } });
+  await addStock(company, milk.id, north.id, 2, { operation: 'subtract' });
+  await addStock(company, phones.id, south.id, 3, { serial_numbers: ['P-1', 'P-2', 'P-3'] });
+  const items = await get(`/api/v1/widget/items/?product_id=${phones.id}`, { apiKey: company.apiKey });
+  await addStock(company, phones.id, south.id, 1, { operation: 'subtract', item_ids: [items.body.items[0].id] });
+  await addStock(company, cable.id, south.id, 12.25);
+  await addStock(company, cable.id, south.id, 0.75, { operation: 'subtract' });
+  return { company, north, south, bolts, milk, phones, cable };
+}
+
+/** The company's batch-less balance row of a product at a location (0 when there is none). */
+async function balanceOf(company: TestCompany, productId: string, locationId: string): Promise<number> {
+  const rows = await query<{ quantity: string }>(
+    'SELECT quantity FROM stock_balances WHERE company_id = $1 AND product_id = $2 AND location_id = $3 AND batch_id IS NULL',
+    [company.id, productId, locationId],
+  );
+  return Number(rows[0]?.quantity ?? 0);
+}
+
+describe('stock verify: findStockDifferences', () => {
+  it('finds no difference after bookings of every profile (additions, subtractions, a transfer)', async () => {
+    const { company } = await bookedCompany();
+    const result = await verify(company.id);
+    expect(result.differences).to.deep.equal([]);
+    expect(result.balances).to.be.at.least(5);
+    expect(result.serialized).to.be.at.least(1);
+  });
+
+  it('finds exactly the balance that was raised by 1 behind the ledger, with the ledger and balance quantities', async () => {
+    const { company, north, bolts } = await bookedCompany();
+    expect(await balanceOf(company, bolts.id, north.id)).to.equal(3);
+    await sql('UPDATE stock_balances SET quantity = quantity + 1 WHERE product_id = $1 AND location_id = $2', [bolts.id, north.id]);
+    try {
+      const result = await verify(company.id);
+      expect(result.differences).to.deep.equal([
+        { kind: 'balance', company_id: company.id, product_id: bolts.id, location_id: north.id, batch_id: null, expected: '3', actual: '4' },
+      ]);
+    } finally {
+      await sql('UPDATE stock_balances SET quantity = quantity - 1 WHERE product_id = $1 AND location_id = $2', [bolts.id, north.id]);
+    }
+    expect((await verify(company.id)).differences).to.deep.equal([]);
+  });
+
+  it('counts a missing balance row as 0, and a zero balance row as 0', async () => {
+    const { company, south, cable } = await bookedCompany();
+    await sql('DELETE FROM stock_balances WHERE product_id = $1 AND location_id = $2', [cable.id, south.id]);
+    try {
+      const result = await verify(company.id);
+      expect(result.differences).to.deep.equal([
+        { kind: 'balance', company_id: company.id, product_id: cable.id, location_id: south.id, batch_id: null, expected: '11.5', actual: '0' },
+      ]);
+    } finally {
+      await sql('INSERT INTO stock_balances (company_id, product_id, location_id, batch_id, quantity) VALUES ($1, $2, $3, NULL, 11.5)', [company.id, cable.id, south.id]);
+    }
+    // A product fully subtracted again may keep a zero row or none: both match a ledger sum of 0.
+    await addStock(company, cable.id, south.id, 11.5, { operation: 'subtract' });
+    await sql('DELETE FROM stock_balances WHERE product_id = $1 AND location_id = $2', [cable.id, south.id]);
+    expect((await verify(company.id)).differences).to.deep.equal([]);
+    await sql('INSERT INTO stock_balances (company_id, product_id, location_id, batch_id, quantity) VALUES ($1, $2, $3, NULL, 0)', [company.id, cable.id, south.id]);
+    expect((await verify(company.id)).differences).to.deep.equal([]);
+  });
+
+  it("finds a batch's balance changed behind the ledger, naming the batch", async () => {
+    const { company, north, milk } = await bookedCompany();
+    const [batch] = await query<{ id: string }>('SELECT id FROM batches WHERE product_id = $1', [milk.id]);
+    await sql('UPDATE stock_balances SET quantity = quantity + 1 WHERE batch_id = $1', [batch.id]);
+    try {
+      expect((await verify(company.id)).differences).to.deep.equal([
+        { kind: 'balance', company_id: company.id, product_id: milk.id, location_id: north.id, batch_id: batch.id, expected: '4', actual: '5' },
+      ]);
+    } finally {
+      await sql('UPDATE stock_balances SET quantity = quantity - 1 WHERE batch_id = $1', [batch.id]);
+    }
+  });
+
+  it('finds a SERIALIZED balance that disagrees with the active items (an item retired behind the ledger)', async () => {
+    const { company, south, phones } = await bookedCompany();
+    const [item] = await query<{ id: string }>('SELECT id FROM physical_items WHERE product_id = $1 AND is_active LIMIT 1', [phones.id]);
+    await sql('UPDATE physical_items SET is_active = false WHERE id = $1', [item.id]);
+    try {
+      expect((await verify(company.id)).differences).to.deep.equal([
+        { kind: 'items', company_id: company.id, product_id: phones.id, location_id: south.id, batch_id: null, expected: '1', actual: '2' },
+      ]);
+    } finally {
+      await sql('UPDATE physical_items SET is_active = true WHERE id = $1', [item.id]);
+    }
+  });
+
+  it("checks only the named company: another company's difference is not reported", async () => {
+    const a = await bookedCompany();
+    const b = await bookedCompany();
+    await sql('UPDATE stock_balances SET quantity = quantity + 1 WHERE product_id = $1 AND location_id = $2', [a.bolts.id, a.north.id]);
+    try {
+      expect((await verify(b.company.id)).differences).to.deep.equal([]);
+      const all = await verify();
+      expect(all.differences.filter((d) => d.company_id === a.company.id)).to.have.length(1);
+      expect(all.differences.filter((d) => d.company_id === b.company.id)).to.have.length(0);
+    } finally {
+      await sql('UPDATE stock_balances SET quantity = quantity - 1 WHERE product_id = $1 AND location_id = $2', [a.bolts.id, a.north.id]);
+    }
+  });
+});
+
+describe('stock verify: the stock:verify command', function () {
+  this.timeout(60_000);
+
+  it('exits 0 and prints "differences: 0" for a consistent company', async () => {
+    const { company } = await bookedCompany();
+    const result = await runCli(['--company', company.id]);
+    expect(result.code, result.stderr + result.stdout).to.equal(0);
+    expect(result.stdout).to.match(/^balances checked: \d+, differences: 0$/m);
+    expect(result.stdout).not.to.include('difference:');
+  });
+
+  it('exits 1 and prints the difference after a direct UPDATE of stock_balances', async () => {
+    const { company, north, bolts } = await bookedCompany();
+    await sql('UPDATE stock_balances SET quantity = quantity + 1 WHERE product_id = $1 AND location_id = $2', [bolts.id, north.id]);
+    try {
+      const result = await runCli(['--company', company.id]);
+      expect(result.code, result.stderr + result.stdout).to.equal(1);
+      expect(result.stdout).to.match(/^balances checked: \d+, differences: 1$/m);
+      const lines = result.stdout.split('\n').filter((l) => l.startsWith('difference:'));
+      expect(lines).to.have.length(1);
+      expect(lines[0]).to.include(bolts.id).and.include(north.id).and.include('ledger 3, stock_balances 4');
+    } finally {
+      await sql('UPDATE stock_balances SET quantity = quantity - 1 WHERE product_id = $1 AND location_id = $2', [bolts.id, north.id]);
+    }
+  });
+
+  it('exits 2 naming company when --company is not a UUID, without touching the database', async () => {
+    const result = await runCli(['--company', 'acme']);
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include('company');
+  });
+});
