@@ -242,14 +242,56 @@ describe('/api/v1/items/: serialized items booked by the ledger', () => {
     expect(new Date(retired.body.results[0].retired_at).getTime()).to.be.closeTo(Date.now(), 60_000);
   });
 
-  it('answers 404 not_found in the error shape to POST, PATCH and DELETE: only bookings create and retire items', async () => {
+  it('creates an item by booking one unit in through the ledger (201 with its movement), and refuses a duplicate serial', async () => {
+    const { company, product, north: location } = await serializedStock();
+    const stockBefore = (await get(`/api/v1/widget/${product.id}/`, { apiKey: company.apiKey })).body.total_quantity;
+    const serial = unique('SN-NEW');
+    const created = await post('/api/v1/items/', { product_id: product.id, location_id: location.id, serial_number: serial, reason: 'found in stock-take' }, { token: company.token });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body).to.include({ product_id: product.id, location_id: location.id, serial_number: serial, is_active: true });
+    expect(created.body.movement).to.include({ kind: 'ADD', quantity: 1, to_location_id: location.id, reason: 'found in stock-take' });
+    expect(created.body.movement.item_ids).to.deep.equal([created.body.id]);
+    expect((await get(`/api/v1/widget/${product.id}/`, { apiKey: company.apiKey })).body.total_quantity).to.equal(stockBefore + 1);
+    expectErrorShape(await post('/api/v1/items/', { product_id: product.id, location_id: location.id, serial_number: serial }, { token: company.token }), 409, 'already_exists');
+    expectValidationError(await post('/api/v1/items/', { product_id: product.id, serial_number: unique('SN') }, { token: company.token }), 'location_id');
+    const standard = await buildProduct(company);
+    expectValidationError(await post('/api/v1/items/', { product_id: standard.id, location_id: location.id, serial_number: unique('SN') }, { token: company.token }), 'product_id');
+  });
+
+  it('corrects a serial number with PATCH and refuses other changes (those are bookings) and DELETE', async () => {
     const { company, product } = await serializedStock();
-    const [item] = (await get(`/api/v1/items/?product_id=${product.id}`, { token: company.token })).body.results;
+    const [item, other] = (await get(`/api/v1/items/?product_id=${product.id}`, { token: company.token })).body.results;
+    const renamed = await patch(`/api/v1/items/${item.id}/`, { serial_number: 'SN-CORRECTED-' + item.id }, { token: company.token });
+    expect(renamed.status).to.equal(200);
+    expect(renamed.body.serial_number).to.equal('SN-CORRECTED-' + item.id);
+    expectErrorShape(await patch(`/api/v1/items/${item.id}/`, { serial_number: other.serial_number }, { token: company.token }), 409, 'already_exists');
+    expectValidationError(await patch(`/api/v1/items/${item.id}/`, { is_active: false }, { token: company.token }), 'is_active');
+    expectValidationError(await patch(`/api/v1/items/${item.id}/`, { location_id: randomUUID() }, { token: company.token }), 'location_id');
     const before = await count('SELECT count(*) FROM physical_items WHERE company_id = $1 AND is_active', [company.id]);
-    expectNotFound(await post('/api/v1/items/', { product_id: product.id, serial_number: 'SN-X' }, { token: company.token }));
-    expectNotFound(await patch(`/api/v1/items/${item.id}/`, { is_active: false }, { token: company.token }));
     expectNotFound(await api('DELETE', `/api/v1/items/${item.id}/`, { token: company.token }));
     expect(await count('SELECT count(*) FROM physical_items WHERE company_id = $1 AND is_active', [company.id])).to.equal(before);
+  });
+
+  it('creates one item and answers 409 to the rest when 10 requests race for one serial number', async () => {
+    const { company, product, north: location } = await serializedStock();
+    const serial = unique('SN-RACE');
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => post('/api/v1/items/', { product_id: product.id, location_id: location.id, serial_number: serial }, { token: company.token })),
+    );
+    expect(answers.filter((a) => a.status === 201)).to.have.length(1);
+    expect(answers.filter((a) => a.status === 409).map((a) => a.body.code)).to.deep.equal(Array(9).fill('already_exists'));
+    expect(await count('SELECT count(*) FROM physical_items WHERE company_id = $1 AND serial_number = $2', [company.id, serial])).to.equal(1);
+    expect(await count('SELECT count(*) FROM stock_movements WHERE company_id = $1 AND $2 = ANY(item_ids)', [company.id, answers.find((a) => a.status === 201)!.body.id])).to.equal(1);
+  });
+
+  it('creates one batch and answers 409 to the rest when 10 requests race for one batch code', async () => {
+    const company = await buildCompany();
+    const product = await buildBatchProduct(company);
+    const code = unique('LOT-RACE');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => post('/api/v1/batches/', { product_id: product.id, code }, { token: company.token })));
+    expect(answers.filter((a) => a.status === 201)).to.have.length(1);
+    expect(answers.filter((a) => a.status === 409)).to.have.length(9);
+    expect(await count('SELECT count(*) FROM batches WHERE company_id = $1 AND code = $2', [company.id, code])).to.equal(1);
   });
 });
 

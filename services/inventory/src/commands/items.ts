@@ -1,9 +1,17 @@
 /**
- * Physical items: serialized units of SERIALIZED products. The ledger creates them (additions) and retires
- * them (subtractions); here they are only read.
+ * Physical items: serialized units of SERIALIZED products. Creating one books an addition of one unit
+ * through the ledger (so stock stays the count of active items); the ledger also moves and retires them.
+ * Outside the ledger only a serial number can be corrected.
  */
-import type { WhereOptions } from 'sequelize';
-import { Identity, Location, PageRequest, PhysicalItem, ProductModel, findOwned, pageWindow } from '@pi/common';
+import { UniqueConstraintError } from 'sequelize';
+import type { Sequelize, WhereOptions } from 'sequelize';
+import { ConflictError, Identity, Location, PageRequest, PhysicalItem, ProductModel, ValidationError, findOwned, pageWindow } from '@pi/common';
+import { bookIn } from '../ledger/book';
+import type { BookingContext } from '../ledger/context';
+import { BookingAnswer, IdempotencyClaim, runBooking } from '../ledger/run-booking';
+import { bookableProduct, physicalLocation } from '../ledger/targets';
+import { presentItem } from '../presenters/item';
+import { presentMovement } from '../presenters/movement';
 
 export interface ItemFilters extends PageRequest {
   product_id?: string;
@@ -27,4 +35,36 @@ export async function listItems(identity: Identity, filters: ItemFilters) {
 
 export function getItem(identity: Identity, id: string) {
   return findOwned(PhysicalItem, id, identity.companyId, { what: 'Item' });
+}
+
+export interface NewItem {
+  product_id: string;
+  location_id: string;
+  serial_number: string;
+  reason: string;
+}
+
+/** `POST /api/v1/items/`: one unit of a SERIALIZED product, booked in (ADD) at a location. */
+export function createItem(ctx: BookingContext, input: NewItem, idem?: IdempotencyClaim): Promise<BookingAnswer> {
+  return runBooking(ctx, idem, async (tx) => {
+    const product = await bookableProduct(ctx.identity, input.product_id, tx);
+    if (product.profile !== 'SERIALIZED') throw new ValidationError({ product_id: 'items belong to SERIALIZED products' });
+    const location = await physicalLocation(ctx.identity, input.location_id, 'location_id', tx);
+    const booked = await bookIn(ctx, tx, product, location, { quantity: 1, serial_numbers: [input.serial_number], reason: input.reason }, 'ADD');
+    const item = await PhysicalItem.findByPk(booked.items![0].id, { transaction: tx, raw: true });
+    return { status: 201, body: { ...presentItem(item!), movement: presentMovement(booked.movements[0]) } };
+  });
+}
+
+/** `PATCH /api/v1/items/{id}/`: correct a serial number (still unique in the company). */
+export function renameItem(sequelize: Sequelize, identity: Identity, id: string, serialNumber: string) {
+  return sequelize.transaction(async (transaction) => {
+    const item = await findOwned(PhysicalItem, id, identity.companyId, { transaction, lock: true, what: 'Item' });
+    item.serialNumber = serialNumber;
+    await item.save({ transaction }).catch((err: unknown) => {
+      if (err instanceof UniqueConstraintError) throw new ConflictError('already_exists', 'This serial number already exists.', { serial_number: 'already exists' });
+      throw err;
+    });
+    return item;
+  });
 }

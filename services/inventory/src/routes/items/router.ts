@@ -1,17 +1,17 @@
 /**
- * /api/v1/items/: the company's serialized physical items (dashboard, bearer token), read only. Items are
- * created by additions of a SERIALIZED product and retired by its subtractions, both through the ledger
- * (`POST /api/v1/widget/{id}/transaction/`, `/api/v1/movements/`), so this resource has no POST, PATCH or
- * DELETE: those answer 404 in the error shape like any unknown route.
+ * /api/v1/items/: the company's serialized physical items (dashboard, bearer token). Creating an item books
+ * one unit in through the ledger; moving and retiring items are bookings too (transfer/, subtract), so PATCH
+ * only corrects a serial number and there is no DELETE.
  */
 import { Router } from 'express';
 import { buildPage, idParam, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
-import { ItemFilters, getItem, listItems } from '../../commands/items';
+import { ItemFilters, createItem, getItem, listItems, renameItem } from '../../commands/items';
+import { bookingContext, idempotencyClaim, sendBooking } from '../../http/booking-request';
 import { presentItem } from '../../presenters/item';
-import { listItemsQuery } from './schema';
+import { createItemBody, listItemsQuery, updateItemBody } from './schema';
 
-export function itemsRouter({ config }: InventoryContext): Router {
+export function itemsRouter({ sequelize, config }: InventoryContext): Router {
   const router = Router();
   const base = '/api/v1/items';
 
@@ -21,8 +21,16 @@ export function itemsRouter({ config }: InventoryContext): Router {
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentItem)));
   });
 
+  router.post(`${base}/`, validate({ body: createItemBody }), async (req, res) => {
+    sendBooking(res, await createItem(bookingContext(sequelize, req), req.body, idempotencyClaim(req)));
+  });
+
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
     res.json(presentItem(await getItem(req.identity!, idParam(req))));
+  });
+
+  router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateItemBody }), async (req, res) => {
+    res.json(presentItem(await renameItem(sequelize, req.identity!, idParam(req), req.body.serial_number)));
   });
   return router;
 }

@@ -7,3 +7,14 @@ export const listItemsQuery = Joi.object({
   location_id: schemas.uuid,
   is_active: Joi.boolean().default(true),
 });
+
+const serialNumber = Joi.string().trim().min(1).max(100);
+
+export const createItemBody = Joi.object({
+  product_id: schemas.uuid.required(),
+  location_id: schemas.uuid.required(),
+  serial_number: serialNumber.required(),
+  reason: Joi.string().max(500).allow('').default(''),
+});
+
+export const updateItemBody = Joi.object({ serial_number: serialNumber.required() });
