@@ -12,7 +12,7 @@ import { GatewayConfig, UsageRecorder, createGatewayApp, loadGatewayConfig } fro
 import { inventoryRoutes } from '@pi/inventory';
 import { monitorRoutes } from '@pi/monitor';
 import { notifierRoutes } from '@pi/notifier';
-import { qrRoutes } from '@pi/qr';
+import { qrPublicRoutes, qrRoutes } from '@pi/qr';
 
 export class LogCapture extends Writable {
   readonly lines: string[] = [];
@@ -39,6 +39,7 @@ export interface TestSystem {
   serviceUrls: Record<'inventory' | 'qr' | 'monitor' | 'notifier', string>;
   internalJwtSecret: string;
   jwtSecret: string;
+  qrTokenSecret: string;
   logs: LogCapture;
   /** Another gateway on the same services and database, with some settings changed. */
   startGateway(env?: Record<string, string>): Promise<RunningGateway>;
@@ -52,20 +53,22 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
   const logger = (name: string): Logger => createLogger(name, 'info', logs);
   const internalJwtSecret = randomBytes(32).toString('hex');
   const jwtSecret = randomBytes(32).toString('hex');
+  const qrTokenSecret = randomBytes(32).toString('hex');
   const db = connectDatabase({ url: databaseUrl, poolMax: 20 });
   const publicBaseUrl = 'http://localhost:8000';
 
   const servers: http.Server[] = [];
-  const startService = async (name: string, routes: Router) => {
-    const app = createServiceApp({ logger: logger(name), db, internalJwtSecret }, routes);
+  const startService = async (name: string, routes: Router, publicRoutes?: Router) => {
+    const app = createServiceApp({ logger: logger(name), db, internalJwtSecret }, routes, publicRoutes);
     const server = await listen(app, 0, '127.0.0.1');
     servers.push(server);
     return urlOf(server);
   };
   const ctx = { db, config: { PUBLIC_BASE_URL: publicBaseUrl } };
+  const qrCtx = { db, config: { PUBLIC_BASE_URL: publicBaseUrl, QR_TOKEN_SECRET: qrTokenSecret, QR_API_KEY_URL_SUNSET: '2027-06-30' } };
   const serviceUrls = {
     inventory: await startService('inventory', inventoryRoutes(ctx)),
-    qr: await startService('qr', qrRoutes()),
+    qr: await startService('qr', qrRoutes(qrCtx), qrPublicRoutes(qrCtx)),
     monitor: await startService('monitor', monitorRoutes()),
     notifier: await startService('notifier', notifierRoutes()),
   };
@@ -108,6 +111,7 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
     serviceUrls,
     internalJwtSecret,
     jwtSecret,
+    qrTokenSecret,
     logs,
     startGateway,
     close: async () => {

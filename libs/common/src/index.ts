@@ -17,3 +17,4 @@ export * from './db/standalone';
 export * from './db/models';
 export * from './db/ownership';
 export * from './http/run-service';
+export * from './auth/api-key-values';

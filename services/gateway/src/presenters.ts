@@ -22,6 +22,8 @@ export function presentApiKey(k: Row<ApiKey>, value?: string) {
     allowed_domains: k.allowedDomains,
     expires_at: k.expiresAt,
     is_widget_key: k.isWidgetKey,
+    minted_from: k.parentKeyId ?? null,
+    qr_code: k.qrCode ?? null,
     revoked_at: k.revokedAt,
     last_used_at: k.lastUsedAt,
     usage_count: Number(k.usageCount),

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { generateKeyValue, hashKeyValue, looksLikeKeyValue } from '../src/auth/api-key-values';
+import { generateKeyValue, hashKeyValue, looksLikeKeyValue } from '@pi/common';
 import { hashPassword, verifyPassword } from '../src/auth/passwords';
 import { withoutApiKeyParam } from '../src/proxy/service-proxy';
 import { routeFor } from '../src/proxy/route-table';

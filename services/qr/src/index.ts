@@ -1,1 +1,3 @@
-export { qrRoutes } from './routes';
+export { qrPublicRoutes, qrRoutes } from './routes';
+export { qrEnv } from './config';
+export type { QrSettings } from './config';

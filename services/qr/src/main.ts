@@ -1,8 +1,9 @@
-/** QR service: QR codes and their state machine, `/go/<code>/`, redirect tokens (DESIGN.md §1). */
+/** QR service: QR codes and their state machine, `/go/<code>/`, redirect tokens and labels (DESIGN.md §1). */
 import { runService } from '@pi/common';
-import { qrRoutes } from './routes';
+import { QrSettings, qrEnv } from './config';
+import { qrPublicRoutes, qrRoutes } from './routes';
 
-runService({ name: 'qr', portVariable: 'QR_PORT', defaultPort: 8002, routes: qrRoutes }).catch((err) => {
+runService<QrSettings>({ name: 'qr', portVariable: 'QR_PORT', defaultPort: 8002, env: qrEnv, routes: qrRoutes, publicRoutes: qrPublicRoutes }).catch((err) => {
   process.stderr.write(`qr failed to start: ${(err as Error).stack}\n`);
   process.exit(1);
 });

@@ -1,6 +1,26 @@
-/** QR service routes. Codes, scan redirects and token exchange arrive with the QR issue. */
+/** QR service routes: authenticated ones (dashboard codes, widget QR) and public ones (scan, exchange). */
 import { Router } from 'express';
+import type { Database } from '@pi/common';
+import type { QrConfig } from './config';
+import { labelsRouter } from './routes/qr-codes/labels';
+import { qrCodesRouter } from './routes/qr-codes/router';
+import { scanRoutes } from './routes/scan';
+import { widgetQrRoutes } from './routes/widget/qr';
 
-export function qrRoutes(): Router {
-  return Router();
+/** What the routes need: the database and the QR settings with the public base URL. */
+export interface QrContext {
+  db: Pick<Database, 'sequelize'>;
+  config: QrConfig;
+}
+
+export function qrRoutes({ db, config }: QrContext): Router {
+  const router = Router();
+  router.use(labelsRouter(db.sequelize, config));
+  router.use(qrCodesRouter(db.sequelize, config));
+  router.use(widgetQrRoutes(db.sequelize));
+  return router;
+}
+
+export function qrPublicRoutes({ db, config }: QrContext): Router {
+  return scanRoutes(db.sequelize, config);
 }

@@ -11,7 +11,7 @@ import { Client } from 'pg';
 
 export interface StandaloneState {
   postgres: { port: number; user: string; password: string; database: string };
-  secrets: { JWT_SECRET: string; INTERNAL_JWT_SECRET: string; SECRET_ENCRYPTION_KEY: string };
+  secrets: { JWT_SECRET: string; INTERNAL_JWT_SECRET: string; QR_TOKEN_SECRET: string; SECRET_ENCRYPTION_KEY: string };
 }
 
 export interface EmbeddedPostgres {
@@ -29,18 +29,36 @@ export function readStandaloneState(dataDir: string): StandaloneState | undefine
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as StandaloneState) : undefined;
 }
 
-/** Reads the state of DATA_DIR, creating it (with fresh secrets and a free port) on first use. */
+function freshSecrets(): StandaloneState['secrets'] {
+  return { JWT_SECRET: secret(), INTERNAL_JWT_SECRET: secret(), QR_TOKEN_SECRET: secret(), SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+}
+
+function writeState(dataDir: string, state: StandaloneState) {
+  fs.writeFileSync(path.join(dataDir, STATE_FILE), JSON.stringify(state, null, 2), { mode: 0o600 });
+}
+
+/**
+ * Reads the state of DATA_DIR, creating it (with fresh secrets and a free port) on first use. A data
+ * directory from an older version gets the secrets it lacks, and keeps the ones it has.
+ */
 export async function loadOrCreateStandaloneState(dataDir: string, preferredPort?: number): Promise<StandaloneState> {
   const existing = readStandaloneState(dataDir);
-  if (existing) return existing;
+  if (existing) {
+    const missing = Object.entries(freshSecrets()).filter(([name]) => !(name in existing.secrets));
+    if (missing.length) {
+      existing.secrets = { ...Object.fromEntries(missing), ...existing.secrets } as StandaloneState['secrets'];
+      writeState(dataDir, existing);
+    }
+    return existing;
+  }
   fs.mkdirSync(dataDir, { recursive: true });
   // As root the cluster runs as the `postgres` user, which must be able to traverse DATA_DIR.
   if (process.getuid?.() === 0) fs.chmodSync(dataDir, 0o755);
   const state: StandaloneState = {
     postgres: { port: await pickPort(preferredPort ?? DEFAULT_PG_PORT), user: 'postgres', password: secret(), database: 'inventory' },
-    secrets: { JWT_SECRET: secret(), INTERNAL_JWT_SECRET: secret(), SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+    secrets: freshSecrets(),
   };
-  fs.writeFileSync(path.join(dataDir, STATE_FILE), JSON.stringify(state, null, 2), { mode: 0o600 });
+  writeState(dataDir, state);
   return state;
 }
 

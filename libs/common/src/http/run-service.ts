@@ -4,7 +4,7 @@
  */
 import type { Router } from 'express';
 import Joi from 'joi';
-import { commonEnv, loadConfigOrExit } from '../config/load';
+import { commonEnv, loadConfig, loadConfigOrExit } from '../config/load';
 import { Database, connectDatabase } from '../db/database';
 import { Logger, createLogger } from '../logger';
 import { createServiceApp } from './service-app';
@@ -20,24 +20,44 @@ export interface ServiceConfig {
   PORT: number;
 }
 
-/** Reads the config of a service listening on `<portVariable>` (e.g. INVENTORY_PORT); exits when invalid. */
-export function loadServiceConfig(name: string, portVariable: string, defaultPort: number): ServiceConfig {
-  const schema = Joi.object({ ...commonEnv, [portVariable]: Joi.number().port().default(defaultPort) });
-  const values = loadConfigOrExit(schema, name) as Omit<ServiceConfig, 'PORT'> & Record<string, unknown>;
-  return { ...values, PORT: values[portVariable] as number };
+/**
+ * Reads the config of a service listening on `<portVariable>` (e.g. INVENTORY_PORT), with the service's own
+ * variables (`env`, joi schemas by name); exits naming every bad setting.
+ */
+export function loadServiceConfig<E extends object = object>(
+  name: string,
+  portVariable: string,
+  defaultPort: number,
+  env: Record<string, Joi.Schema> = {},
+  source: NodeJS.ProcessEnv = process.env,
+): ServiceConfig & E {
+  const schema = Joi.object({ ...commonEnv, ...env, [portVariable]: Joi.number().port().default(defaultPort) });
+  const values = (source === process.env ? loadConfigOrExit(schema, name) : loadConfig(schema, source)) as Omit<ServiceConfig, 'PORT'> & Record<string, unknown>;
+  return { ...values, PORT: values[portVariable] as number } as ServiceConfig & E;
 }
 
-export interface ServiceDefinition {
+export interface ServiceContext<E extends object = object> {
+  db: Database;
+  config: ServiceConfig & E;
+  logger: Logger;
+}
+
+export interface ServiceDefinition<E extends object = object> {
   name: string;
   portVariable: string;
   defaultPort: number;
-  routes(ctx: { db: Database; config: ServiceConfig; logger: Logger }): Router;
+  /** The service's own environment variables, validated with the common ones. */
+  env?: Record<string, Joi.Schema>;
+  routes(ctx: ServiceContext<E>): Router;
+  /** Routes reachable with the gateway's anonymous token (e.g. a QR scan). */
+  publicRoutes?(ctx: ServiceContext<E>): Router;
 }
 
-export async function runService(def: ServiceDefinition): Promise<void> {
-  const config = loadServiceConfig(def.name, def.portVariable, def.defaultPort);
+export async function runService<E extends object = object>(def: ServiceDefinition<E>): Promise<void> {
+  const config = loadServiceConfig<E>(def.name, def.portVariable, def.defaultPort, def.env);
   const logger = createLogger(def.name, config.LOG_LEVEL);
   const db = connectDatabase({ url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
-  const app = createServiceApp({ logger, db, internalJwtSecret: config.INTERNAL_JWT_SECRET }, def.routes({ db, config, logger }));
+  const ctx = { db, config, logger };
+  const app = createServiceApp({ logger, db, internalJwtSecret: config.INTERNAL_JWT_SECRET }, def.routes(ctx), def.publicRoutes?.(ctx));
   await serve(app, { port: config.PORT, logger, onShutdown: [() => db.close()] });
 }

@@ -1,9 +1,10 @@
 /**
- * The Express skeleton every internal service shares: request id, access log, JSON body parsing, health
- * endpoints (open, for probes), the internal-auth wall, the service's routes, then 404 and the error shape.
+ * The Express skeleton every internal service shares: request id, access log, health endpoints (open, for
+ * probes), the internal-auth wall (gateway tokens only), JSON body parsing, the service's public routes
+ * (anonymous gateway tokens allowed), then its authenticated routes, 404 and the error shape.
  */
 import express, { Express, RequestHandler, Router } from 'express';
-import { requireInternalAuth } from '../auth/internal-token';
+import { requireIdentity, requireInternalAuth } from '../auth/internal-token';
 import type { Database } from '../db/database';
 import type { Logger } from '../logger';
 import { accessLog } from './access-log';
@@ -31,7 +32,7 @@ export interface ServiceAppOptions {
   readinessChecks?: Array<() => Promise<void>>;
 }
 
-export function createServiceApp(opts: ServiceAppOptions, routes: Router): Express {
+export function createServiceApp(opts: ServiceAppOptions, routes: Router, publicRoutes?: Router): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -39,8 +40,10 @@ export function createServiceApp(opts: ServiceAppOptions, routes: Router): Expre
   app.use(accessLog(opts.logger));
   app.use(healthRouter(opts.db, opts.readinessChecks));
   app.use(requireInternalAuth(opts.internalJwtSecret));
-  app.use(requireMethodPermission());
   app.use(express.json({ limit: opts.bodyLimit ?? '1mb' }));
+  if (publicRoutes) app.use(publicRoutes);
+  app.use(requireIdentity);
+  app.use(requireMethodPermission());
   app.use(routes);
   app.use(notFoundMiddleware());
   app.use(errorMiddleware(opts.logger));

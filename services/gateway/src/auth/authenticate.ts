@@ -4,9 +4,8 @@
  * Each sets `req.identity`, which the proxy forwards to the services in the internal token.
  */
 import type { Request, RequestHandler } from 'express';
-import { ApiKey, AuthenticationError, Identity, PERMISSIONS, PermissionDeniedError, User, permissionForMethod } from '@pi/common';
+import { ApiKey, AuthenticationError, Identity, PERMISSIONS, PermissionDeniedError, User, hashKeyValue, looksLikeKeyValue, permissionForMethod } from '@pi/common';
 import { originAllowed } from './allowed-origins';
-import { hashKeyValue, looksLikeKeyValue } from './api-key-values';
 import type { UsageRecorder } from './usage-recorder';
 import { verifyUserToken } from './user-tokens';
 

@@ -2,9 +2,8 @@
  * Company API keys. A value is generated on creation and on rotation, returned once, and stored only as a
  * hash: rotation replaces the hash, so the old value fails on the very next request on every gateway.
  */
-import type { Sequelize, Transaction } from 'sequelize';
-import { ApiKey, ConflictError, Identity, NotFoundError, PageRequest, Permission, Tier, findOwned, pageWindow } from '@pi/common';
-import { generateKeyValue } from '../auth/api-key-values';
+import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
+import { ApiKey, ConflictError, Identity, NotFoundError, PageRequest, Permission, Tier, findOwned, generateKeyValue, pageWindow } from '@pi/common';
 
 export interface NewApiKey {
   name: string;
@@ -15,8 +14,11 @@ export interface NewApiKey {
 
 export type ApiKeyChanges = Partial<NewApiKey>;
 
-export async function listApiKeys(identity: Identity, page: PageRequest & { include_revoked: boolean }) {
-  const where = page.include_revoked ? { companyId: identity.companyId } : { companyId: identity.companyId, revokedAt: null };
+/** The company's keys; keys minted for QR scans (one per scan) only with `include_minted`. */
+export async function listApiKeys(identity: Identity, page: PageRequest & { include_revoked: boolean; include_minted: boolean }) {
+  const where: WhereOptions<ApiKey> = { companyId: identity.companyId };
+  if (!page.include_revoked) Object.assign(where, { revokedAt: null });
+  if (!page.include_minted) Object.assign(where, { parentKeyId: null });
   return ApiKey.findAndCountAll({ where, order: [['createdAt', 'ASC'], ['id', 'ASC']], ...pageWindow(page), raw: true });
 }
 
@@ -60,6 +62,11 @@ export function updateApiKey(sequelize: Sequelize, identity: Identity, id: strin
   });
 }
 
+/** Keys minted from a key (QR scans) live only as long as it does: rotation and revocation end them. */
+async function revokeMintedFrom(keyId: string, transaction: Transaction) {
+  await ApiKey.update({ revokedAt: new Date() }, { where: { parentKeyId: keyId, revokedAt: null }, transaction });
+}
+
 export function rotateApiKey(sequelize: Sequelize, identity: Identity, id: string) {
   return sequelize.transaction(async (transaction) => {
     const row = await lockActiveKey(identity, id, transaction);
@@ -67,6 +74,7 @@ export function rotateApiKey(sequelize: Sequelize, identity: Identity, id: strin
     row.prefix = key.prefix;
     row.keyHash = key.hash;
     await row.save({ transaction });
+    await revokeMintedFrom(row.id, transaction);
     return { row, value: key.value };
   });
 }
@@ -76,6 +84,7 @@ export function revokeApiKey(sequelize: Sequelize, identity: Identity, id: strin
     const row = await lockActiveKey(identity, id, transaction);
     row.revokedAt = new Date();
     await row.save({ transaction });
+    await revokeMintedFrom(row.id, transaction);
   });
 }
 

@@ -4,8 +4,7 @@
  * (read + write, the company's widget key). Used by registration and by `npm run admin -- create-company`.
  */
 import type { Sequelize } from 'sequelize';
-import { ApiKey, Company, Location, User } from '@pi/common';
-import { generateKeyValue } from '../auth/api-key-values';
+import { ApiKey, Company, Location, User, generateKeyValue } from '@pi/common';
 import { hashPassword } from '../auth/passwords';
 import { rethrowUsernameTaken } from './users';
 

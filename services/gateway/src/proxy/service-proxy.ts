@@ -41,8 +41,8 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
         proxyReq.removeHeader('x-api-key');
         proxyReq.removeHeader('cookie');
         proxyReq.setHeader('x-request-id', requestIdOf(req));
-        if (req.identity) proxyReq.setHeader(INTERNAL_AUTH_HEADER, signInternalToken(req.identity, requestIdOf(req), opts.internalJwtSecret));
-        else proxyReq.removeHeader(INTERNAL_AUTH_HEADER);
+        // Always replaced: a client's own X-Internal-Auth never reaches a service. Public routes get an anonymous one.
+        proxyReq.setHeader(INTERNAL_AUTH_HEADER, signInternalToken(req.identity, requestIdOf(req), opts.internalJwtSecret));
         if (req.body && typeof req.body === 'object' && 'api_key' in req.body) delete (req.body as Record<string, unknown>).api_key;
         fixRequestBody(proxyReq, req);
       },

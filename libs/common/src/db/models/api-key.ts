@@ -51,6 +51,14 @@ export class ApiKey extends Model {
   @Column(DataType.UUID)
   declare createdByUserId: string | null;
 
+  /** Set on keys minted for a QR scan: the widget key they inherit permissions and tier from. */
+  @Column(DataType.UUID)
+  declare parentKeyId: string | null;
+
+  /** The code whose scan minted this key. */
+  @Column(DataType.STRING(64))
+  declare qrCode: string | null;
+
   declare readonly createdAt: Date;
   declare readonly updatedAt: Date;
 }

@@ -4,14 +4,16 @@ import { Company } from './company';
 import { Location } from './location';
 import { PhysicalItem } from './physical-item';
 import { ProductModel } from './product-model';
+import { QrCode } from './qr-code';
 import { StockMovement } from './stock-movement';
 import { User } from './user';
 import { WorkOrder } from './work-order';
 
-export { ApiKey, Batch, Company, Location, PhysicalItem, ProductModel, StockMovement, User, WorkOrder };
+export { ApiKey, Batch, Company, Location, PhysicalItem, ProductModel, QrCode, StockMovement, User, WorkOrder };
+export * from './qr-code';
 export * from './location';
 export * from './product-model';
 export * from './stock-movement';
 export * from './work-order';
 
-export const ALL_MODELS = [Company, User, ApiKey, Location, ProductModel, Batch, PhysicalItem, WorkOrder, StockMovement];
+export const ALL_MODELS = [Company, User, ApiKey, Location, ProductModel, Batch, PhysicalItem, WorkOrder, StockMovement, QrCode];

@@ -13,7 +13,7 @@ export function apiKeysRouter({ config, sequelize }: GatewayDeps): Router {
   router.use(base, authenticateUser(config.JWT_SECRET), requireAdmin);
 
   router.get(`${base}/`, validate({ query: listKeysQuery }), async (req, res) => {
-    const query = req.query as unknown as { page: number; page_size: number; include_revoked: boolean };
+    const query = req.query as unknown as { page: number; page_size: number; include_revoked: boolean; include_minted: boolean };
     const { rows, count } = await listApiKeys(req.identity!, query);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, query, count, rows.map((r) => presentApiKey(r))));
   });

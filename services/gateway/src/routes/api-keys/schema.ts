@@ -19,4 +19,4 @@ export const updateKeyBody = Joi.object({
   expires_at: expiresAt,
 }).min(1);
 
-export const listKeysQuery = Joi.object({ ...schemas.pagination, include_revoked: Joi.boolean().default(false) });
+export const listKeysQuery = Joi.object({ ...schemas.pagination, include_revoked: Joi.boolean().default(false), include_minted: Joi.boolean().default(false) });

@@ -1,0 +1,71 @@
+/**
+ * QR codes: generated in batches (VIRGIN), listed, looked up. A code is 12 random base62 characters
+ * (~71 bits), unique across companies by constraint; a collision (astronomically rare) is retried.
+ */
+import { randomInt } from 'node:crypto';
+import { QueryTypes, Sequelize, UniqueConstraintError, WhereOptions } from 'sequelize';
+import { AccessDeniedError, Identity, NotFoundError, PageRequest, QrCode, QrStatus, QrTargetType, pageWindow } from '@pi/common';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+export const CODE_LENGTH = 12;
+/** What a code in a URL or a request may look like (generated ones are 12 base62 characters). */
+export const CODE_SHAPE = /^[A-Za-z0-9_-]{6,64}$/;
+
+export function generateCode(): string {
+  let code = '';
+  for (let i = 0; i < CODE_LENGTH; i++) code += ALPHABET[randomInt(ALPHABET.length)];
+  return code;
+}
+
+export async function generateCodes(sequelize: Sequelize, identity: Identity, count: number): Promise<QrCode[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await QrCode.bulkCreate(
+        Array.from({ length: count }, () => ({ companyId: identity.companyId, code: generateCode(), status: 'VIRGIN' })),
+        { returning: true },
+      );
+    } catch (err) {
+      if (err instanceof UniqueConstraintError && attempt < 3) continue;
+      throw err;
+    }
+  }
+}
+
+export interface CodeFilters extends PageRequest {
+  status?: QrStatus;
+  target_type?: QrTargetType;
+  target_id?: string;
+}
+
+export function listCodes(identity: Identity, f: CodeFilters) {
+  const where: WhereOptions<QrCode> = { companyId: identity.companyId };
+  if (f.status) Object.assign(where, { status: f.status });
+  if (f.target_type) Object.assign(where, { targetType: f.target_type });
+  if (f.target_id) Object.assign(where, { targetId: f.target_id });
+  return QrCode.findAndCountAll({ where, order: [['createdAt', 'DESC'], ['code', 'ASC']], ...pageWindow(f), raw: true });
+}
+
+/** A code of the caller's company: 404 when it exists nowhere, 403 when it is another company's. */
+export async function ownedCode(identity: Identity, code: string): Promise<QrCode> {
+  const row = await QrCode.findOne({ where: { code } });
+  if (!row) throw new NotFoundError('QR code not found.');
+  if (row.companyId !== identity.companyId) throw new AccessDeniedError();
+  return row;
+}
+
+/** Codes of the caller's company, for a label sheet; any foreign or unknown code refuses the whole sheet. */
+export async function ownedCodes(sequelize: Sequelize, identity: Identity, codes: string[]): Promise<QrCode[]> {
+  const rows = await QrCode.findAll({ where: { code: codes } });
+  if (rows.some((r) => r.companyId !== identity.companyId)) throw new AccessDeniedError();
+  if (rows.length !== new Set(codes).size) throw new NotFoundError('QR code not found.');
+  const order = new Map(codes.map((c, i) => [c, i]));
+  return rows.sort((a, b) => order.get(a.code)! - order.get(b.code)!);
+}
+
+/** Any code, of any company: what a scan resolves. */
+export function codeForScan(sequelize: Sequelize, code: string) {
+  return sequelize.query<{ code: string; company_id: string }>('SELECT code, company_id FROM qr_codes WHERE code = $1', {
+    bind: [code],
+    type: QueryTypes.SELECT,
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * A scan: `/go/<code>/` answers a redirect to the widget with a signed, one-time, ten-minute token; the
+ * widget exchanges it for a scan key. The long-lived company key never appears in a URL.
+ *
+ * The exchange claims the token's `jti` (primary key) in the same transaction that mints the key, so of
+ * two racing exchanges exactly one wins and the other answers 410 token_used. The minted key inherits the
+ * permissions, tier and allowed domains of the company's widget key, expires after eight hours, and is
+ * revoked with that key (rotation or revocation, in the gateway).
+ */
+import { randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { QueryTypes, Sequelize } from 'sequelize';
+import { ApiKey, AppError, ConflictError, QrCode, generateKeyValue } from '@pi/common';
+import { REDIRECT_TOKEN_SECONDS, SCAN_KEY_SECONDS } from '../config';
+
+const AUDIENCE = 'pi-widget';
+
+interface RedirectClaims {
+  typ: 'qr';
+  code: string;
+  cid: string;
+  jti: string;
+  exp: number;
+}
+
+export function signRedirectToken(code: string, companyId: string, secret: string): string {
+  return jwt.sign({ typ: 'qr', code, cid: companyId }, secret, { algorithm: 'HS256', expiresIn: REDIRECT_TOKEN_SECONDS, jwtid: randomUUID(), audience: AUDIENCE });
+}
+
+export class TokenGoneError extends AppError {
+  constructor(code: 'token_expired' | 'token_used', message: string) {
+    super(410, code, message);
+  }
+}
+
+export class InvalidTokenError extends AppError {
+  constructor() {
+    super(400, 'invalid_token', 'The token is malformed or was not issued by this service.', { token: 'is not a valid QR redirect token' });
+  }
+}
+
+export function verifyRedirectToken(token: string, secret: string): RedirectClaims {
+  let claims: jwt.JwtPayload;
+  try {
+    claims = jwt.verify(token, secret, { algorithms: ['HS256'], audience: AUDIENCE }) as jwt.JwtPayload;
+  } catch (err) {
+    // jsonwebtoken checks the signature before the expiry: only a genuine token can be "expired".
+    if (err instanceof jwt.TokenExpiredError) throw new TokenGoneError('token_expired', 'This QR link has expired: scan the code again.');
+    throw new InvalidTokenError();
+  }
+  if (claims.typ !== 'qr' || typeof claims.code !== 'string' || typeof claims.cid !== 'string' || typeof claims.jti !== 'string') {
+    throw new InvalidTokenError();
+  }
+  return claims as RedirectClaims;
+}
+
+export async function exchangeToken(sequelize: Sequelize, token: string, secret: string) {
+  const claims = verifyRedirectToken(token, secret);
+  return sequelize.transaction(async (transaction) => {
+    const claimed = await sequelize.query(
+      `INSERT INTO redirect_token_uses (jti, company_id, code, expires_at) VALUES ($1, $2, $3, to_timestamp($4))
+       ON CONFLICT (jti) DO NOTHING RETURNING jti`,
+      { bind: [claims.jti, claims.cid, claims.code, claims.exp], transaction, type: QueryTypes.SELECT },
+    );
+    if (claimed.length === 0) throw new TokenGoneError('token_used', 'This QR link was already used: scan the code again.');
+    const code = await QrCode.findOne({ where: { code: claims.code, companyId: claims.cid }, transaction });
+    if (!code) throw new InvalidTokenError();
+    const widgetKey = await ApiKey.findOne({ where: { companyId: claims.cid, isWidgetKey: true, revokedAt: null }, transaction });
+    if (!widgetKey) throw new ConflictError('widget_key_unavailable', 'The company has no active widget key to scan with.');
+    const value = generateKeyValue();
+    const expiresAt = new Date(Date.now() + SCAN_KEY_SECONDS * 1000);
+    const minted = await ApiKey.create(
+      {
+        companyId: claims.cid,
+        name: `Scan of ${code.code}`,
+        prefix: value.prefix,
+        keyHash: value.hash,
+        permissions: widgetKey.permissions,
+        allowedDomains: widgetKey.allowedDomains,
+        tier: widgetKey.tier,
+        isWidgetKey: false,
+        expiresAt,
+        usageCount: '0',
+        parentKeyId: widgetKey.id,
+        qrCode: code.code,
+      },
+      { transaction },
+    );
+    await sequelize.query('UPDATE redirect_token_uses SET api_key_id = $2 WHERE jti = $1', { bind: [claims.jti, minted.id], transaction });
+    return { apiKey: value.value, expiresAt, code };
+  });
+}

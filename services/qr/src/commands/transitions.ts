@@ -1,0 +1,57 @@
+/**
+ * The QR state machine: VIRGIN → CONFIGURED (assigned to a product, item or work order of the company) →
+ * LOCKED (immutable). Each move is a conditional update on the expected state, so of two racing
+ * requests exactly one wins; every refused move answers 409 invalid_transition with the allowed ones.
+ */
+import { Transaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { ConflictError, Identity, PhysicalItem, ProductModel, QrCode, QrStatus, QrTargetType, WorkOrder, findOwned } from '@pi/common';
+import { ownedCode } from './codes';
+
+export const NEXT_STATES: Record<QrStatus, QrStatus[]> = { VIRGIN: ['CONFIGURED'], CONFIGURED: ['LOCKED'], LOCKED: [] };
+
+export class InvalidTransitionError extends ConflictError {
+  constructor(status: QrStatus, wanted: QrStatus) {
+    const allowed = NEXT_STATES[status];
+    super('invalid_transition', `A ${status} code cannot become ${wanted}.`, { status, allowed_transitions: allowed });
+    Object.assign(this.extra, { allowed_transitions: allowed });
+  }
+}
+
+/** The product a target belongs to, after checking the target is the company's (403) and exists (404). */
+async function productOfTarget(identity: Identity, type: QrTargetType, id: string, transaction: Transaction): Promise<string | null> {
+  switch (type) {
+    case 'PRODUCT':
+      return (await findOwned(ProductModel, id, identity.companyId, { transaction, what: 'Product' })).id;
+    case 'ITEM':
+      return (await findOwned(PhysicalItem, id, identity.companyId, { transaction, what: 'Item' })).productId;
+    case 'WORK_ORDER':
+      return (await findOwned(WorkOrder, id, identity.companyId, { transaction, what: 'Work order' })).productId;
+  }
+}
+
+async function move(sequelize: Sequelize, code: QrCode, from: QrStatus, to: QrStatus, changes: Record<string, unknown>, transaction: Transaction) {
+  const [count, rows] = await QrCode.update({ status: to, ...changes }, { where: { id: code.id, status: from }, returning: true, transaction });
+  if (count === 0) {
+    const current = await QrCode.findByPk(code.id, { transaction });
+    throw new InvalidTransitionError(current!.status, to);
+  }
+  return rows[0];
+}
+
+export function configureCode(sequelize: Sequelize, identity: Identity, codeValue: string, targetType: QrTargetType, targetId: string) {
+  return sequelize.transaction(async (transaction) => {
+    const code = await ownedCode(identity, codeValue);
+    if (code.status !== 'VIRGIN') throw new InvalidTransitionError(code.status, 'CONFIGURED');
+    const productModelId = await productOfTarget(identity, targetType, targetId, transaction);
+    return move(sequelize, code, 'VIRGIN', 'CONFIGURED', { targetType, targetId, productModelId, configuredAt: new Date() }, transaction);
+  });
+}
+
+export function lockCode(sequelize: Sequelize, identity: Identity, codeValue: string) {
+  return sequelize.transaction(async (transaction) => {
+    const code = await ownedCode(identity, codeValue);
+    if (code.status !== 'CONFIGURED') throw new InvalidTransitionError(code.status, 'LOCKED');
+    return move(sequelize, code, 'CONFIGURED', 'LOCKED', { lockedAt: new Date() }, transaction);
+  });
+}

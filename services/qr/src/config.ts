@@ -1,0 +1,22 @@
+/** The QR service's own settings (besides the common ones; see README "Configuration"). */
+import Joi from 'joi';
+
+export interface QrSettings {
+  /** Signs the one-time redirect tokens of `/go/<code>/`. */
+  QR_TOKEN_SECRET: string;
+  /** Sunset date announced for the deprecated `?api_key=` QR URLs (`X-API-Sunset`), ISO 8601 date. */
+  QR_API_KEY_URL_SUNSET: string;
+}
+
+export const qrEnv: Record<keyof QrSettings, Joi.Schema> = {
+  QR_TOKEN_SECRET: Joi.string().min(32).required(),
+  QR_API_KEY_URL_SUNSET: Joi.string().isoDate().default('2027-06-30'),
+};
+
+export interface QrConfig extends QrSettings {
+  PUBLIC_BASE_URL: string;
+}
+
+/** Redirect tokens live about ten minutes (SPEC.md), scan keys eight hours (DESIGN.md). */
+export const REDIRECT_TOKEN_SECONDS = 600;
+export const SCAN_KEY_SECONDS = 8 * 3600;

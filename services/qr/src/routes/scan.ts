@@ -1,0 +1,46 @@
+/**
+ * Public routes (the gateway's anonymous token): the scan redirect `/go/<code>/` and the widget's
+ * `exchange_token/`. A scanned label is a public object, so neither takes credentials.
+ */
+import { Router } from 'express';
+import Joi from 'joi';
+import { validate } from '@pi/common';
+import type { Sequelize } from 'sequelize';
+import { CODE_SHAPE, codeForScan } from '../commands/codes';
+import { exchangeToken, signRedirectToken } from '../commands/scan';
+import type { QrConfig } from '../config';
+import { presentQrInfo } from '../presenters/qr-code';
+
+const NOT_FOUND_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Unknown QR code</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; margin: 3rem auto; max-width: 28rem; padding: 0 1rem">
+<h1>Unknown QR code</h1><p>This code is not known to this inventory service. Check that you scanned the right label.</p></body></html>`;
+
+export function scanRoutes(sequelize: Sequelize, config: QrConfig): Router {
+  const router = Router();
+
+  router.get('/go/:code/', async (req, res) => {
+    const code = String(req.params.code);
+    const [found] = CODE_SHAPE.test(code) ? await codeForScan(sequelize, code) : [];
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    if ('api_key' in req.query) {
+      // Old labels carried the company key in the URL; they keep working, but the key is never forwarded.
+      res.setHeader('X-API-Deprecated', 'true');
+      res.setHeader('X-API-Sunset', config.QR_API_KEY_URL_SUNSET);
+    }
+    if (!found) {
+      res.status(404).type('html').send(NOT_FOUND_PAGE);
+      return;
+    }
+    const token = signRedirectToken(found.code, found.company_id, config.QR_TOKEN_SECRET);
+    res.redirect(302, `${config.PUBLIC_BASE_URL.replace(/\/$/, '')}/widget/?token=${encodeURIComponent(token)}`);
+  });
+
+  router.post('/api/v1/widget/exchange_token/', validate({ body: Joi.object({ token: Joi.string().max(4096).required() }) }), async (req, res) => {
+    const { apiKey, expiresAt, code } = await exchangeToken(sequelize, req.body.token, config.QR_TOKEN_SECRET);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ api_key: apiKey, expires_at: expiresAt, qr: presentQrInfo(code) });
+  });
+  return router;
+}
