@@ -49,6 +49,33 @@ describe('internal authentication between the gateway and the services', () => {
     expect(res.status).to.equal(401);
   });
 
+  it('lets an anonymous gateway token reach public routes only', async () => {
+    const anonymous = signInternalToken(undefined, 'req-12345678', system().internalJwtSecret);
+    const headers = { 'x-internal-auth': anonymous };
+    const locations = await get('/api/v1/locations/', { baseUrl: system().serviceUrls.inventory, headers });
+    expect(locations.status).to.equal(401);
+    const codes = await get('/api/v1/qr-codes/', { baseUrl: system().serviceUrls.qr, headers });
+    expect(codes.status).to.equal(401);
+    const scan = await get('/go/UnknownCode1/', { baseUrl: system().serviceUrls.qr, headers });
+    expect(scan.status).to.equal(404);
+    expect(scan.headers.get('content-type')).to.match(/text\/html/);
+    const withoutToken = await get('/go/UnknownCode1/', { baseUrl: system().serviceUrls.qr });
+    expect(withoutToken.status).to.equal(401);
+  });
+
+  it('replaces an internal token a client sends through the gateway', async () => {
+    const company = await buildCompany();
+    const victim = await buildCompany();
+    const forged = signInternalToken(identity(victim.id), 'req-12345678', system().internalJwtSecret);
+    const res = await get('/api/v1/locations/', { token: company.token, headers: { 'x-internal-auth': forged } });
+    expect(res.status).to.equal(200);
+    const victims = (await get('/api/v1/locations/', { token: victim.token })).body.results.map((l: { id: string }) => l.id);
+    expect(victims).to.have.length(2);
+    for (const id of victims) expect(res.body.results.map((l: { id: string }) => l.id)).to.not.include(id);
+    const mine = await get('/api/v1/locations/', { token: company.token });
+    expect(res.body.results).to.deep.equal(mine.body.results);
+  });
+
   it('refuses a user bearer token presented as the internal token', async () => {
     const company = await buildCompany();
     const res = await get('/api/v1/locations/', { baseUrl: system().serviceUrls.inventory, headers: { 'x-internal-auth': company.token } });

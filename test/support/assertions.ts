@@ -8,7 +8,7 @@ import { ApiResponse } from './api';
 const ERROR_KEYS = ['error', 'code', 'details', 'request_id'];
 
 /** Codes whose answer carries one more top-level key besides the error shape's. */
-const EXTRA_KEYS: Record<string, string[]> = { invalid_engine_config: ['validation_errors'] };
+const EXTRA_KEYS: Record<string, string[]> = { invalid_engine_config: ['validation_errors'], invalid_transition: ['allowed_transitions'] };
 
 /** A bad-input case: a body that must be refused with 400 `validation_error` naming `fields`. */
 export interface BadCase {

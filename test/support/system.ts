@@ -10,7 +10,7 @@ import type { Router } from 'express';
 import { Database, Logger, closeServer, connectDatabase, createLogger, createServiceApp, listen } from '@pi/common';
 import { GatewayConfig, UsageRecorder, createGatewayApp, loadGatewayConfig } from '@pi/gateway';
 import { inventoryRoutes } from '@pi/inventory';
-import { monitorRoutes } from '@pi/monitor';
+import { loadMonitorSettings, monitorRoutes } from '@pi/monitor';
 import { notifierRoutes } from '@pi/notifier';
 import { qrPublicRoutes, qrRoutes } from '@pi/qr';
 
@@ -40,6 +40,8 @@ export interface TestSystem {
   internalJwtSecret: string;
   jwtSecret: string;
   qrTokenSecret: string;
+  /** The monitor's SECRET_ENCRYPTION_KEY (base64 of 32 bytes): decrypts stored channel secrets. */
+  secretEncryptionKey: string;
   logs: LogCapture;
   /** Another gateway on the same services and database, with some settings changed. */
   startGateway(env?: Record<string, string>): Promise<RunningGateway>;
@@ -54,6 +56,7 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
   const internalJwtSecret = randomBytes(32).toString('hex');
   const jwtSecret = randomBytes(32).toString('hex');
   const qrTokenSecret = randomBytes(32).toString('hex');
+  const secretEncryptionKey = randomBytes(32).toString('base64');
   const db = connectDatabase({ url: databaseUrl, poolMax: 20 });
   const publicBaseUrl = 'http://localhost:8000';
 
@@ -65,11 +68,20 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
     return urlOf(server);
   };
   const ctx = { db, config: { PUBLIC_BASE_URL: publicBaseUrl } };
-  const qrCtx = { db, config: { PUBLIC_BASE_URL: publicBaseUrl, QR_TOKEN_SECRET: qrTokenSecret, QR_API_KEY_URL_SUNSET: '2027-06-30' } };
+  const qrCtx = { db, config: { PUBLIC_BASE_URL: publicBaseUrl, QR_TOKEN_SECRET: qrTokenSecret } };
+  // No REDIS_URL: channel tests are sent synchronously; loopback webhooks reach the tests' own receivers.
+  const monitorCtx = {
+    db,
+    config: {
+      PUBLIC_BASE_URL: publicBaseUrl,
+      ...loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' }),
+    },
+    logger: logger('monitor'),
+  };
   const serviceUrls = {
     inventory: await startService('inventory', inventoryRoutes(ctx)),
     qr: await startService('qr', qrRoutes(qrCtx), qrPublicRoutes(qrCtx)),
-    monitor: await startService('monitor', monitorRoutes()),
+    monitor: await startService('monitor', monitorRoutes(monitorCtx)),
     notifier: await startService('notifier', notifierRoutes()),
   };
 
@@ -112,6 +124,7 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
     internalJwtSecret,
     jwtSecret,
     qrTokenSecret,
+    secretEncryptionKey,
     logs,
     startGateway,
     close: async () => {

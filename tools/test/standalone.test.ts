@@ -78,9 +78,9 @@ async function stopLauncher(launcher: Launcher, signal: NodeJS.Signals = 'SIGTER
   return result;
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 90_000): Promise<CliResult> {
+function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 90_000, script = ADMIN_CLI): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ADMIN_CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -299,6 +299,12 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
     expect(firstKeys.status, JSON.stringify(firstKeys.body)).to.equal(200);
     expect((firstKeys.body.results as { id: string }[]).map((k) => k.id)).to.not.include(cliOutput.api_key.id);
     expect(firstKeys.body.count).to.be.greaterThan(0);
+
+    // check_rules finds the running standalone database and its secrets through DATA_DIR alone.
+    const checkRules = await runCli([], env, 90_000, path.join(ROOT, 'services/monitor/dist/src/check-rules/cli.js'));
+    expect(checkRules.code, checkRules.stderr).to.equal(0);
+    expect(checkRules.stdout).to.match(/^companies: 2$/m);
+    expect(checkRules.stdout).to.include('deliveries sent: 0');
 
     const exit = await stopLauncher(launcher, 'SIGINT');
     expect(exit, describeOutput(launcher)).to.deep.equal({ code: 0, signal: null });

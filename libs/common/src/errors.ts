@@ -68,3 +68,14 @@ export class ServiceUnavailableError extends AppError {
     super(503, 'service_unavailable', message);
   }
 }
+
+/**
+ * 409 for a state change the resource's state machine refuses. SPEC.md: "the error carries
+ * allowed_transitions": at the top level, and in `details` with the current status.
+ */
+export class InvalidTransitionError extends ConflictError {
+  constructor(message: string, status: string, allowedTransitions: readonly string[]) {
+    super('invalid_transition', message, { status, allowed_transitions: [...allowedTransitions] });
+    this.extra.allowed_transitions = [...allowedTransitions];
+  }
+}

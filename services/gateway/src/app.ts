@@ -9,6 +9,7 @@ import { authenticateApiKey, authenticateUser } from './auth/authenticate';
 import type { GatewayDeps } from './deps';
 import { AuthKind, ServiceName, routeFor } from './proxy/route-table';
 import { createServiceProxy } from './proxy/service-proxy';
+import { deprecationHeaders, deprecationTable } from './proxy/deprecations';
 import { apiKeysRouter } from './routes/api-keys/router';
 import { registerRouter } from './routes/register/router';
 import { tokenRouter } from './routes/token/router';
@@ -25,6 +26,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(accessLog(logger));
   app.use(gatewayHealthRouter(deps));
   app.use(express.json({ limit: config.BODY_LIMIT }));
+  app.use(deprecationHeaders(deprecationTable(config)));
 
   app.use(tokenRouter(config));
   app.use(registerRouter(deps));

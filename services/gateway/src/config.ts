@@ -15,6 +15,7 @@ const schema = Joi.object({
   PASSWORD_HASH_COST: Joi.number().integer().min(14).max(20).default(16),
   PROXY_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
   API_KEY_USAGE_FLUSH_MS: Joi.number().integer().min(50).max(2000).default(1000),
+  QR_API_KEY_URL_SUNSET: Joi.string().isoDate().default('2027-06-30'),
 });
 
 export interface GatewayConfig {
@@ -36,6 +37,8 @@ export interface GatewayConfig {
   PASSWORD_HASH_COST: number;
   PROXY_TIMEOUT_MS: number;
   API_KEY_USAGE_FLUSH_MS: number;
+  /** `X-API-Sunset` of the deprecated `?api_key=` QR URLs (ISO 8601 date). */
+  QR_API_KEY_URL_SUNSET: string;
 }
 
 export const gatewayConfigSchema = schema as Joi.ObjectSchema<GatewayConfig>;

@@ -1,6 +1,28 @@
-/** Monitor service routes. Rules, events, channels and deliveries arrive with the monitoring issue. */
+/** Monitor service routes: monitoring rules, the event log, notification channels and the delivery log. */
 import { Router } from 'express';
+import { parseEncryptionKey } from '@pi/common';
+import type { Database, DeliveryQueue, Logger } from '@pi/common';
+import type { MonitorConfig } from './config';
+import type { MonitorContext } from './context';
+import { eventsRouter } from './routes/events/router';
+import { monitoringRulesRouter } from './routes/monitoring-rules/router';
+import { notificationChannelsRouter } from './routes/notification-channels/router';
+import { notificationDeliveriesRouter } from './routes/notification-deliveries/router';
 
-export function monitorRoutes(): Router {
-  return Router();
+export interface MonitorRoutesOptions {
+  db: Pick<Database, 'sequelize'>;
+  config: MonitorConfig;
+  logger?: Logger;
+  /** Set when REDIS_URL is: test deliveries are enqueued (202) instead of sent in the request (200). */
+  queue?: DeliveryQueue;
+}
+
+export function monitorRoutes({ db, config, logger, queue }: MonitorRoutesOptions): Router {
+  // Decoded once; config.ts has already refused a key that does not decode to 32 bytes.
+  const ctx: MonitorContext = { sequelize: db.sequelize, config, encryptionKey: parseEncryptionKey(config.SECRET_ENCRYPTION_KEY), logger, queue };
+  const router = Router();
+  for (const routes of [monitoringRulesRouter, eventsRouter, notificationChannelsRouter, notificationDeliveriesRouter]) {
+    router.use(routes(ctx));
+  }
+  return router;
 }

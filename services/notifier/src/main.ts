@@ -1,8 +1,23 @@
-/** Notifier: BullMQ worker delivering webhooks and emails (the monitoring issue); here, its probes. */
+/**
+ * Notifier: the BullMQ worker that delivers webhooks and emails (DESIGN.md §1), with its probes and metrics.
+ * Config: the common variables, the delivery settings (notify/settings.ts), DELIVERY_QUEUE_NAME /
+ * DELIVERY_QUEUE_PREFIX (must match the monitor's), NOTIFIER_CONCURRENCY and NOTIFIER_JOB_LOCK_MS.
+ */
 import { runService } from '@pi/common';
+import { DeliveryMetrics } from './metrics';
 import { notifierRoutes } from './routes';
+import { NotifierSettings, notifierEnv, startNotifierWorker } from './worker';
 
-runService({ name: 'notifier', portVariable: 'NOTIFIER_PORT', defaultPort: 8004, routes: notifierRoutes }).catch((err) => {
+const metrics = new DeliveryMetrics();
+
+runService<NotifierSettings>({
+  name: 'notifier',
+  portVariable: 'NOTIFIER_PORT',
+  defaultPort: 8004,
+  env: notifierEnv,
+  routes: () => notifierRoutes({ metrics }),
+  start: (ctx) => startNotifierWorker(ctx, metrics),
+}).catch((err) => {
   process.stderr.write(`notifier failed to start: ${(err as Error).stack}\n`);
   process.exit(1);
 });

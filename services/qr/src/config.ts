@@ -4,13 +4,10 @@ import Joi from 'joi';
 export interface QrSettings {
   /** Signs the one-time redirect tokens of `/go/<code>/`. */
   QR_TOKEN_SECRET: string;
-  /** Sunset date announced for the deprecated `?api_key=` QR URLs (`X-API-Sunset`), ISO 8601 date. */
-  QR_API_KEY_URL_SUNSET: string;
 }
 
 export const qrEnv: Record<keyof QrSettings, Joi.Schema> = {
   QR_TOKEN_SECRET: Joi.string().min(32).required(),
-  QR_API_KEY_URL_SUNSET: Joi.string().isoDate().default('2027-06-30'),
 };
 
 export interface QrConfig extends QrSettings {

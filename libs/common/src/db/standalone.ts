@@ -193,3 +193,14 @@ async function pickPort(preferred: number): Promise<number> {
   });
   return taken ? freePort() : preferred;
 }
+
+/**
+ * For command-line tools in standalone mode: the environment with DATA_DIR's generated secrets filled in
+ * where the environment has none (only when DATABASE_URL is unset, i.e. on the standalone database).
+ */
+export function withStandaloneSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.DATABASE_URL) return env;
+  const state = readStandaloneState(path.resolve(env.DATA_DIR ?? './data'));
+  if (!state) return env;
+  return { ...state.secrets, ...env };
+}

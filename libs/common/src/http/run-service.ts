@@ -51,6 +51,15 @@ export interface ServiceDefinition<E extends object = object> {
   routes(ctx: ServiceContext<E>): Router;
   /** Routes reachable with the gateway's anonymous token (e.g. a QR scan). */
   publicRoutes?(ctx: ServiceContext<E>): Router;
+  /** Background work beside the HTTP server (e.g. a queue worker), started before the server listens. */
+  start?(ctx: ServiceContext<E>): ServiceExtras | Promise<ServiceExtras>;
+}
+
+export interface ServiceExtras {
+  /** Extra /readyz checks besides the database (e.g. Redis). */
+  readinessChecks?: Array<() => Promise<void>>;
+  /** Cleanup on SIGTERM once the server stopped accepting, before the pool closes (e.g. drain a worker). */
+  onShutdown?: Array<() => Promise<void>>;
 }
 
 export async function runService<E extends object = object>(def: ServiceDefinition<E>): Promise<void> {
@@ -58,6 +67,11 @@ export async function runService<E extends object = object>(def: ServiceDefiniti
   const logger = createLogger(def.name, config.LOG_LEVEL);
   const db = connectDatabase({ url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
   const ctx = { db, config, logger };
-  const app = createServiceApp({ logger, db, internalJwtSecret: config.INTERNAL_JWT_SECRET }, def.routes(ctx), def.publicRoutes?.(ctx));
-  await serve(app, { port: config.PORT, logger, onShutdown: [() => db.close()] });
+  const extras: ServiceExtras = (await def.start?.(ctx)) ?? {};
+  const app = createServiceApp(
+    { logger, db, internalJwtSecret: config.INTERNAL_JWT_SECRET, readinessChecks: extras.readinessChecks },
+    def.routes(ctx),
+    def.publicRoutes?.(ctx),
+  );
+  await serve(app, { port: config.PORT, logger, onShutdown: [...(extras.onShutdown ?? []), () => db.close()] });
 }

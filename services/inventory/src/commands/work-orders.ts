@@ -17,6 +17,7 @@ import {
   findOwned,
   pageWindow,
 } from '@pi/common';
+import { InvalidTransitionError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
 
 /** The statuses each status may move to. A status "moving" to itself is no transition and always allowed. */
@@ -112,10 +113,7 @@ export function assertTransition(from: WorkOrderStatus, to: WorkOrderStatus) {
   if (from === to) return;
   const allowed = WORK_ORDER_TRANSITIONS[from];
   if (!allowed.includes(to)) {
-    throw new ConflictError('invalid_transition', `A work order cannot move from ${from} to ${to}.`, {
-      status: `cannot move from ${from} to ${to}`,
-      allowed_transitions: [...allowed],
-    });
+    throw new InvalidTransitionError(`A work order cannot move from ${from} to ${to}.`, from, allowed);
   }
 }
 

@@ -65,10 +65,16 @@ export async function exchangeToken(sequelize: Sequelize, token: string, secret:
     if (claimed.length === 0) throw new TokenGoneError('token_used', 'This QR link was already used: scan the code again.');
     const code = await QrCode.findOne({ where: { code: claims.code, companyId: claims.cid }, transaction });
     if (!code) throw new InvalidTokenError();
-    const widgetKey = await ApiKey.findOne({ where: { companyId: claims.cid, isWidgetKey: true, revokedAt: null }, transaction });
-    if (!widgetKey) throw new ConflictError('widget_key_unavailable', 'The company has no active widget key to scan with.');
+    // FOR SHARE: a rotation or revocation of the widget key (FOR UPDATE) waits for this exchange, so it then
+    // revokes the key minted here; or this exchange waits for it, and sees the key revoked.
+    const widgetKey = await ApiKey.findOne({ where: { companyId: claims.cid, isWidgetKey: true, revokedAt: null }, transaction, lock: transaction.LOCK.SHARE });
+    const now = Date.now();
+    if (!widgetKey || (widgetKey.expiresAt && widgetKey.expiresAt.getTime() <= now)) {
+      throw new ConflictError('widget_key_unavailable', 'The company has no active widget key to scan with.');
+    }
     const value = generateKeyValue();
-    const expiresAt = new Date(Date.now() + SCAN_KEY_SECONDS * 1000);
+    // A scan key never outlives the key it inherits from.
+    const expiresAt = new Date(Math.min(now + SCAN_KEY_SECONDS * 1000, widgetKey.expiresAt?.getTime() ?? Infinity));
     const minted = await ApiKey.create(
       {
         companyId: claims.cid,
@@ -87,6 +93,11 @@ export async function exchangeToken(sequelize: Sequelize, token: string, secret:
       { transaction },
     );
     await sequelize.query('UPDATE redirect_token_uses SET api_key_id = $2 WHERE jti = $1', { bind: [claims.jti, minted.id], transaction });
+    // A used token only needs remembering until it expires (then it is refused as expired): forget a few old ones.
+    await sequelize.query(
+      `DELETE FROM redirect_token_uses WHERE jti IN (SELECT jti FROM redirect_token_uses WHERE expires_at < now() - interval '1 hour' LIMIT 100)`,
+      { transaction },
+    );
     return { apiKey: value.value, expiresAt, code };
   });
 }

@@ -5,17 +5,13 @@
  */
 import { Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize';
-import { ConflictError, Identity, PhysicalItem, ProductModel, QrCode, QrStatus, QrTargetType, WorkOrder, findOwned } from '@pi/common';
+import { Identity, InvalidTransitionError, PhysicalItem, ProductModel, QrCode, QrStatus, QrTargetType, WorkOrder, findOwned } from '@pi/common';
 import { ownedCode } from './codes';
 
 export const NEXT_STATES: Record<QrStatus, QrStatus[]> = { VIRGIN: ['CONFIGURED'], CONFIGURED: ['LOCKED'], LOCKED: [] };
 
-export class InvalidTransitionError extends ConflictError {
-  constructor(status: QrStatus, wanted: QrStatus) {
-    const allowed = NEXT_STATES[status];
-    super('invalid_transition', `A ${status} code cannot become ${wanted}.`, { status, allowed_transitions: allowed });
-    Object.assign(this.extra, { allowed_transitions: allowed });
-  }
+function refused(status: QrStatus, wanted: QrStatus) {
+  return new InvalidTransitionError(`A ${status} code cannot become ${wanted}.`, status, NEXT_STATES[status]);
 }
 
 /** The product a target belongs to, after checking the target is the company's (403) and exists (404). */
@@ -34,7 +30,7 @@ async function move(sequelize: Sequelize, code: QrCode, from: QrStatus, to: QrSt
   const [count, rows] = await QrCode.update({ status: to, ...changes }, { where: { id: code.id, status: from }, returning: true, transaction });
   if (count === 0) {
     const current = await QrCode.findByPk(code.id, { transaction });
-    throw new InvalidTransitionError(current!.status, to);
+    throw refused(current!.status, to);
   }
   return rows[0];
 }
@@ -42,7 +38,7 @@ async function move(sequelize: Sequelize, code: QrCode, from: QrStatus, to: QrSt
 export function configureCode(sequelize: Sequelize, identity: Identity, codeValue: string, targetType: QrTargetType, targetId: string) {
   return sequelize.transaction(async (transaction) => {
     const code = await ownedCode(identity, codeValue);
-    if (code.status !== 'VIRGIN') throw new InvalidTransitionError(code.status, 'CONFIGURED');
+    if (code.status !== 'VIRGIN') throw refused(code.status, 'CONFIGURED');
     const productModelId = await productOfTarget(identity, targetType, targetId, transaction);
     return move(sequelize, code, 'VIRGIN', 'CONFIGURED', { targetType, targetId, productModelId, configuredAt: new Date() }, transaction);
   });
@@ -51,7 +47,7 @@ export function configureCode(sequelize: Sequelize, identity: Identity, codeValu
 export function lockCode(sequelize: Sequelize, identity: Identity, codeValue: string) {
   return sequelize.transaction(async (transaction) => {
     const code = await ownedCode(identity, codeValue);
-    if (code.status !== 'CONFIGURED') throw new InvalidTransitionError(code.status, 'LOCKED');
+    if (code.status !== 'CONFIGURED') throw refused(code.status, 'LOCKED');
     return move(sequelize, code, 'CONFIGURED', 'LOCKED', { lockedAt: new Date() }, transaction);
   });
 }

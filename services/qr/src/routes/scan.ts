@@ -24,11 +24,8 @@ export function scanRoutes(sequelize: Sequelize, config: QrConfig): Router {
     const [found] = CODE_SHAPE.test(code) ? await codeForScan(sequelize, code) : [];
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Referrer-Policy', 'no-referrer');
-    if ('api_key' in req.query) {
-      // Old labels carried the company key in the URL; they keep working, but the key is never forwarded.
-      res.setHeader('X-API-Deprecated', 'true');
-      res.setHeader('X-API-Sunset', config.QR_API_KEY_URL_SUNSET);
-    }
+    // Old labels carried the company key in the URL (`?api_key=`): the gateway strips it and marks the
+    // answer deprecated (gateway proxy/deprecations.ts); the redirect never carries a key.
     if (!found) {
       res.status(404).type('html').send(NOT_FOUND_PAGE);
       return;

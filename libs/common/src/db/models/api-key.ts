@@ -1,19 +1,10 @@
-import { Column, DataType, Default, ForeignKey, Model, PrimaryKey, Table } from 'sequelize-typescript';
+import { Column, DataType, Table } from 'sequelize-typescript';
+import { CompanyOwnedModel } from './company-owned';
 import type { Permission, Tier } from '../../identity';
-import { Company } from './company';
 
 /** A company API key. Only a SHA-256 hash of the value is stored; `prefix` lets people tell keys apart. */
 @Table({ tableName: 'api_keys' })
-export class ApiKey extends Model {
-  @PrimaryKey
-  @Default(DataType.UUIDV4)
-  @Column(DataType.UUID)
-  declare id: string;
-
-  @ForeignKey(() => Company)
-  @Column(DataType.UUID)
-  declare companyId: string;
-
+export class ApiKey extends CompanyOwnedModel {
   @Column(DataType.STRING(100))
   declare name: string;
 
@@ -58,7 +49,4 @@ export class ApiKey extends Model {
   /** The code whose scan minted this key. */
   @Column(DataType.STRING(64))
   declare qrCode: string | null;
-
-  declare readonly createdAt: Date;
-  declare readonly updatedAt: Date;
 }

@@ -1,19 +1,10 @@
-import { Column, DataType, Default, ForeignKey, Model, PrimaryKey, Table } from 'sequelize-typescript';
-import { Company } from './company';
+import { Column, DataType, ForeignKey, Table } from 'sequelize-typescript';
+import { CompanyOwnedModel } from './company-owned';
 import { ProductModel } from './product-model';
 
 /** A batch (lot) of a BATCH product. Its remaining stock lives in stock_balances rows naming it. */
 @Table({ tableName: 'batches' })
-export class Batch extends Model {
-  @PrimaryKey
-  @Default(DataType.UUIDV4)
-  @Column(DataType.UUID)
-  declare id: string;
-
-  @ForeignKey(() => Company)
-  @Column(DataType.UUID)
-  declare companyId: string;
-
+export class Batch extends CompanyOwnedModel {
   @ForeignKey(() => ProductModel)
   @Column(DataType.UUID)
   declare productId: string;
@@ -24,7 +15,4 @@ export class Batch extends Model {
   /** A calendar date, `YYYY-MM-DD`. */
   @Column(DataType.DATEONLY)
   declare expirationDate: string | null;
-
-  declare readonly createdAt: Date;
-  declare readonly updatedAt: Date;
 }

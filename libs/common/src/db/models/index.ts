@@ -2,6 +2,7 @@ import { ApiKey } from './api-key';
 import { Batch } from './batch';
 import { Company } from './company';
 import { Location } from './location';
+import { EventLogEntry, MonitoringRule, NotificationAttempt, NotificationChannel, NotificationDelivery } from './monitoring';
 import { PhysicalItem } from './physical-item';
 import { ProductModel } from './product-model';
 import { QrCode } from './qr-code';
@@ -11,9 +12,11 @@ import { WorkOrder } from './work-order';
 
 export { ApiKey, Batch, Company, Location, PhysicalItem, ProductModel, QrCode, StockMovement, User, WorkOrder };
 export * from './qr-code';
+export * from './monitoring';
+export { EventLogEntry, MonitoringRule, NotificationAttempt, NotificationChannel, NotificationDelivery };
 export * from './location';
 export * from './product-model';
 export * from './stock-movement';
 export * from './work-order';
 
-export const ALL_MODELS = [Company, User, ApiKey, Location, ProductModel, Batch, PhysicalItem, WorkOrder, StockMovement, QrCode];
+export const ALL_MODELS = [Company, User, ApiKey, Location, ProductModel, Batch, PhysicalItem, WorkOrder, StockMovement, QrCode, MonitoringRule, EventLogEntry, NotificationChannel, NotificationDelivery, NotificationAttempt];

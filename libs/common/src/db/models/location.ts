@@ -1,5 +1,5 @@
-import { Column, DataType, Default, ForeignKey, Model, PrimaryKey, Table } from 'sequelize-typescript';
-import { Company } from './company';
+import { Column, DataType, Table } from 'sequelize-typescript';
+import { CompanyOwnedModel } from './company-owned';
 
 export const PHYSICAL_LOCATION_TYPES = ['WAREHOUSE', 'STORE', 'SHELF', 'VEHICLE'] as const;
 export const LOCATION_TYPES = [...PHYSICAL_LOCATION_TYPES, 'VIRTUAL'] as const;
@@ -8,16 +8,7 @@ export type LocationType = (typeof LOCATION_TYPES)[number];
 export type SystemRole = 'INBOUND' | 'OUTBOUND';
 
 @Table({ tableName: 'locations' })
-export class Location extends Model {
-  @PrimaryKey
-  @Default(DataType.UUIDV4)
-  @Column(DataType.UUID)
-  declare id: string;
-
-  @ForeignKey(() => Company)
-  @Column(DataType.UUID)
-  declare companyId: string;
-
+export class Location extends CompanyOwnedModel {
   @Column(DataType.STRING(200))
   declare name: string;
 
@@ -32,7 +23,4 @@ export class Location extends Model {
 
   @Column(DataType.BOOLEAN)
   declare isActive: boolean;
-
-  declare readonly createdAt: Date;
-  declare readonly updatedAt: Date;
 }

@@ -1,20 +1,11 @@
-import { Column, DataType, Default, ForeignKey, Model, PrimaryKey, Table } from 'sequelize-typescript';
-import { Company } from './company';
+import { Column, DataType, ForeignKey, Table } from 'sequelize-typescript';
+import { CompanyOwnedModel } from './company-owned';
 import { Location } from './location';
 import { ProductModel } from './product-model';
 
 /** One serialized unit. Active items are the stock of a SERIALIZED product; a subtraction retires them. */
 @Table({ tableName: 'physical_items' })
-export class PhysicalItem extends Model {
-  @PrimaryKey
-  @Default(DataType.UUIDV4)
-  @Column(DataType.UUID)
-  declare id: string;
-
-  @ForeignKey(() => Company)
-  @Column(DataType.UUID)
-  declare companyId: string;
-
+export class PhysicalItem extends CompanyOwnedModel {
   @ForeignKey(() => ProductModel)
   @Column(DataType.UUID)
   declare productId: string;
@@ -31,7 +22,4 @@ export class PhysicalItem extends Model {
 
   @Column(DataType.DATE)
   declare retiredAt: Date | null;
-
-  declare readonly createdAt: Date;
-  declare readonly updatedAt: Date;
 }

@@ -1,5 +1,5 @@
-import { Column, DataType, Default, ForeignKey, Model, PrimaryKey, Table } from 'sequelize-typescript';
-import { Company } from './company';
+import { Column, DataType, Table } from 'sequelize-typescript';
+import { CompanyOwnedModel } from './company-owned';
 
 /** Tracking modes; `engine_config.engine_type` must match (DESIGN.md, Products: profiles and engines). */
 export const PROFILES = ['STANDARD', 'SERIALIZED', 'BATCH', 'DIMENSIONAL'] as const;
@@ -13,16 +13,7 @@ export const ENGINE_TYPE_OF: Record<Profile, string> = {
 };
 
 @Table({ tableName: 'product_models' })
-export class ProductModel extends Model {
-  @PrimaryKey
-  @Default(DataType.UUIDV4)
-  @Column(DataType.UUID)
-  declare id: string;
-
-  @ForeignKey(() => Company)
-  @Column(DataType.UUID)
-  declare companyId: string;
-
+export class ProductModel extends CompanyOwnedModel {
   @Column(DataType.STRING(100))
   declare sku: string;
 
@@ -47,7 +38,4 @@ export class ProductModel extends Model {
 
   @Column(DataType.BOOLEAN)
   declare isActive: boolean;
-
-  declare readonly createdAt: Date;
-  declare readonly updatedAt: Date;
 }

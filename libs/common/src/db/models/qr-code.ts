@@ -1,5 +1,5 @@
-import { Column, DataType, Default, ForeignKey, Model, PrimaryKey, Table } from 'sequelize-typescript';
-import { Company } from './company';
+import { Column, DataType, Table } from 'sequelize-typescript';
+import { CompanyOwnedModel } from './company-owned';
 
 export const QR_STATUSES = ['VIRGIN', 'CONFIGURED', 'LOCKED'] as const;
 export type QrStatus = (typeof QR_STATUSES)[number];
@@ -7,16 +7,7 @@ export const QR_TARGET_TYPES = ['PRODUCT', 'ITEM', 'WORK_ORDER'] as const;
 export type QrTargetType = (typeof QR_TARGET_TYPES)[number];
 
 @Table({ tableName: 'qr_codes' })
-export class QrCode extends Model {
-  @PrimaryKey
-  @Default(DataType.UUIDV4)
-  @Column(DataType.UUID)
-  declare id: string;
-
-  @ForeignKey(() => Company)
-  @Column(DataType.UUID)
-  declare companyId: string;
-
+export class QrCode extends CompanyOwnedModel {
   /** Random, URL-safe, unique across companies: it is all a scan carries. */
   @Column(DataType.STRING(64))
   declare code: string;
@@ -38,7 +29,4 @@ export class QrCode extends Model {
 
   @Column(DataType.DATE)
   declare lockedAt: Date | null;
-
-  declare readonly createdAt: Date;
-  declare readonly updatedAt: Date;
 }

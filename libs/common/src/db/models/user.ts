@@ -1,18 +1,9 @@
-import { Column, DataType, Default, ForeignKey, Model, PrimaryKey, Table } from 'sequelize-typescript';
+import { Column, DataType, Table } from 'sequelize-typescript';
+import { CompanyOwnedModel } from './company-owned';
 import type { Role } from '../../identity';
-import { Company } from './company';
 
 @Table({ tableName: 'users' })
-export class User extends Model {
-  @PrimaryKey
-  @Default(DataType.UUIDV4)
-  @Column(DataType.UUID)
-  declare id: string;
-
-  @ForeignKey(() => Company)
-  @Column(DataType.UUID)
-  declare companyId: string;
-
+export class User extends CompanyOwnedModel {
   /** Unique across all companies (case-insensitive), since login names no company. */
   @Column(DataType.STRING(150))
   declare username: string;
@@ -28,7 +19,4 @@ export class User extends Model {
 
   @Column(DataType.BOOLEAN)
   declare isActive: boolean;
-
-  declare readonly createdAt: Date;
-  declare readonly updatedAt: Date;
 }

@@ -1,5 +1,5 @@
-import { Column, DataType, Default, ForeignKey, Model, PrimaryKey, Table } from 'sequelize-typescript';
-import { Company } from './company';
+import { Column, DataType, ForeignKey, Table } from 'sequelize-typescript';
+import { CompanyOwnedModel } from './company-owned';
 import { ProductModel } from './product-model';
 
 export const WORK_ORDER_STATUSES = ['OPEN', 'IN_PROGRESS', 'DONE', 'CANCELLED'] as const;
@@ -8,16 +8,7 @@ export type WorkOrderStatus = (typeof WORK_ORDER_STATUSES)[number];
 export const OPEN_WORK_ORDER_STATUSES: WorkOrderStatus[] = ['OPEN', 'IN_PROGRESS'];
 
 @Table({ tableName: 'work_orders' })
-export class WorkOrder extends Model {
-  @PrimaryKey
-  @Default(DataType.UUIDV4)
-  @Column(DataType.UUID)
-  declare id: string;
-
-  @ForeignKey(() => Company)
-  @Column(DataType.UUID)
-  declare companyId: string;
-
+export class WorkOrder extends CompanyOwnedModel {
   @Column(DataType.STRING(50))
   declare number: string;
 
@@ -37,7 +28,4 @@ export class WorkOrder extends Model {
 
   @Column(DataType.DATEONLY)
   declare dueDate: string | null;
-
-  declare readonly createdAt: Date;
-  declare readonly updatedAt: Date;
 }

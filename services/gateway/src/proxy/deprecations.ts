@@ -1,0 +1,34 @@
+/**
+ * Deprecated operations, in one table (SPEC.md, Versioning 4–6): their answers carry
+ * `X-API-Deprecated: true` and, where a removal date exists, `X-API-Sunset`. The gateway sets them because it
+ * is the one place that sees the request as the client sent it (it strips `api_key` before forwarding).
+ */
+import type { Request, RequestHandler } from 'express';
+
+export interface Deprecation {
+  /** What is deprecated, for the README and the OpenAPI document. */
+  what: string;
+  matches(req: Request): boolean;
+  sunset?: string;
+}
+
+export function deprecationTable(config: { QR_API_KEY_URL_SUNSET: string }): Deprecation[] {
+  return [
+    {
+      what: 'api_key in QR-code URLs (GET /go/<code>/?api_key=…)',
+      matches: (req) => req.path.startsWith('/go/') && 'api_key' in (req.query as Record<string, unknown>),
+      sunset: config.QR_API_KEY_URL_SUNSET,
+    },
+  ];
+}
+
+export function deprecationHeaders(table: Deprecation[]): RequestHandler {
+  return (req, res, next) => {
+    const hit = table.find((d) => d.matches(req));
+    if (hit) {
+      res.setHeader('X-API-Deprecated', 'true');
+      if (hit.sunset) res.setHeader('X-API-Sunset', hit.sunset);
+    }
+    next();
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * Notification channels (admins only, see routes). Each channel has a server-generated signing secret,
+ * stored encrypted with SECRET_ENCRYPTION_KEY and shown to the company's admins; it never reaches a log line
+ * or a delivery record. A WEBHOOK URL is checked against the SSRF rules when saved (and again by the sender at
+ * every attempt); the DNS lookup happens before any row is locked.
+ */
+import {
+  ChannelKind,
+  ConflictError,
+  EventType,
+  Identity,
+  NotificationChannel,
+  NotificationDelivery,
+  PageRequest,
+  SecretBoxError,
+  ValidationError,
+  assertPublicUrl,
+  buildTestBody,
+  createDeliveries,
+  decryptSecret,
+  dispatchDeliveries,
+  encryptSecret,
+  findOwned,
+  generateChannelSecret,
+  pageWindow,
+} from '@pi/common';
+import type { MonitorContext } from '../context';
+import { DeliveryView, withAttempts } from './deliveries';
+
+export interface ChannelFilters extends PageRequest {
+  kind?: ChannelKind;
+  is_active?: boolean;
+}
+
+export interface NewChannel {
+  name: string;
+  kind: ChannelKind;
+  url?: string;
+  recipients?: string[];
+  events: EventType[];
+  max_attempts: number;
+  is_active: boolean;
+}
+
+export type ChannelChanges = Partial<Omit<NewChannel, 'kind'>>;
+
+/** A channel with its secret in plain text (null when it cannot be decrypted with the configured key). */
+export interface ChannelView {
+  channel: NotificationChannel;
+  secret: string | null;
+}
+
+type Ctx = Pick<MonitorContext, 'config' | 'encryptionKey' | 'logger'>;
+
+/** 400 naming `url` unless every address of its host is public (loopback only where the settings allow it). */
+async function checkUrl(ctx: Ctx, url: string): Promise<void> {
+  await assertPublicUrl(url, { allowLoopback: ctx.config.ALLOW_LOOPBACK_WEBHOOKS });
+}
+
+/**
+ * The plain secret of a channel. A value the key cannot open (the key was changed) shows as null, and is
+ * logged by channel id only; rotating the secret repairs the channel.
+ */
+export function channelSecret(ctx: Ctx, channel: Pick<NotificationChannel, 'id' | 'secretEncrypted'>): string | null {
+  try {
+    return decryptSecret(channel.secretEncrypted, ctx.encryptionKey);
+  } catch (err) {
+    if (!(err instanceof SecretBoxError)) throw err;
+    ctx.logger?.warn({ channel_id: channel.id }, 'channel secret cannot be decrypted with SECRET_ENCRYPTION_KEY; rotate it');
+    return null;
+  }
+}
+
+const view = (ctx: Ctx, channel: NotificationChannel): ChannelView => ({ channel, secret: channelSecret(ctx, channel) });
+
+export async function listChannels(ctx: Ctx, identity: Identity, filters: ChannelFilters) {
+  const where: Record<string, unknown> = { companyId: identity.companyId };
+  if (filters.kind) where.kind = filters.kind;
+  if (filters.is_active !== undefined) where.isActive = filters.is_active;
+  const { rows, count } = await NotificationChannel.findAndCountAll({ where, order: [['createdAt', 'ASC'], ['id', 'ASC']], ...pageWindow(filters) });
+  return { count, rows: rows.map((c) => view(ctx, c)) };
+}
+
+export const findChannel = (identity: Identity, id: string) => findOwned(NotificationChannel, id, identity.companyId, { what: 'Channel' });
+
+export async function getChannel(ctx: Ctx, identity: Identity, id: string): Promise<ChannelView> {
+  return view(ctx, await findChannel(identity, id));
+}
+
+export async function createChannel(ctx: Ctx, identity: Identity, input: NewChannel): Promise<ChannelView> {
+  if (input.kind === 'WEBHOOK') await checkUrl(ctx, input.url!);
+  const secret = generateChannelSecret();
+  const channel = await NotificationChannel.create({
+    companyId: identity.companyId,
+    name: input.name,
+    kind: input.kind,
+    url: input.kind === 'WEBHOOK' ? input.url : null,
+    recipients: input.kind === 'EMAIL' ? input.recipients : null,
+    events: input.events,
+    secretEncrypted: encryptSecret(secret, ctx.encryptionKey),
+    maxAttempts: input.max_attempts,
+    isActive: input.is_active,
+  });
+  return { channel, secret };
+}
+
+export async function updateChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>, identity: Identity, id: string, changes: ChannelChanges): Promise<ChannelView> {
+  const current = await findChannel(identity, id);
+  if (changes.url !== undefined && current.kind !== 'WEBHOOK') throw new ValidationError({ url: 'url is only for WEBHOOK channels' });
+  if (changes.recipients !== undefined && current.kind !== 'EMAIL') throw new ValidationError({ recipients: 'recipients is only for EMAIL channels' });
+  if (changes.url !== undefined) await checkUrl(ctx, changes.url);
+  const channel = await ctx.sequelize.transaction(async (transaction) => {
+    const row = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });
+    if (changes.name !== undefined) row.name = changes.name;
+    if (changes.url !== undefined) row.url = changes.url;
+    if (changes.recipients !== undefined) row.recipients = changes.recipients;
+    if (changes.events !== undefined) row.events = changes.events;
+    if (changes.max_attempts !== undefined) row.maxAttempts = changes.max_attempts;
+    if (changes.is_active !== undefined) row.isActive = changes.is_active;
+    await row.save({ transaction });
+    return row;
+  });
+  return view(ctx, channel);
+}
+
+/** Deletes the channel; its deliveries and their attempts go with it (ON DELETE CASCADE). */
+export async function deleteChannel(identity: Identity, id: string): Promise<void> {
+  const channel = await findChannel(identity, id);
+  await channel.destroy();
+}
+
+/** A new secret; the old one stops signing at once (pending retries are signed with the new one). */
+export async function rotateChannelSecret(ctx: Ctx & Pick<MonitorContext, 'sequelize'>, identity: Identity, id: string): Promise<ChannelView> {
+  const secret = generateChannelSecret();
+  const channel = await ctx.sequelize.transaction(async (transaction) => {
+    const row = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });
+    row.secretEncrypted = encryptSecret(secret, ctx.encryptionKey);
+    await row.save({ transaction });
+    return row;
+  });
+  return { channel, secret };
+}
+
+export interface TestSend {
+  /** True when the delivery went to the queue (the notifier sends it); false when it was attempted here. */
+  queued: boolean;
+  delivery: DeliveryView;
+}
+
+/**
+ * Sends a TEST event through the channel now: one delivery (SPEC.md's body, type TEST, no event log entry),
+ * attempted in this request when there is no queue, else queued (and if the queue is down, left due in the
+ * outbox for the next check_rules run). It is sent whether or not the channel lists
+ * TEST in `events` (an admin asked for this one channel); an inactive channel answers 409 `channel_inactive`.
+ * A failed first attempt is retried on the usual schedule, like any delivery.
+ */
+export async function sendTestDelivery(ctx: MonitorContext, identity: Identity, id: string): Promise<TestSend> {
+  const channel = await findChannel(identity, id);
+  if (!channel.isActive) {
+    throw new ConflictError('channel_inactive', 'The channel is inactive; activate it (PATCH is_active: true) to test it.', { is_active: false });
+  }
+  const target = { id: channel.id, companyId: channel.companyId, events: ['TEST' as const], isActive: true, maxAttempts: channel.maxAttempts };
+  const [created] = await createDeliveries(ctx.sequelize, null, {
+    companyId: identity.companyId,
+    eventId: null,
+    eventType: 'TEST',
+    body: buildTestBody(identity.companyId, new Date()),
+    channels: [target],
+  });
+  try {
+    await dispatchDeliveries(ctx.sequelize, [created.id], ctx.config, ctx.queue, { logger: ctx.logger });
+  } catch (err) {
+    // Only the queue can fail here (a synchronous attempt records its failures). The delivery is in the outbox,
+    // due now: the next check_rules run queues it again, so the request is still accepted (202).
+    if (!ctx.queue) throw err;
+    ctx.logger?.warn({ delivery_id: created.id, err: { message: (err as Error).message } }, 'test delivery not queued; the next check_rules run queues it');
+  }
+  const delivery = await NotificationDelivery.findByPk(created.id, { raw: true });
+  // Deleted meanwhile (the channel with it): answer what was created.
+  const [view] = await withAttempts([delivery ?? created]);
+  return { queued: ctx.queue !== undefined, delivery: view };
+}

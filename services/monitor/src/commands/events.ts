@@ -1,0 +1,80 @@
+/**
+ * The event log as users see it. Events are opened by check_rules; users move an OPEN event to RESOLVED
+ * (the issue was addressed) or IGNORED (dismissed), and nothing else: every other move is 409
+ * `invalid_transition` with the allowed next states. A move is one conditional UPDATE on `status = 'OPEN'`,
+ * so of two racing requests exactly one wins.
+ */
+import { Op, WhereOptions } from 'sequelize';
+import {
+  ConflictError,
+  EventLogEntry,
+  EventStatus,
+  Identity,
+  PageRequest,
+  ProductModel,
+  RuleTriggerType,
+  Severity,
+  findOwned,
+  pageWindow,
+} from '@pi/common';
+
+/** Where each status may go by a user's hand. */
+export const EVENT_TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
+  OPEN: ['RESOLVED', 'IGNORED'],
+  RESOLVED: [],
+  IGNORED: [],
+};
+
+export class InvalidEventTransitionError extends ConflictError {
+  constructor(status: EventStatus, wanted: EventStatus) {
+    const allowed = [...EVENT_TRANSITIONS[status]];
+    super('invalid_transition', `A ${status} event cannot become ${wanted}.`, { status, allowed_transitions: allowed });
+    Object.assign(this.extra, { allowed_transitions: allowed });
+  }
+}
+
+export interface EventFilters extends PageRequest {
+  status?: EventStatus;
+  product_id?: string;
+  rule_id?: string;
+  trigger_type?: RuleTriggerType;
+  severity?: Severity;
+  created_after?: Date;
+  created_before?: Date;
+}
+
+/** Newest first. */
+export async function listEvents(identity: Identity, filters: EventFilters) {
+  if (filters.product_id) await findOwned(ProductModel, filters.product_id, identity.companyId, { what: 'Product' });
+  const where: Record<string | symbol, unknown> = { companyId: identity.companyId };
+  if (filters.status) where.status = filters.status;
+  if (filters.product_id) where.productId = filters.product_id;
+  if (filters.rule_id) where.ruleId = filters.rule_id;
+  if (filters.trigger_type) where.triggerType = filters.trigger_type;
+  if (filters.severity) where.severity = filters.severity;
+  const created: Record<symbol, Date> = {};
+  if (filters.created_after) created[Op.gte] = filters.created_after;
+  if (filters.created_before) created[Op.lt] = filters.created_before;
+  if (Object.getOwnPropertySymbols(created).length) where.createdAt = created;
+  return EventLogEntry.findAndCountAll({
+    where: where as WhereOptions<EventLogEntry>,
+    order: [['createdAt', 'DESC'], ['id', 'DESC']],
+    ...pageWindow(filters),
+    raw: true,
+  });
+}
+
+export function getEvent(identity: Identity, id: string) {
+  return findOwned(EventLogEntry, id, identity.companyId, { what: 'Event' });
+}
+
+/** OPEN → `to`, recording who and when; 403/404 for an event that is not the company's, 409 from any other status. */
+export async function moveEvent(identity: Identity, id: string, to: 'RESOLVED' | 'IGNORED'): Promise<EventLogEntry> {
+  const [count, rows] = await EventLogEntry.update(
+    { status: to, statusChangedBy: identity.principal.id, statusChangedAt: new Date() },
+    { where: { id, companyId: identity.companyId, status: 'OPEN' }, returning: true },
+  );
+  if (count === 1) return rows[0];
+  const current = await getEvent(identity, id);
+  throw new InvalidEventTransitionError(current.status, to);
+}

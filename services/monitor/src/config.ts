@@ -1,0 +1,43 @@
+/**
+ * The monitor's own settings (besides the common ones; see README "Configuration"): the delivery settings and
+ * the queue's name and prefix, which it shares with the notifier (notify/settings.ts, notify/queue.ts).
+ * SECRET_ENCRYPTION_KEY is checked here to decode to a 32-byte key, so a bad key stops the process at start
+ * with a message naming the variable, not at the first channel save.
+ */
+import Joi from 'joi';
+import {
+  DeliveryQueueSettings,
+  DeliverySettings,
+  ServiceConfig,
+  commonEnv,
+  deliveryEnv,
+  deliveryQueueEnv,
+  loadConfig,
+  parseEncryptionKey,
+} from '@pi/common';
+
+const encryptionKey = Joi.string()
+  .required()
+  .custom((value: string, helpers) => {
+    try {
+      parseEncryptionKey(value);
+      return value;
+    } catch (err) {
+      return helpers.message({ custom: `"SECRET_ENCRYPTION_KEY" is invalid: ${(err as Error).message}` });
+    }
+  });
+
+export type MonitorSettings = DeliverySettings & DeliveryQueueSettings;
+
+export const monitorEnv: Record<keyof MonitorSettings, Joi.Schema> = { ...deliveryEnv, ...deliveryQueueEnv, SECRET_ENCRYPTION_KEY: encryptionKey };
+
+/** What the monitor's routes read from the configuration. */
+export type MonitorConfig = Pick<ServiceConfig, 'PUBLIC_BASE_URL'> & MonitorSettings;
+
+/**
+ * The delivery settings from `source` (tests build the monitor in-process with this); throws ConfigError
+ * naming every bad variable.
+ */
+export function loadMonitorSettings(source: NodeJS.ProcessEnv): MonitorSettings {
+  return loadConfig(Joi.object({ NODE_ENV: commonEnv.NODE_ENV, ...monitorEnv }), source) as unknown as MonitorSettings;
+}

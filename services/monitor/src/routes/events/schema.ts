@@ -1,0 +1,17 @@
+/** HTTP shapes of /api/v1/events/. */
+import Joi from 'joi';
+import { EVENT_STATUSES, RULE_TRIGGER_TYPES, SEVERITIES, schemas } from '@pi/common';
+
+export const listEventsQuery = Joi.object({
+  ...schemas.pagination,
+  status: Joi.string().valid(...EVENT_STATUSES),
+  product_id: schemas.uuid,
+  rule_id: schemas.uuid,
+  trigger_type: Joi.string().valid(...RULE_TRIGGER_TYPES),
+  severity: Joi.string().valid(...SEVERITIES),
+  created_after: Joi.date().iso(),
+  created_before: Joi.date().iso(),
+});
+
+/** resolve/ and ignore/ take no fields (an empty body or none at all). */
+export const transitionBody = Joi.object({});

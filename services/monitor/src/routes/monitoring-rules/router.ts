@@ -1,0 +1,40 @@
+/**
+ * /api/v1/monitoring-rules/: the company's effective rules (read by any user) and the stored rules (written by
+ * any user of the company, like the rest of the catalog). Product-implied rules answer 409
+ * `rule_managed_by_product` to PATCH and DELETE.
+ */
+import { Router } from 'express';
+import { buildPage, idParam, schemas, validate } from '@pi/common';
+import type { MonitorContext } from '../../context';
+import { RuleFilters, createRule, deleteRule, getRule, listRules, updateRule } from '../../commands/rules';
+import { presentRule } from '../../presenters/rule';
+import { createRuleBody, listRulesQuery, updateRuleBody } from './schema';
+
+export function monitoringRulesRouter({ sequelize, config }: MonitorContext): Router {
+  const router = Router();
+  const base = '/api/v1/monitoring-rules';
+
+  router.get(`${base}/`, validate({ query: listRulesQuery }), async (req, res) => {
+    const filters = req.query as unknown as RuleFilters;
+    const { rows, count } = await listRules(sequelize, req.identity!, filters);
+    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentRule)));
+  });
+
+  router.post(`${base}/`, validate({ body: createRuleBody }), async (req, res) => {
+    res.status(201).json(presentRule(await createRule(sequelize, req.identity!, req.body)));
+  });
+
+  router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
+    res.json(presentRule(await getRule(sequelize, req.identity!, idParam(req))));
+  });
+
+  router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateRuleBody }), async (req, res) => {
+    res.json(presentRule(await updateRule(sequelize, req.identity!, idParam(req), req.body)));
+  });
+
+  router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
+    await deleteRule(sequelize, req.identity!, idParam(req));
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,70 @@
+/**
+ * HTTP shapes of /api/v1/monitoring-rules/. `condition_config` depends on `trigger_type` (SPEC.md, condition
+ * shapes); the same pieces check a PATCH's condition against the stored rule's type (commands/rules.ts).
+ */
+import Joi from 'joi';
+import { SEVERITIES, schemas } from '@pi/common';
+
+export const RULE_TRIGGER_TYPES_ACCEPTED = ['THRESHOLD', 'DATE_OFFSET', 'CUSTOM'] as const;
+export const RULE_SOURCES = ['rule', 'engine_config', 'attribute'] as const;
+export const BATCH_DATE_FIELDS = ['expiration_date'] as const;
+
+/** A stock level as the product's min_stock / max_stock take it (JSON numbers only, never strings). */
+const stockLevel = Joi.number().strict().min(0).max(1e12);
+
+export const thresholdCondition = Joi.object({ min: stockLevel, max: stockLevel })
+  .or('min', 'max')
+  .custom((value: { min?: number; max?: number }, helpers) => {
+    if (value.min !== undefined && value.max !== undefined && value.min > value.max) {
+      return helpers.error('threshold.order');
+    }
+    return value;
+  })
+  .messages({
+    'object.missing': '{{#label}} must have min, max or both',
+    'threshold.order': '{{#label}}.min must not be above {{#label}}.max',
+  });
+
+export const dateOffsetCondition = Joi.object({
+  date_field: Joi.string().valid(...BATCH_DATE_FIELDS).required(),
+  days_offset: Joi.number().strict().integer().min(-3650).max(3650).required(),
+});
+
+/** CUSTOM is reserved: whatever its condition, the command answers 400 not_implemented. */
+const customCondition = Joi.object().unknown(true).default({});
+
+export const conditionFor = { THRESHOLD: thresholdCondition, DATE_OFFSET: dateOffsetCondition } as const;
+
+const name = Joi.string().trim().min(1).max(200).allow(null);
+const severity = Joi.string().valid(...SEVERITIES);
+
+export const createRuleBody = Joi.object({
+  product_id: schemas.uuid.required(),
+  trigger_type: Joi.string().valid(...RULE_TRIGGER_TYPES_ACCEPTED).required(),
+  condition_config: Joi.when('trigger_type', {
+    switch: [
+      { is: 'THRESHOLD', then: thresholdCondition.required() },
+      { is: 'DATE_OFFSET', then: dateOffsetCondition.required() },
+    ],
+    otherwise: customCondition,
+  }),
+  severity: severity.default('WARNING'),
+  name,
+  is_active: Joi.boolean().strict().default(true),
+});
+
+/** The product and the trigger type of a rule are fixed: to change them, create another rule. */
+export const updateRuleBody = Joi.object({
+  condition_config: Joi.object().unknown(true),
+  severity,
+  name,
+  is_active: Joi.boolean().strict(),
+}).min(1);
+
+export const listRulesQuery = Joi.object({
+  ...schemas.pagination,
+  product_id: schemas.uuid,
+  trigger_type: Joi.string().valid('THRESHOLD', 'DATE_OFFSET'),
+  source: Joi.string().valid(...RULE_SOURCES),
+  is_active: Joi.boolean(),
+});

@@ -1,0 +1,11 @@
+/** HTTP shapes of /api/v1/notification-deliveries/. */
+import Joi from 'joi';
+import { DELIVERY_STATUSES, EVENT_TYPES, schemas } from '@pi/common';
+
+export const listDeliveriesQuery = Joi.object({
+  ...schemas.pagination,
+  channel_id: schemas.uuid,
+  event_id: schemas.uuid,
+  status: Joi.string().valid(...DELIVERY_STATUSES),
+  event_type: Joi.string().valid(...EVENT_TYPES),
+});

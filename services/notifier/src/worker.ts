@@ -1,0 +1,71 @@
+/**
+ * The notifier's queue worker: takes delivery ids from BullMQ and makes each due attempt with
+ * `attemptDelivery` (the delivery row is the truth; a job is only an id). Without REDIS_URL there is no queue
+ * (standalone mode: `check_rules` sends synchronously) and the notifier serves its probes only.
+ *
+ * On SIGTERM the worker stops taking jobs and lets the ones in flight finish (each is bounded by the 10 s
+ * webhook timeout) before the database pool closes and the process exits.
+ */
+import Joi from 'joi';
+import {
+  DeliverySettings,
+  DeliveryQueueSettings,
+  ServiceContext,
+  ServiceExtras,
+  attemptDelivery,
+  deliveryEnv,
+  deliveryQueueEnv,
+  startDeliveryWorker,
+} from '@pi/common';
+import type { DeliveryMetrics } from './metrics';
+
+export interface NotifierSettings extends DeliverySettings, DeliveryQueueSettings {
+  /** Delivery jobs processed at once by one notifier process. */
+  NOTIFIER_CONCURRENCY: number;
+  /** How long a killed notifier's job stays locked before another worker takes it over (and the stalled-job check interval). */
+  NOTIFIER_JOB_LOCK_MS: number;
+}
+
+export const notifierEnv: Record<keyof NotifierSettings, Joi.Schema> = {
+  ...deliveryEnv,
+  ...deliveryQueueEnv,
+  NOTIFIER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
+  NOTIFIER_JOB_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
+};
+
+/** Starts the worker when REDIS_URL is set; answers the readiness checks and shutdown hooks it needs. */
+export function startNotifierWorker(ctx: ServiceContext<NotifierSettings>, metrics: DeliveryMetrics): ServiceExtras {
+  const { config, db } = ctx;
+  const logger = ctx.logger.child({ component: 'deliveries' });
+  if (!config.REDIS_URL) {
+    logger.info('REDIS_URL is not set: no delivery worker (check_rules delivers synchronously)');
+    return {};
+  }
+  if (config.NOTIFIER_CONCURRENCY >= config.DATABASE_POOL_MAX) {
+    // Each job holds a connection (its delivery row locked) while it sends; the pool must have room to spare.
+    logger.warn(
+      { concurrency: config.NOTIFIER_CONCURRENCY, poolMax: config.DATABASE_POOL_MAX },
+      'NOTIFIER_CONCURRENCY should be below DATABASE_POOL_MAX: jobs will wait for database connections',
+    );
+  }
+  const worker = startDeliveryWorker({
+    redisUrl: config.REDIS_URL,
+    name: config.DELIVERY_QUEUE_NAME,
+    prefix: config.DELIVERY_QUEUE_PREFIX,
+    concurrency: config.NOTIFIER_CONCURRENCY,
+    lockDurationMs: config.NOTIFIER_JOB_LOCK_MS,
+    logger,
+    handler: (deliveryId) => metrics.track(() => attemptDelivery(db.sequelize, deliveryId, config, new Date(), { logger })),
+  });
+  logger.info({ queue: config.DELIVERY_QUEUE_NAME, concurrency: config.NOTIFIER_CONCURRENCY }, 'delivery worker started');
+  return {
+    readinessChecks: [() => worker.ping()],
+    onShutdown: [
+      async () => {
+        logger.info({ inFlight: metrics.inFlight() }, 'delivery worker: finishing in-flight jobs');
+        await worker.close();
+        logger.info('delivery worker stopped');
+      },
+    ],
+  };
+}

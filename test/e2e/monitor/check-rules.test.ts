@@ -1,0 +1,171 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
+import { verifySignature } from '@pi/common';
+import { checkRules, loadMonitorSettings } from '@pi/monitor';
+import { get, post } from '../../support/api';
+import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
+import { system, testDatabaseUrl } from '../../support/hooks';
+import { Receiver, buildChannel, startReceiver } from './helpers';
+
+const settings = () => loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' });
+const run = (company: TestCompany, now = new Date()) => checkRules(system().db.sequelize, testDatabaseUrl(), settings(), { companyId: company.id, now });
+const events = async (company: TestCompany) =>
+  (await get('/api/v1/events/?page_size=100', { token: company.token })).body.results as Array<{ id: string; status: string; batch_id: string | null; message: string; rule_id: string }>;
+
+describe('check_rules: THRESHOLD', () => {
+  let receiver: Receiver;
+  beforeEach(async () => {
+    receiver = await startReceiver();
+  });
+  afterEach(() => receiver.close());
+
+  it('opens one event and one signed delivery per channel on a crossing, nothing on the next run, resolves when stock recovers, opens again on a new crossing', async () => {
+    const company = await buildCompany();
+    const product = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 5 } });
+    const shelf = await buildLocation(company);
+    await addStock(company, product.id, shelf.id, 3);
+    const channel = await buildChannel(company, { url: receiver.url, events: ['THRESHOLD'] });
+    const other = await startReceiver();
+    await buildChannel(company, { url: other.url, events: ['THRESHOLD'] });
+    await buildChannel(company, { url: other.url, events: ['DATE_OFFSET'] }); // not subscribed
+
+    const first = await run(company);
+    expect(first).to.include({ skipped: false, companies: 1, products_evaluated: 1, events_opened: 1, deliveries_created: 2, delivered: 2 });
+    const [event] = await events(company);
+    expect(event).to.include({ status: 'OPEN', message: `Low stock: ${product.name} (${product.sku}) has 3 pcs, below the minimum of 5 pcs.` });
+    expect(receiver.requests).to.have.length(1);
+    expect(other.requests).to.have.length(1);
+    await other.close();
+
+    const request = receiver.requests[0];
+    expect(verifySignature(request.body, channel.secret, request.headers['x-pi-signature'] as string)).to.equal(true);
+    const body = JSON.parse(request.body.toString());
+    expect(body).to.have.all.keys('event_id', 'type', 'company_id', 'product', 'payload', 'created_at');
+    expect(body).to.include({ event_id: event.id, type: 'THRESHOLD', company_id: company.id });
+    expect(body.product).to.deep.equal({ id: product.id, sku: product.sku, name: product.name });
+    expect(body.payload).to.deep.equal({ message: event.message, severity: 'WARNING', rule_id: event.rule_id, batch_id: null, status: 'OPEN' });
+    expect(new Date(body.created_at).toISOString()).to.equal(body.created_at);
+
+    const second = await run(company);
+    expect(second).to.include({ events_opened: 0, deliveries_created: 0 });
+    expect(receiver.requests).to.have.length(1);
+
+    await addStock(company, product.id, shelf.id, 10);
+    expect(await run(company)).to.include({ events_resolved: 1, events_opened: 0 });
+    expect((await events(company))[0].status).to.equal('RESOLVED');
+
+    await addStock(company, product.id, shelf.id, 12, { operation: 'subtract' });
+    expect(await run(company)).to.include({ events_opened: 1 });
+    const all = await events(company);
+    expect(all.map((e) => e.status).sort()).to.deep.equal(['OPEN', 'RESOLVED']);
+    expect(receiver.requests).to.have.length(2);
+  });
+
+  it('honours max_stock and rules created through the API, and leaves an IGNORED event alone while the condition holds', async () => {
+    const company = await buildCompany();
+    const product = await buildProduct(company);
+    const shelf = await buildLocation(company);
+    await addStock(company, product.id, shelf.id, 30);
+    const rule = await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { max: 20 }, severity: 'CRITICAL' }, { token: company.token });
+    expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
+    expect(await run(company)).to.include({ events_opened: 1 });
+    const [event] = await events(company);
+    expect(event.message).to.match(/^Overstock: .* above the maximum of 20 pcs\.$/);
+    expect((await post(`/api/v1/events/${event.id}/ignore/`, undefined, { token: company.token })).status).to.equal(200);
+    expect(await run(company)).to.include({ events_opened: 0, events_resolved: 0 });
+    expect((await events(company)).map((e) => e.status)).to.deep.equal(['IGNORED']);
+  });
+
+  it('never lets two runs overlap: a concurrent run is skipped and nothing opens twice', async () => {
+    const company = await buildCompany();
+    const product = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
+    await buildLocation(company);
+    const [a, b] = await Promise.all([run(company), run(company)]);
+    expect([a.skipped, b.skipped].sort()).to.deep.equal([false, true]);
+    expect(a.events_opened + b.events_opened).to.equal(1);
+    const rows = await system().db.sequelize.query('SELECT id FROM event_log WHERE product_id = $1', { bind: [product.id], type: QueryTypes.SELECT });
+    expect(rows).to.have.length(1);
+  });
+});
+
+describe('check_rules: DATE_OFFSET', () => {
+  it('opens one event per batch with stock inside the window (past dates included), none for batches outside it or empty ones', async () => {
+    const company = await buildCompany();
+    const product = await buildProduct(company, {
+      profile: 'BATCH',
+      engine_config: { engine_type: 'batch', monitoring_rules: [{ trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 7 } }] },
+    });
+    const shelf = await buildLocation(company);
+    const tag = product.id.slice(0, 6);
+    const expired = await addStock(company, product.id, shelf.id, 2, { batch: { code: `past-${tag}`, expiration_date: '2030-03-01' } });
+    const soon = await addStock(company, product.id, shelf.id, 2, { batch: { code: `soon-${tag}`, expiration_date: '2030-03-15' } });
+    await addStock(company, product.id, shelf.id, 2, { batch: { code: `later-${tag}`, expiration_date: '2030-04-30' } });
+    const emptied = await addStock(company, product.id, shelf.id, 2, { batch: { code: `gone-${tag}`, expiration_date: '2030-03-12' } });
+    await addStock(company, product.id, shelf.id, 2, { operation: 'subtract', batch_id: emptied.batch.id });
+
+    const now = new Date('2030-03-10T12:00:00Z');
+    expect(await run(company, now)).to.include({ events_opened: 2 });
+    const opened = await events(company);
+    expect(opened.map((e) => e.batch_id).sort()).to.deep.equal([expired.batch.id, soon.batch.id].sort());
+    expect(opened.find((e) => e.batch_id === soon.batch.id)!.message).to.include('expires on 2030-03-15, in 5 day(s)');
+
+    await addStock(company, product.id, shelf.id, 2, { operation: 'subtract', batch_id: soon.batch.id });
+    expect(await run(company, now)).to.include({ events_opened: 0, events_resolved: 1 });
+  });
+});
+
+describe('npm run check_rules (the command)', () => {
+  it('runs against DATABASE_URL, prints a summary and exits 0', async function () {
+    this.timeout(30_000);
+    const company = await buildCompany();
+    const product = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 2 } });
+    await buildLocation(company);
+    const script = path.resolve(__dirname, '../../../../services/monitor/dist/src/check-rules/cli.js');
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: testDatabaseUrl(), SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' };
+    delete env.REDIS_URL;
+    const child = spawn(process.execPath, [script, '--company', company.id], { env });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, out).to.equal(0);
+    expect(out).to.include('companies: 1').and.to.include('events opened: 1').and.to.include('products evaluated: 1');
+    const rows = await system().db.sequelize.query('SELECT status FROM event_log WHERE product_id = $1', { bind: [product.id], type: QueryTypes.SELECT });
+    expect(rows).to.deep.equal([{ status: 'OPEN' }]);
+    const bad = spawn(process.execPath, [script, '--company', 'not-a-uuid'], { env });
+    expect(await new Promise<number | null>((resolve) => bad.on('exit', resolve))).to.equal(1);
+  });
+});
+
+describe('check_rules: retries of failed deliveries', () => {
+  it('retries a failed delivery on a later run once it is due (2, then 4 minutes later), and not before', async () => {
+    const receiver = await startReceiver(500);
+    try {
+      const company = await buildCompany();
+      const product = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
+      await buildLocation(company);
+      await buildChannel(company, { url: receiver.url, events: ['THRESHOLD'] });
+      const t0 = new Date('2031-01-01T10:00:00Z');
+      const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
+      expect(await run(company, t0)).to.include({ events_opened: 1, retrying: 1 });
+      expect(receiver.requests).to.have.length(1);
+      expect(await run(company, at(1.9))).to.include({ due_deliveries: 0 });
+      expect(receiver.requests).to.have.length(1);
+      expect(await run(company, at(2))).to.include({ due_deliveries: 1, retrying: 1 });
+      expect(receiver.requests).to.have.length(2);
+      expect(await run(company, at(5.9))).to.include({ due_deliveries: 0 });
+      receiver.status = 200;
+      expect(await run(company, at(6))).to.include({ due_deliveries: 1, delivered: 1 });
+      expect(receiver.requests).to.have.length(3);
+      const [row] = await system().db.sequelize.query<{ status: string; attempts: number }>(
+        'SELECT d.status, d.attempts FROM notification_deliveries d JOIN event_log e ON e.id = d.event_id WHERE e.product_id = $1',
+        { bind: [product.id], type: QueryTypes.SELECT },
+      );
+      expect(row).to.deep.equal({ status: 'DELIVERED', attempts: 3 });
+    } finally {
+      await receiver.close();
+    }
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * Builders and a webhook receiver for the monitor suites. Events are written straight into the event log
+ * (check_rules opens them in production); everything else goes through the public API.
+ */
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { EventLogEntry, EventStatus, NotificationAttempt, NotificationDelivery } from '@pi/common';
+import { ApiResponse, post } from '../../support/api';
+import { TestCompany, TestProduct } from '../../support/builders';
+
+/** An OPEN THRESHOLD event of `product` (or `overrides`), as check_rules would open it. */
+export async function buildEvent(
+  company: TestCompany,
+  product: TestProduct,
+  overrides: Partial<Pick<EventLogEntry, 'status' | 'severity' | 'triggerType' | 'ruleId' | 'batchId' | 'message' | 'createdAt'>> = {},
+) {
+  const event = await EventLogEntry.create({
+    companyId: company.id,
+    ruleId: randomUUID(),
+    ruleSource: 'rule',
+    productId: product.id,
+    batchId: null,
+    triggerType: 'THRESHOLD',
+    severity: 'WARNING',
+    message: `Low stock: ${product.name} has 2, below 5`,
+    details: { quantity: 2, min: 5 },
+    status: 'OPEN' as EventStatus,
+    ...overrides,
+  });
+  return event;
+}
+
+export interface ChannelBody {
+  name?: string;
+  kind?: 'WEBHOOK' | 'EMAIL';
+  url?: string;
+  recipients?: string[];
+  events?: string[];
+  max_attempts?: number;
+  is_active?: boolean;
+}
+
+/** A channel through POST /api/v1/notification-channels/ (a WEBHOOK to `url` unless told otherwise). */
+export async function buildChannel(company: TestCompany, body: ChannelBody = {}) {
+  const kind = body.kind ?? 'WEBHOOK';
+  const res = await post(
+    '/api/v1/notification-channels/',
+    {
+      name: 'Ops',
+      kind,
+      ...(kind === 'WEBHOOK' ? { url: 'http://127.0.0.1:9/hook' } : { recipients: ['ops@example.com'] }),
+      events: ['THRESHOLD', 'DATE_OFFSET', 'TEST'],
+      ...body,
+    },
+    { token: company.token },
+  );
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  return res.body as { id: string; secret: string; url: string | null; [key: string]: unknown };
+}
+
+/** A delivery of `channelId` with `attempts` recorded attempts, written straight into the outbox. */
+export async function buildDelivery(company: TestCompany, channelId: string, attempts: Array<{ ok: boolean; statusCode: number | null }> = []) {
+  const delivery = await NotificationDelivery.create({
+    companyId: company.id,
+    channelId,
+    eventId: null,
+    eventType: 'TEST',
+    payload: JSON.stringify({ event_id: randomUUID(), type: 'TEST' }),
+    status: attempts.some((a) => a.ok) ? 'DELIVERED' : attempts.length ? 'RETRYING' : 'PENDING',
+    attempts: attempts.length,
+    maxAttempts: 5,
+    nextAttemptAt: new Date(),
+  });
+  for (const [index, attempt] of attempts.entries()) {
+    await NotificationAttempt.create({
+      companyId: company.id,
+      deliveryId: delivery.id,
+      number: index + 1,
+      ok: attempt.ok,
+      statusCode: attempt.statusCode,
+      error: attempt.ok ? null : 'HTTP 500',
+      responseExcerpt: attempt.ok ? 'ok' : 'boom',
+      durationMs: 12,
+      startedAt: new Date(),
+    });
+  }
+  return delivery;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  /** The raw bytes, as signed. */
+  body: Buffer;
+}
+
+export interface Receiver {
+  url: string;
+  requests: ReceivedRequest[];
+  /** The status the next requests get (default 200). */
+  status: number;
+  close(): Promise<void>;
+}
+
+/** A webhook receiver on 127.0.0.1 that records every request and answers `status`. */
+export async function startReceiver(status = 200): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  const state = { status };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(state.status, { 'content-type': 'text/plain' }).end(state.status < 300 ? 'thanks' : 'receiver failed');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/hooks/inventory`,
+    requests,
+    get status() {
+      return state.status;
+    },
+    set status(value: number) {
+      state.status = value;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** 409 invalid_transition with the allowed next states at the top level and in details. */
+export function expectInvalidTransition(res: ApiResponse, allowed: string[]) {
+  expect(res.status, JSON.stringify(res.body)).to.equal(409);
+  expect(res.body).to.have.all.keys('error', 'code', 'details', 'allowed_transitions', 'request_id');
+  expect(res.body.code).to.equal('invalid_transition');
+  expect(res.body.error).to.be.a('string').and.not.empty;
+  expect(res.body.request_id).to.equal(res.headers.get('x-request-id'));
+  expect(res.body.allowed_transitions).to.deep.equal(allowed);
+  expect(res.body.details.allowed_transitions).to.deep.equal(allowed);
+}

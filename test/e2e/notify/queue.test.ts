@@ -1,0 +1,364 @@
+/**
+ * The delivery queue on a real Redis (BullMQ), and the notifier as a real process: a job carries only an id,
+ * duplicates send once, a lost queue is refilled from the outbox, a killed worker leaves nothing half
+ * recorded and its job is taken over, and SIGTERM lets the delivery in flight finish. Each test has its own
+ * queue name and key prefix. Without Redis the Redis suites are skipped, loudly.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
+import {
+  AttemptOutcome,
+  DeliveryQueue,
+  DeliverySettings,
+  DeliveryWorker,
+  INTERNAL_AUTH_HEADER,
+  attemptDelivery,
+  deliveryJobId,
+  dispatchDeliveries,
+  dueDeliveryIds,
+  freePort,
+  signInternalToken,
+  startDeliveryWorker,
+} from '@pi/common';
+import { system, testDatabaseUrl } from '../../support/hooks';
+import {
+  REDIS_URL,
+  Receiver,
+  Tenant,
+  TestChannel,
+  attemptsOf,
+  buildTenant,
+  createChannel,
+  createDelivery,
+  deliverySettings,
+  dropChannels,
+  eventually,
+  reload,
+  requireRedis,
+  sleep,
+  startReceiver,
+  uniqueQueue,
+} from './fixtures';
+
+const ROOT = path.resolve(__dirname, '../../../..');
+const NOTIFIER = path.join(ROOT, 'services/notifier/dist/src/main.js');
+
+interface NotifierProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function startNotifier(env: Record<string, string>): Promise<NotifierProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [NOTIFIER], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_POOL_MAX: '5', NOTIFIER_PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const notifier = { child, url: `http://127.0.0.1:${port}`, output: () => out, exited };
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`notifier exited with ${child.exitCode}:\n${out}`);
+      return out.includes('"msg":"listening"');
+    },
+    'the notifier to listen',
+    15_000,
+  );
+  return notifier;
+}
+
+async function stopNotifier(notifier: NotifierProcess | undefined, signal: NodeJS.Signals, timeoutMs = 20_000) {
+  if (!notifier || notifier.child.exitCode !== null || notifier.child.signalCode !== null) return notifier?.exited;
+  notifier.child.kill(signal);
+  const timer = sleep(timeoutMs).then(() => 'timeout' as const);
+  const result = await Promise.race([notifier.exited, timer]);
+  if (result === 'timeout') {
+    notifier.child.kill('SIGKILL');
+    throw new Error(`notifier did not exit within ${timeoutMs} ms of ${signal}:\n${notifier.output()}`);
+  }
+  return result;
+}
+
+describe('notification delivery: the queue', () => {
+  let tenant: Tenant;
+  let receiver: Receiver;
+  let settings: DeliverySettings;
+  const channels: TestChannel[] = [];
+  let queue: DeliveryQueue;
+  let names: { name: string; prefix: string };
+  const workers: DeliveryWorker[] = [];
+  const notifiers: NotifierProcess[] = [];
+  const sequelize = () => system().db.sequelize;
+
+  const channel = async () => {
+    const c = await createChannel(tenant, settings, { url: receiver.url });
+    channels.push(c);
+    return c;
+  };
+  /** An in-process worker on this test's queue; records what each job did. */
+  const startWorker = (outcomes: AttemptOutcome[] = [], lockDurationMs?: number) => {
+    const worker = startDeliveryWorker({
+      redisUrl: REDIS_URL,
+      ...names,
+      concurrency: 2,
+      lockDurationMs,
+      handler: async (id) => {
+        const outcome = await attemptDelivery(sequelize(), id, settings, new Date());
+        outcomes.push(outcome);
+        return outcome;
+      },
+    });
+    workers.push(worker);
+    return worker;
+  };
+  const notifierEnv = () => ({
+    DATABASE_URL: testDatabaseUrl(),
+    INTERNAL_JWT_SECRET: system().internalJwtSecret,
+    SECRET_ENCRYPTION_KEY: settings.SECRET_ENCRYPTION_KEY,
+    REDIS_URL,
+    DELIVERY_QUEUE_NAME: names.name,
+    DELIVERY_QUEUE_PREFIX: names.prefix,
+    ALLOW_LOOPBACK_WEBHOOKS: 'true',
+  });
+  /** What check_rules does first: queue every due delivery (only this test's, so other suites' rows are left alone). */
+  const requeueDue = async (mine: string[]) => {
+    const due = (await dueDeliveryIds(sequelize(), new Date())).filter((id) => mine.includes(id));
+    return dispatchDeliveries(sequelize(), due, settings, queue);
+  };
+
+  before(async function () {
+    await requireRedis(this, 'notification delivery: the queue');
+    this.timeout(30_000);
+    tenant = await buildTenant();
+    receiver = await startReceiver();
+    settings = deliverySettings();
+  });
+  beforeEach(() => {
+    names = uniqueQueue();
+    queue = new DeliveryQueue(REDIS_URL, names);
+    receiver.requests.length = 0;
+    receiver.respond = () => ({ status: 200, body: '{"ok":true}' });
+  });
+  afterEach(async function () {
+    this.timeout(30_000);
+    for (const n of notifiers.splice(0)) await stopNotifier(n, 'SIGKILL').catch(() => {});
+    for (const w of workers.splice(0)) await w.close(true).catch(() => {});
+    if (queue) {
+      await queue.queue.obliterate({ force: true }).catch(() => {});
+      await queue.close();
+    }
+    await dropChannels(channels);
+  });
+  after(() => receiver?.close());
+
+  it('queues a job that carries the delivery id only, once per attempt, and sends once', async () => {
+    const c = await channel();
+    const { delivery } = await createDelivery(tenant, c);
+    const ref = { id: delivery.id, attempts: 0 };
+    await queue.enqueue([ref]);
+    await queue.enqueue([ref, ref]);
+
+    expect(await queue.queue.getJobCounts('wait', 'delayed', 'active')).to.deep.equal({ wait: 1, delayed: 0, active: 0 });
+    const job = await queue.queue.getJob(deliveryJobId(ref));
+    expect(job?.id).to.equal(`${delivery.id}_0`);
+    expect(job?.data).to.deep.equal({ deliveryId: delivery.id });
+    expect(JSON.stringify(job?.data)).to.not.include(c.secret);
+
+    const outcomes: AttemptOutcome[] = [];
+    startWorker(outcomes);
+    await eventually(async () => (await reload(delivery)).status === 'DELIVERED', 'the delivery');
+    await sleep(300);
+    expect(outcomes).to.deep.equal(['delivered']);
+    expect(receiver.requests).to.have.length(1);
+    expect(await attemptsOf(delivery)).to.have.length(1);
+
+    // A late duplicate of the finished attempt runs, but sends nothing.
+    await queue.enqueue([ref]);
+    await eventually(async () => outcomes.length === 2, 'the late duplicate to run');
+    expect(outcomes).to.deep.equal(['delivered', 'skipped']);
+    expect(receiver.requests).to.have.length(1);
+    expect(await queue.queue.getJobCounts('completed', 'failed')).to.deep.equal({ completed: 0, failed: 0 });
+  });
+
+  it('delivers once a delivery whose job the queue lost, when the next run queues the due deliveries again', async () => {
+    const c = await channel();
+    const { delivery } = await createDelivery(tenant, c);
+    await queue.enqueue([{ id: delivery.id, attempts: 0 }]);
+    await queue.queue.obliterate({ force: true }); // Redis lost everything before any worker ran
+    expect(await queue.queue.getJob(`${delivery.id}_0`)).to.equal(undefined);
+
+    expect(await requeueDue([delivery.id])).to.deep.include({ enqueued: 1 });
+    const outcomes: AttemptOutcome[] = [];
+    startWorker(outcomes);
+    await eventually(async () => (await reload(delivery)).status === 'DELIVERED', 'the delivery');
+    await sleep(300);
+    expect(receiver.requests).to.have.length(1);
+    expect(outcomes).to.deep.equal(['delivered']);
+
+    // The run after that finds nothing due.
+    expect(await requeueDue([delivery.id])).to.deep.include({ enqueued: 0 });
+    expect(await dueDeliveryIds(sequelize(), new Date())).to.not.include(delivery.id);
+  });
+
+  it('leaves no half-recorded attempt when the notifier is killed mid-delivery, and a new worker completes the delivery', async function () {
+    this.timeout(60_000);
+    const c = await channel();
+    const { delivery } = await createDelivery(tenant, c);
+    let releaseStalled: () => void = () => {};
+    const stalled = new Promise<void>((resolve) => (releaseStalled = resolve));
+    receiver.respond = async (_req, index) => {
+      if (index === 0) await stalled; // the first POST hangs until the test ends
+      return { status: 200, body: '{"ok":true}' };
+    };
+
+    try {
+      const killed = await startNotifier({ ...notifierEnv(), NOTIFIER_JOB_LOCK_MS: '1000' });
+      notifiers.push(killed);
+      await queue.enqueue([{ id: delivery.id, attempts: 0 }]);
+      await receiver.waitForRequests(1, 15_000);
+      expect(await stopNotifier(killed, 'SIGKILL')).to.deep.include({ signal: 'SIGKILL' });
+
+      // The killed attempt's transaction rolled back: nothing recorded, the row unlocked and still due.
+      await eventually(
+        async () => {
+          const [row] = await sequelize().query<{ attempts: number }>(
+            `SELECT attempts FROM notification_deliveries WHERE id = $1 FOR UPDATE SKIP LOCKED`,
+            { bind: [delivery.id], type: QueryTypes.SELECT },
+          );
+          return row !== undefined;
+        },
+        'the killed attempt to roll back',
+      );
+      expect(await reload(delivery)).to.deep.include({ status: 'PENDING', attempts: 0, lastError: null });
+      expect(await attemptsOf(delivery)).to.have.length(0);
+
+      const outcomes: AttemptOutcome[] = [];
+      startWorker(outcomes, 1000);
+      await requeueDue([delivery.id]); // what the next check_rules does; the stalled job itself is taken over too
+      await eventually(async () => (await reload(delivery)).status === 'DELIVERED', 'the delivery after the takeover', 20_000);
+      await sleep(1500);
+
+      const attempts = await attemptsOf(delivery);
+      expect(attempts.map((a) => [a.number, a.ok, a.statusCode])).to.deep.equal([[1, true, 200]]);
+      expect(outcomes.filter((o) => o === 'delivered')).to.have.length(1);
+      expect(receiver.requests).to.have.length(2); // the killed attempt's POST, then the one that counted
+      expect(receiver.requests[1].body).to.equal(receiver.requests[0].body);
+    } finally {
+      releaseStalled();
+    }
+  });
+
+  it('runs the notifier: open probes, internal-auth metrics, delivery of queued jobs, and a SIGTERM that lets the delivery in flight finish', async function () {
+    this.timeout(60_000);
+    const c = await channel();
+    const notifier = await startNotifier(notifierEnv());
+    notifiers.push(notifier);
+
+    expect((await fetch(`${notifier.url}/healthz`)).status).to.equal(200);
+    await eventually(async () => (await fetch(`${notifier.url}/readyz`)).status === 200, 'the notifier to be ready');
+    expect(await (await fetch(`${notifier.url}/readyz`)).json()).to.deep.equal({ status: 'ready' });
+    expect((await fetch(`${notifier.url}/metrics`)).status).to.equal(401);
+    const token = signInternalToken(
+      { companyId: tenant.company.id, principal: { kind: 'user', id: randomUUID() }, permissions: ['read'], role: 'admin' },
+      randomUUID(),
+      system().internalJwtSecret,
+    );
+    const metrics = async () => {
+      const res = await fetch(`${notifier.url}/metrics`, { headers: { [INTERNAL_AUTH_HEADER]: token } });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
+      return res.text();
+    };
+    expect(await metrics()).to.include('notifier_deliveries_processed_total{outcome="delivered"} 0');
+
+    const first = await createDelivery(tenant, c);
+    await queue.enqueue([{ id: first.delivery.id, attempts: 0 }]);
+    await eventually(async () => (await reload(first.delivery)).status === 'DELIVERED', 'the first delivery');
+    await eventually(async () => (await metrics()).includes('notifier_deliveries_processed_total{outcome="delivered"} 1'), 'the metric');
+    expect(await metrics()).to.include('notifier_deliveries_in_flight 0');
+
+    // A slow receiver: SIGTERM arrives while the POST is in flight.
+    receiver.respond = () => ({ status: 200, body: '{"ok":true}', delayMs: 1500 });
+    const second = await createDelivery(tenant, c);
+    await queue.enqueue([{ id: second.delivery.id, attempts: 0 }]);
+    await receiver.waitForRequests(2);
+    const exit = await stopNotifier(notifier, 'SIGTERM');
+    expect(exit, notifier.output()).to.deep.equal({ code: 0, signal: null });
+
+    expect(await reload(second.delivery)).to.deep.include({ status: 'DELIVERED', attempts: 1 });
+    expect(await attemptsOf(second.delivery)).to.have.length(1);
+    expect(receiver.requests).to.have.length(2);
+    const output = notifier.output();
+    expect(output).to.include('delivery worker stopped');
+    expect(output.includes(c.secret), 'the notifier logged a channel secret').to.equal(false);
+    expect(output.includes(settings.SECRET_ENCRYPTION_KEY), 'the notifier logged the encryption key').to.equal(false);
+  });
+
+  it('runs the notifier without Redis reachable: alive but not ready, and it still stops cleanly', async function () {
+    this.timeout(30_000);
+    const notifier = await startNotifier({ ...notifierEnv(), REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+    notifiers.push(notifier);
+    expect((await fetch(`${notifier.url}/healthz`)).status).to.equal(200);
+    const ready = await fetch(`${notifier.url}/readyz`);
+    expect(ready.status).to.equal(503);
+    expect(await ready.json()).to.deep.include({ status: 'unavailable' });
+    expect(await stopNotifier(notifier, 'SIGTERM'), notifier.output()).to.deep.equal({ code: 0, signal: null });
+  });
+});
+
+describe('notification delivery: the queue without Redis', () => {
+  it('fail fast, naming the queue, instead of waiting for Redis', async () => {
+    const queue = new DeliveryQueue(`redis://127.0.0.1:${await freePort()}`, { ...uniqueQueue(), connectTimeoutMs: 500 });
+    const started = Date.now();
+    try {
+      let error: Error | undefined;
+      await queue.enqueue([{ id: randomUUID(), attempts: 0 }]).catch((err: Error) => (error = err));
+      expect(error?.message).to.match(/Redis is not reachable \(queue deliveries-test-/);
+      expect(Date.now() - started).to.be.below(3000);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('closes workers and producers without crashing the process while Redis answers but is not usable', async function () {
+    this.timeout(20_000);
+    // Answers every command with an error, as a Redis that wants a password (NOAUTH) or is still loading does:
+    // the clients connect, fail their ready check and wait, which is when a close used to crash the process.
+    const fake = net.createServer((socket) => {
+      socket.on('data', () => socket.write('-NOAUTH Authentication required.\r\n'));
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const url = `redis://127.0.0.1:${(fake.address() as { port: number }).port}`;
+    const problems: unknown[] = [];
+    const onProblem = (err: unknown) => problems.push(err);
+    process.on('unhandledRejection', onProblem);
+    process.on('uncaughtException', onProblem);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const worker = startDeliveryWorker({ redisUrl: url, ...uniqueQueue(), handler: async () => 'skipped' });
+        const queue = new DeliveryQueue(url, { ...uniqueQueue(), connectTimeoutMs: 100 });
+        await queue.enqueue([{ id: randomUUID(), attempts: 0 }]).catch(() => {});
+        await sleep(200);
+        await worker.close();
+        await queue.close();
+      }
+      await sleep(300);
+      expect(problems.map(String)).to.deep.equal([]);
+    } finally {
+      process.off('unhandledRejection', onProblem);
+      process.off('uncaughtException', onProblem);
+      fake.close();
+    }
+  });
+});
