@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { verifySignature } from '@pi/common';
+import { DeliveryQueue, attemptDelivery, startDeliveryWorker, verifySignature } from '@pi/common';
 import { checkRules, loadMonitorSettings } from '@pi/monitor';
 import { get, post } from '../../support/api';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
+import { REDIS_URL, redisAvailable } from '../notify/fixtures';
 import { Receiver, buildChannel, startReceiver } from './helpers';
 
 const settings = () => loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' });
@@ -167,5 +169,60 @@ describe('check_rules: retries of failed deliveries', () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('check_rules with the Redis queue', () => {
+  before(async function () {
+    if (!(await redisAvailable())) {
+      process.stdout.write('\n  !!! Redis is not reachable on 127.0.0.1:6379: the check_rules queue suite is SKIPPED !!!\n\n');
+      this.skip();
+    }
+  });
+
+  it('enqueues new deliveries; when the queue loses them, the next run enqueues them again and the webhook arrives once', async function () {
+    this.timeout(30_000);
+    const receiver = await startReceiver();
+    const names = { name: `check-rules-${randomUUID()}`, prefix: `test-${randomUUID().slice(0, 8)}` };
+    const queue = new DeliveryQueue(REDIS_URL, names);
+    const company = await buildCompany();
+    try {
+      await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
+      await buildLocation(company);
+      await buildChannel(company, { url: receiver.url, events: ['THRESHOLD'] });
+      const queued = (now = new Date()) => checkRules(system().db.sequelize, testDatabaseUrl(), settings(), { companyId: company.id, now, queue });
+      expect(await queued()).to.include({ events_opened: 1, deliveries_created: 1, enqueued: 1, delivered: 0 });
+      expect(receiver.requests).to.have.length(0);
+
+      await queue.queue.obliterate({ force: true }); // Redis lost the job
+      expect(await queued()).to.include({ events_opened: 0, due_deliveries: 1, enqueued: 1 });
+
+      const worker = startDeliveryWorker({
+        redisUrl: REDIS_URL,
+        ...names,
+        concurrency: 2,
+        handler: (id) => attemptDelivery(system().db.sequelize, id, settings(), new Date()),
+      });
+      try {
+        const deadline = Date.now() + 10_000;
+        while (receiver.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 300)); // a duplicate, if any, would arrive now
+      } finally {
+        await worker.close();
+      }
+      expect(receiver.requests).to.have.length(1);
+      expect(await queued()).to.include({ due_deliveries: 0, enqueued: 0 });
+    } finally {
+      await queue.close();
+      await receiver.close();
+    }
+  });
+});
+
+describe('delivery settings', () => {
+  it('refuse ALLOW_LOOPBACK_WEBHOOKS in production, naming it, so the process does not start', () => {
+    const base = { SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true' };
+    expect(() => loadMonitorSettings({ ...base, NODE_ENV: 'production' })).to.throw(/ALLOW_LOOPBACK_WEBHOOKS/);
+    expect(loadMonitorSettings({ ...base, NODE_ENV: 'development' }).ALLOW_LOOPBACK_WEBHOOKS).to.equal(true);
   });
 });
