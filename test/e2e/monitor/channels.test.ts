@@ -25,7 +25,8 @@ import { TestCompany, buildCompany, buildUser } from '../../support/builders';
 import { system } from '../../support/hooks';
 import type { RunningGateway } from '../../support/system';
 import { count, query, row } from '../../support/sql';
-import { Receiver, buildChannel, startReceiver } from './helpers';
+import { Receiver, startReceiver } from '../../support/receiver';
+import { buildChannel } from './helpers';
 
 const CHANNEL_KEYS = ['id', 'name', 'kind', 'url', 'recipients', 'events', 'max_attempts', 'is_active', 'secret', 'created_at', 'updated_at'];
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
@@ -311,11 +312,11 @@ describe('POST /api/v1/notification-channels/{id}/test/', () => {
     expect(receiver.requests).to.have.length(1);
     const request = receiver.requests[0];
     expect(request.method).to.equal('POST');
-    expect(request.url).to.equal('/hooks/inventory');
+    expect(request.path).to.equal('/hooks/inventory');
     expect(request.headers['content-type']).to.match(/^application\/json/);
     expect(verifySignature(request.body, channel.secret, request.headers['x-pi-signature'] as string)).to.equal(true);
     expect(verifySignature(request.body, 'whsec_another', request.headers['x-pi-signature'] as string)).to.equal(false);
-    const body = JSON.parse(request.body.toString('utf8'));
+    const body = JSON.parse(request.body);
     expect(body).to.have.all.keys('event_id', 'type', 'company_id', 'product', 'payload', 'created_at');
     expect(body).to.deep.include({ type: 'TEST', company_id: company.id });
     expect(body.payload).to.include({ status: 'OPEN', rule_id: null, batch_id: null });

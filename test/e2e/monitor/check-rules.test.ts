@@ -9,7 +9,8 @@ import { get, post } from '../../support/api';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { REDIS_URL, redisAvailable } from '../notify/fixtures';
-import { Receiver, buildChannel, startReceiver } from './helpers';
+import { Receiver, startReceiver } from '../../support/receiver';
+import { buildChannel } from './helpers';
 
 const settings = () => loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' });
 const run = (company: TestCompany, now = new Date()) => checkRules(system().db.sequelize, testDatabaseUrl(), settings(), { companyId: company.id, now });
@@ -43,7 +44,7 @@ describe('check_rules: THRESHOLD', () => {
 
     const request = receiver.requests[0];
     expect(verifySignature(request.body, channel.secret, request.headers['x-pi-signature'] as string)).to.equal(true);
-    const body = JSON.parse(request.body.toString());
+    const body = JSON.parse(request.body);
     expect(body).to.have.all.keys('event_id', 'type', 'company_id', 'product', 'payload', 'created_at');
     expect(body).to.include({ event_id: event.id, type: 'THRESHOLD', company_id: company.id });
     expect(body.product).to.deep.equal({ id: product.id, sku: product.sku, name: product.name });

@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import { get, post } from '../../support/api';
 import { expectNotFound, expectPermissionDenied, expectValidationError } from '../../support/assertions';
 import { TestCompany, buildCompany, buildProduct, buildUser } from '../../support/builders';
-import { Receiver, buildChannel, buildDelivery, buildEvent, startReceiver } from './helpers';
+import { Receiver, startReceiver } from '../../support/receiver';
+import { buildChannel, buildDelivery, buildEvent } from './helpers';
 
 const DELIVERY_KEYS = [
   'id',

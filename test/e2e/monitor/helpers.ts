@@ -1,8 +1,7 @@
 /**
- * Builders and a webhook receiver for the monitor suites. Events are written straight into the event log
+ * Builders for the monitor suites. Events are written straight into the event log
  * (check_rules opens them in production); everything else goes through the public API.
  */
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { EventLogEntry, EventStatus, NotificationAttempt, NotificationDelivery } from '@pi/common';
@@ -86,53 +85,6 @@ export async function buildDelivery(company: TestCompany, channelId: string, att
     });
   }
   return delivery;
-}
-
-export interface ReceivedRequest {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  /** The raw bytes, as signed. */
-  body: Buffer;
-}
-
-export interface Receiver {
-  url: string;
-  requests: ReceivedRequest[];
-  /** The status the next requests get (default 200). */
-  status: number;
-  close(): Promise<void>;
-}
-
-/** A webhook receiver on 127.0.0.1 that records every request and answers `status`. */
-export async function startReceiver(status = 200): Promise<Receiver> {
-  const requests: ReceivedRequest[] = [];
-  const state = { status };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(state.status, { 'content-type': 'text/plain' }).end(state.status < 300 ? 'thanks' : 'receiver failed');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `http://127.0.0.1:${port}/hooks/inventory`,
-    requests,
-    get status() {
-      return state.status;
-    },
-    set status(value: number) {
-      state.status = value;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** 409 invalid_transition with the allowed next states at the top level and in details. */

@@ -9,7 +9,8 @@ import { ApiResponse, del, get, patch, post } from '../../support/api';
 import { expectAccessDenied, expectPermissionDenied } from '../../support/assertions';
 import { TestCompany, TestProduct, buildCompany, buildProduct, buildUser } from '../../support/builders';
 import { count, row } from '../../support/sql';
-import { Receiver, buildChannel, buildEvent, startReceiver } from './helpers';
+import { Receiver, startReceiver } from '../../support/receiver';
+import { buildChannel, buildEvent } from './helpers';
 
 interface World {
   a: TestCompany;

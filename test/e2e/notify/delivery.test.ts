@@ -18,9 +18,9 @@ import {
   verifySignature,
 } from '@pi/common';
 import { system } from '../../support/hooks';
+import { Receiver, startReceiver } from '../../support/receiver';
 import { LogCapture } from '../../support/system';
 import {
-  Receiver,
   Tenant,
   TestChannel,
   attemptsOf,
@@ -31,7 +31,6 @@ import {
   deliverySettings,
   dropChannels,
   reload,
-  startReceiver,
 } from './fixtures';
 
 const MINUTE = 60_000;

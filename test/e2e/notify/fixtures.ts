@@ -1,10 +1,9 @@
 /**
  * What the notification suites share: delivery settings with a fresh encryption key, a company and product
  * built once per suite, channels, events and deliveries created directly through the models (the way
- * check_rules creates them), a real HTTP receiver that records every request, Redis availability, and a small
- * MIME reader for the SMTP suite.
+ * check_rules creates them), Redis availability, and a small MIME reader for the SMTP suite. The webhook
+ * receiver is in test/support/receiver.ts.
  */
-import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
 import {
@@ -166,76 +165,6 @@ export async function attemptsOf(delivery: NotificationDelivery | string): Promi
 /** Removes the channels a suite made (their deliveries and attempts go with them), so no other suite's run finds them due. */
 export async function dropChannels(channels: TestChannel[]): Promise<void> {
   for (const c of channels.splice(0)) await NotificationChannel.destroy({ where: { id: c.row.id } });
-}
-
-// ---- receiver ------------------------------------------------------------------------------------------------
-
-export interface ReceivedRequest {
-  method: string;
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  /** The raw body, exactly as received. */
-  body: string;
-}
-
-export interface Answer {
-  status: number;
-  body?: string;
-  /** Wait this long before answering. */
-  delayMs?: number;
-}
-
-export interface Receiver {
-  url: string;
-  requests: ReceivedRequest[];
-  /** Decides each answer; default 200 `{"ok":true}`. */
-  respond: (req: ReceivedRequest, index: number) => Answer | Promise<Answer>;
-  /** Resolves once `count` requests have arrived (their answers may still be pending). */
-  waitForRequests(count: number, timeoutMs?: number): Promise<void>;
-  close(): Promise<void>;
-}
-
-export async function startReceiver(): Promise<Receiver> {
-  const requests: ReceivedRequest[] = [];
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
-  const receiver: Partial<Receiver> = {
-    requests,
-    respond: () => ({ status: 200, body: '{"ok":true}' }),
-  };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const record: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      const index = requests.push(record) - 1;
-      for (const w of waiters.filter((w) => requests.length >= w.count)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve();
-      }
-      try {
-        const answer = await receiver.respond!(record, index);
-        if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
-        if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body ?? '');
-      } catch {
-        if (!res.destroyed) res.writeHead(500).end();
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  receiver.url = `http://127.0.0.1:${port}/hooks/inventory`;
-  receiver.waitForRequests = (count, timeoutMs = 10_000) =>
-    new Promise<void>((resolve, reject) => {
-      if (requests.length >= count) return resolve();
-      const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} request(s), expected ${count}, within ${timeoutMs} ms`)), timeoutMs);
-      waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
-    });
-  receiver.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return receiver as Receiver;
 }
 
 // ---- waiting -------------------------------------------------------------------------------------------------

@@ -25,9 +25,9 @@ import {
   startDeliveryWorker,
 } from '@pi/common';
 import { system, testDatabaseUrl } from '../../support/hooks';
+import { Receiver, startReceiver } from '../../support/receiver';
 import {
   REDIS_URL,
-  Receiver,
   Tenant,
   TestChannel,
   attemptsOf,
@@ -40,7 +40,6 @@ import {
   reload,
   requireRedis,
   sleep,
-  startReceiver,
   uniqueQueue,
 } from './fixtures';
 
