@@ -98,6 +98,9 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
       NOTIFIER_URL: serviceUrls.notifier,
       PASSWORD_HASH_COST: '14',
       API_KEY_USAGE_FLUSH_MS: '100',
+      // The default test gateway never rate-limits (a thousand tests share one client address); the gateways
+      // that test/e2e/rate-limits.test.ts starts turn them on.
+      RATE_LIMITS: 'off',
       ...env,
     });
     const gatewayLogger = logger('gateway');

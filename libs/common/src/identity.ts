@@ -19,6 +19,9 @@ export interface Identity {
   role?: Role;
   /** Set for API keys. */
   tier?: Tier;
+  /** Set for API keys (gateway only, never forwarded): the key whose rate limits this request counts against,
+   *  i.e. the widget key a QR scan key was minted from, or the key itself. */
+  budgetKeyId?: string;
 }
 
 /** The permission SPEC.md requires for an HTTP method. */

@@ -15,12 +15,16 @@ import { registerRouter } from './routes/register/router';
 import { tokenRouter } from './routes/token/router';
 import { usersRouter } from './routes/users/router';
 import { gatewayHealthRouter } from './routes/health';
+import { RateLimits, anonymousGatewayLimiter, createRateLimits, ownUserRoutesLimiter, routeLimiter, trustProxySetting } from './rate-limits';
 
-export function createGatewayApp(deps: GatewayDeps): Express {
+/** `rateLimits` is built from the config when not given (main.ts passes its own to close it on shutdown). */
+export function createGatewayApp(deps: GatewayDeps, rateLimits: RateLimits = createRateLimits(deps.config, deps.logger)): Express {
   const { config, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // The client address of rate limits: X-Forwarded-For is believed only from TRUSTED_PROXIES.
+  app.set('trust proxy', trustProxySetting(config.TRUSTED_PROXIES));
   app.use(requestId());
   app.use(helmet());
   app.use(accessLog(logger));
@@ -28,11 +32,13 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(express.json({ limit: config.BODY_LIMIT }));
   app.use(deprecationHeaders(deprecationTable(config)));
 
+  app.use(anonymousGatewayLimiter(rateLimits));
   app.use(tokenRouter(config));
   app.use(registerRouter(deps));
+  app.use(ownUserRoutesLimiter(rateLimits, config.JWT_SECRET));
   app.use(usersRouter(deps));
   app.use(apiKeysRouter(deps));
-  app.use(serviceDispatcher(deps));
+  app.use(serviceDispatcher(deps, rateLimits));
 
   app.use(notFoundMiddleware());
   app.use(errorMiddleware(logger));
@@ -40,7 +46,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
 }
 
 /** Authenticates a request the route table claims and hands it to that service's proxy. */
-function serviceDispatcher(deps: GatewayDeps): RequestHandler {
+function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits): RequestHandler {
   const { config, logger } = deps;
   const proxyOptions = { internalJwtSecret: config.INTERNAL_JWT_SECRET, timeoutMs: config.PROXY_TIMEOUT_MS, logger };
   const proxies: Record<ServiceName, RequestHandler> = {
@@ -53,11 +59,16 @@ function serviceDispatcher(deps: GatewayDeps): RequestHandler {
     user: authenticateUser(config.JWT_SECRET),
     api_key: authenticateApiKey(deps.usage),
   };
+  const limiters: Record<AuthKind, RequestHandler> = {
+    none: routeLimiter(rateLimits, 'none'),
+    user: routeLimiter(rateLimits, 'user'),
+    api_key: routeLimiter(rateLimits, 'api_key'),
+  };
   return (req, res, next) => {
     const route = routeFor(req.path);
     if (!route) return next();
-    void Promise.resolve(
-      authenticators[route.auth](req, res, (err?: unknown) => (err ? next(err) : proxies[route.service](req, res, next))),
-    ).catch(next);
+    const proxy = (err?: unknown) => (err ? next(err) : proxies[route.service](req, res, next));
+    const limit = (err?: unknown) => (err ? next(err) : limiters[route.auth](req, res, proxy));
+    void Promise.resolve(authenticators[route.auth](req, res, limit)).catch(next);
   };
 }

@@ -1,6 +1,7 @@
 /** Gateway settings, read and validated once at start (see README "Configuration"). */
 import Joi from 'joi';
 import { commonEnv, loadConfig } from '@pi/common';
+import { parseRateLimitOverrides } from './rate-limits/limits';
 
 const schema = Joi.object({
   ...commonEnv,
@@ -16,6 +17,17 @@ const schema = Joi.object({
   PROXY_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
   API_KEY_USAGE_FLUSH_MS: Joi.number().integer().min(50).max(2000).default(1000),
   QR_API_KEY_URL_SUNSET: Joi.string().isoDate().default('2027-06-30'),
+  RATE_LIMITS: Joi.string().valid('on', 'off').default('on'),
+  RATE_LIMIT_OVERRIDES: Joi.string()
+    .allow('')
+    .default('')
+    .custom((value: string) => {
+      parseRateLimitOverrides(value);
+      return value;
+    }),
+  RATE_LIMIT_KEY_PREFIX: Joi.string().pattern(/^[A-Za-z0-9:_-]+$/).default('pi:rl'),
+  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
+  TRUSTED_PROXIES: Joi.string().allow('').default(''),
 });
 
 export interface GatewayConfig {
@@ -39,6 +51,16 @@ export interface GatewayConfig {
   API_KEY_USAGE_FLUSH_MS: number;
   /** `X-API-Sunset` of the deprecated `?api_key=` QR URLs (ISO 8601 date). */
   QR_API_KEY_URL_SUNSET: string;
+  /** `off` disables every rate limit (the default test gateway); `on` elsewhere. */
+  RATE_LIMITS: 'on' | 'off';
+  /** `scope=points[/seconds]`, comma-separated, over SPEC.md's values (rate-limits/limits.ts). */
+  RATE_LIMIT_OVERRIDES: string;
+  /** Prefix of the Redis keys of the rate limit counters. */
+  RATE_LIMIT_KEY_PREFIX: string;
+  /** Counters live here when set (shared by replicas); in memory otherwise. */
+  REDIS_URL?: string;
+  /** Comma-separated addresses/CIDRs whose X-Forwarded-For is believed (Express `trust proxy`). */
+  TRUSTED_PROXIES: string;
 }
 
 export const gatewayConfigSchema = schema as Joi.ObjectSchema<GatewayConfig>;

@@ -3,6 +3,7 @@ import { connectDatabase, createLogger, loadConfigOrExit, serve } from '@pi/comm
 import { UsageRecorder } from './auth/usage-recorder';
 import { createGatewayApp } from './app';
 import { gatewayConfigSchema } from './config';
+import { createRateLimits } from './rate-limits';
 
 async function main() {
   const config = loadConfigOrExit(gatewayConfigSchema, 'gateway');
@@ -10,8 +11,9 @@ async function main() {
   const db = connectDatabase({ url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
   const usage = new UsageRecorder(db.sequelize, logger, config.API_KEY_USAGE_FLUSH_MS);
   usage.start();
-  const app = createGatewayApp({ config, sequelize: db.sequelize, logger, usage });
-  await serve(app, { port: config.GATEWAY_PORT, logger, onShutdown: [() => usage.stop(), () => db.close()] });
+  const rateLimits = createRateLimits(config, logger);
+  const app = createGatewayApp({ config, sequelize: db.sequelize, logger, usage }, rateLimits);
+  await serve(app, { port: config.GATEWAY_PORT, logger, onShutdown: [() => usage.stop(), () => db.close(), () => rateLimits.close()] });
 }
 
 main().catch((err) => {

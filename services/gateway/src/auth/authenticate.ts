@@ -47,7 +47,7 @@ export function authenticateApiKey(usage: UsageRecorder): RequestHandler {
     if (origin && key.allowedDomains.length > 0 && !originAllowed(origin, key.allowedDomains)) {
       return next(new PermissionDeniedError('Origin not allowed for this API key.', 'origin_not_allowed'));
     }
-    const identity: Identity = { companyId: key.companyId, principal: { kind: 'api_key', id: key.id }, permissions: key.permissions, tier: key.tier };
+    const identity: Identity = { companyId: key.companyId, principal: { kind: 'api_key', id: key.id }, permissions: key.permissions, tier: key.tier, budgetKeyId: key.parentKeyId ?? key.id };
     req.identity = identity;
     next();
   };
