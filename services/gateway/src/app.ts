@@ -15,6 +15,8 @@ import { registerRouter } from './routes/register/router';
 import { tokenRouter } from './routes/token/router';
 import { usersRouter } from './routes/users/router';
 import { gatewayHealthRouter } from './routes/health';
+import { cors, parseDashboardOrigins } from './http/cors';
+import { methodNotAllowed } from './http/methods';
 import { RateLimits, anonymousGatewayLimiter, createRateLimits, ownUserRoutesLimiter, routeLimiter, trustProxySetting } from './rate-limits';
 
 /** `rateLimits` is built from the config when not given (main.ts passes its own to close it on shutdown). */
@@ -28,11 +30,14 @@ export function createGatewayApp(deps: GatewayDeps, rateLimits: RateLimits = cre
   app.use(requestId());
   app.use(helmet());
   app.use(accessLog(logger));
+  // Before the rate limiters and authentication: a preflight carries no credentials (README "CORS and methods").
+  app.use(cors({ dashboardOrigins: parseDashboardOrigins(config.DASHBOARD_ORIGINS) }));
   app.use(gatewayHealthRouter(deps));
   app.use(express.json({ limit: config.BODY_LIMIT }));
   app.use(deprecationHeaders(deprecationTable(config)));
 
   app.use(anonymousGatewayLimiter(rateLimits));
+  app.use(methodNotAllowed());
   app.use(tokenRouter(config));
   app.use(registerRouter(deps));
   app.use(ownUserRoutesLimiter(rateLimits, config.JWT_SECRET));

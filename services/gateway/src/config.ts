@@ -2,6 +2,7 @@
 import Joi from 'joi';
 import { commonEnv, loadConfig } from '@pi/common';
 import { parseRateLimitOverrides } from './rate-limits/limits';
+import { parseDashboardOrigins } from './http/cors';
 
 const schema = Joi.object({
   ...commonEnv,
@@ -28,6 +29,18 @@ const schema = Joi.object({
   RATE_LIMIT_KEY_PREFIX: Joi.string().pattern(/^[A-Za-z0-9:_-]+$/).default('pi:rl'),
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
   TRUSTED_PROXIES: Joi.string().allow('').default(''),
+  DASHBOARD_ORIGINS: Joi.string()
+    .allow('')
+    .default('')
+    .custom((value: string, helpers) => {
+      try {
+        parseDashboardOrigins(value);
+      } catch {
+        return helpers.error('any.invalid');
+      }
+      return value;
+    })
+    .messages({ 'any.invalid': '{{#label}} must be comma-separated http(s) origins such as https://admin.example.com' }),
 });
 
 export interface GatewayConfig {
@@ -61,6 +74,8 @@ export interface GatewayConfig {
   REDIS_URL?: string;
   /** Comma-separated addresses/CIDRs whose X-Forwarded-For is believed (Express `trust proxy`). */
   TRUSTED_PROXIES: string;
+  /** Comma-separated origins (`https://admin.example.com`) allowed to call the core API cross-origin; empty: none. */
+  DASHBOARD_ORIGINS: string;
 }
 
 export const gatewayConfigSchema = schema as Joi.ObjectSchema<GatewayConfig>;
