@@ -25,3 +25,4 @@ export * from './notify/deliveries';
 export * from './notify/deliver';
 export * from './notify/email';
 export * from './notify/queue';
+export * from './monitoring/conditions';

@@ -27,6 +27,14 @@ interface Section {
 
 const quantity = (value: unknown) => (value === null || value === undefined ? null : toNumber(value as string));
 
+/**
+ * The row as selected (its columns are already the export's snake_case keys, in order), with the named
+ * NUMERIC/BIGINT columns, which pg returns as strings, turned into JSON numbers.
+ */
+const asSelected =
+  (...numeric: string[]) =>
+  (r: Row) => ({ ...r, ...Object.fromEntries(numeric.map((c) => [c, quantity(r[c])])) });
+
 /** Sections in document order. Columns are aliased to what the presenters read. */
 const SECTIONS: Section[] = [
   {
@@ -46,79 +54,32 @@ const SECTIONS: Section[] = [
     key: 'batches',
     sql: `SELECT id, product_id, code, to_char(expiration_date, 'YYYY-MM-DD') AS expiration_date, created_at, updated_at
             FROM batches WHERE company_id = :company ORDER BY created_at, id`,
-    present: (r) => ({
-      id: r.id,
-      product_id: r.product_id,
-      code: r.code,
-      expiration_date: r.expiration_date,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-    }),
+    present: asSelected(),
   },
   {
     key: 'physical_items',
     sql: `SELECT id, product_id, serial_number, location_id, is_active, retired_at, created_at, updated_at
             FROM physical_items WHERE company_id = :company ORDER BY created_at, id`,
-    present: (r) => ({
-      id: r.id,
-      product_id: r.product_id,
-      serial_number: r.serial_number,
-      location_id: r.location_id,
-      is_active: r.is_active,
-      retired_at: r.retired_at,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-    }),
+    present: asSelected(),
   },
   {
     key: 'work_orders',
     sql: `SELECT id, number, title, status, product_id, quantity, to_char(due_date, 'YYYY-MM-DD') AS due_date, created_at, updated_at
             FROM work_orders WHERE company_id = :company ORDER BY created_at, id`,
-    present: (r) => ({
-      id: r.id,
-      number: r.number,
-      title: r.title,
-      status: r.status,
-      product_id: r.product_id,
-      quantity: quantity(r.quantity),
-      due_date: r.due_date,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-    }),
+    present: asSelected('quantity'),
   },
   {
     key: 'stock_balances',
     sql: `SELECT product_id, location_id, batch_id, quantity, updated_at
             FROM stock_balances WHERE company_id = :company ORDER BY product_id, location_id, batch_id NULLS FIRST`,
-    present: (r) => ({
-      product_id: r.product_id,
-      location_id: r.location_id,
-      batch_id: r.batch_id,
-      quantity: quantity(r.quantity),
-      updated_at: r.updated_at,
-    }),
+    present: asSelected('quantity'),
   },
   {
     key: 'stock_movements',
     sql: `SELECT id, seq, kind, product_id, from_location_id, to_location_id, quantity, batch_id, item_ids, reason,
                  actor_kind, actor_id, request_id, created_at
             FROM stock_movements WHERE company_id = :company ORDER BY seq`,
-    present: (r) => ({
-      id: r.id,
-      seq: Number(r.seq),
-      kind: r.kind,
-      product_id: r.product_id,
-      from_location_id: r.from_location_id,
-      to_location_id: r.to_location_id,
-      quantity: quantity(r.quantity),
-      batch_id: r.batch_id,
-      item_ids: r.item_ids,
-      reason: r.reason,
-      actor_kind: r.actor_kind,
-      actor_id: r.actor_id,
-      request_id: r.request_id,
-      created_at: r.created_at,
-    }),
+    present: asSelected('seq', 'quantity'),
   },
 ];
 

@@ -4,18 +4,15 @@
  * `invalid_engine_config` answer (SPEC.md, 400).
  */
 import Joi from 'joi';
-import { AppError, ENGINE_TYPE_OF, Profile } from '@pi/common';
+import { ACCEPTED_TRIGGER_TYPES, AppError, ENGINE_TYPE_OF, Profile, SEVERITIES, Severity, dateOffsetCondition, stockLevel, thresholdBounds } from '@pi/common';
 
 export const ENGINE_TYPES = ['counter', 'serialized', 'batch', 'dimensional'] as const;
 export const DIMENSIONAL_UNITS = ['mm', 'cm', 'm', 'km', 'in', 'ft', 'yd', 'cm2', 'm2', 'ft2', 'cm3', 'm3', 'ml', 'l', 'g', 'kg', 't', 'oz', 'lb'] as const;
-export const TRIGGER_TYPES = ['THRESHOLD', 'DATE_OFFSET', 'CUSTOM'] as const;
-export const SEVERITIES = ['INFO', 'WARNING', 'CRITICAL'] as const;
-export const BATCH_DATE_FIELDS = ['expiration_date'] as const;
 
 export interface MonitoringRuleConfig {
-  trigger_type: (typeof TRIGGER_TYPES)[number];
+  trigger_type: (typeof ACCEPTED_TRIGGER_TYPES)[number];
   condition_config: Record<string, unknown>;
-  severity: (typeof SEVERITIES)[number];
+  severity: Severity;
 }
 
 export interface EngineConfig {
@@ -41,19 +38,12 @@ export class InvalidEngineConfigError extends AppError {
   }
 }
 
-const stockLevel = Joi.number().strict().min(0).max(1e12);
-
-const thresholdCondition = Joi.object({ min: stockLevel, max: stockLevel }).or('min', 'max');
-const dateOffsetCondition = Joi.object({
-  date_field: Joi.string().valid(...BATCH_DATE_FIELDS).required(),
-  days_offset: Joi.number().strict().integer().min(-3650).max(3650).required(),
-});
 
 const monitoringRule = Joi.object({
-  trigger_type: Joi.string().valid(...TRIGGER_TYPES).required(),
+  trigger_type: Joi.string().valid(...ACCEPTED_TRIGGER_TYPES).required(),
   condition_config: Joi.when('trigger_type', {
     switch: [
-      { is: 'THRESHOLD', then: thresholdCondition.required() },
+      { is: 'THRESHOLD', then: thresholdBounds.required() },
       { is: 'DATE_OFFSET', then: dateOffsetCondition.required() },
     ],
     otherwise: Joi.object().default({}),

@@ -3,17 +3,11 @@
  * shapes); the same pieces check a PATCH's condition against the stored rule's type (commands/rules.ts).
  */
 import Joi from 'joi';
-import { SEVERITIES, schemas } from '@pi/common';
+import { ACCEPTED_TRIGGER_TYPES, SEVERITIES, dateOffsetCondition, schemas, thresholdBounds } from '@pi/common';
 
-export const RULE_TRIGGER_TYPES_ACCEPTED = ['THRESHOLD', 'DATE_OFFSET', 'CUSTOM'] as const;
 export const RULE_SOURCES = ['rule', 'engine_config', 'attribute'] as const;
-export const BATCH_DATE_FIELDS = ['expiration_date'] as const;
 
-/** A stock level as the product's min_stock / max_stock take it (JSON numbers only, never strings). */
-const stockLevel = Joi.number().strict().min(0).max(1e12);
-
-export const thresholdCondition = Joi.object({ min: stockLevel, max: stockLevel })
-  .or('min', 'max')
+export const thresholdCondition = thresholdBounds
   .custom((value: { min?: number; max?: number }, helpers) => {
     if (value.min !== undefined && value.max !== undefined && value.min > value.max) {
       return helpers.error('threshold.order');
@@ -25,11 +19,6 @@ export const thresholdCondition = Joi.object({ min: stockLevel, max: stockLevel 
     'threshold.order': '{{#label}}.min must not be above {{#label}}.max',
   });
 
-export const dateOffsetCondition = Joi.object({
-  date_field: Joi.string().valid(...BATCH_DATE_FIELDS).required(),
-  days_offset: Joi.number().strict().integer().min(-3650).max(3650).required(),
-});
-
 /** CUSTOM is reserved: whatever its condition, the command answers 400 not_implemented. */
 const customCondition = Joi.object().unknown(true).default({});
 
@@ -40,7 +29,7 @@ const severity = Joi.string().valid(...SEVERITIES);
 
 export const createRuleBody = Joi.object({
   product_id: schemas.uuid.required(),
-  trigger_type: Joi.string().valid(...RULE_TRIGGER_TYPES_ACCEPTED).required(),
+  trigger_type: Joi.string().valid(...ACCEPTED_TRIGGER_TYPES).required(),
   condition_config: Joi.when('trigger_type', {
     switch: [
       { is: 'THRESHOLD', then: thresholdCondition.required() },
