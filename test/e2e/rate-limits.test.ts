@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import IORedis from 'ioredis';
+import { REDIS_URL, redisAvailable } from '../support/redis';
 import type { RunningGateway } from '../support/system';
 import { ApiOptions, ApiResponse, api, get, post } from '../support/api';
 import { TestCompany, buildCompany, buildProduct, buildUser } from '../support/builders';
@@ -59,18 +59,6 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function redisReachable(): Promise<boolean> {
-  const client = new IORedis('redis://127.0.0.1:6379', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 
 describe('rate limits (SPEC.md Limits)', () => {
   it('login endpoints: 10 per minute per client address, refresh included; then 429 with Retry-After', async () => {
@@ -231,14 +219,14 @@ describe('rate limits (SPEC.md Limits)', () => {
   });
 
   it('two gateways on one Redis share a key budget', async function () {
-    if (!(await redisReachable())) {
+    if (!(await redisAvailable())) {
       console.warn('    !!! SKIPPED: Redis is not reachable at 127.0.0.1:6379; the shared-budget test did not run');
       this.skip();
     }
     const company = await buildCompany();
     const env = {
       RATE_LIMITS: 'on',
-      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_URL,
       RATE_LIMIT_KEY_PREFIX: `pitest:${randomBytes(6).toString('hex')}`,
       RATE_LIMIT_OVERRIDES: 'widget_burst=4',
     };

@@ -8,7 +8,7 @@ import { checkRules, loadMonitorSettings } from '@pi/monitor';
 import { get, post } from '../../support/api';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
-import { REDIS_URL, redisAvailable } from '../notify/fixtures';
+import { REDIS_URL, redisAvailable } from '../../support/redis';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { buildChannel } from './helpers';
 

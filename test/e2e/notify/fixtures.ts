@@ -5,7 +5,6 @@
  * receiver is in test/support/receiver.ts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import IORedis from 'ioredis';
 import {
   DeliverySettings,
   EventLogEntry,
@@ -21,8 +20,8 @@ import {
 } from '@pi/common';
 import { buildCompany, buildProduct, type TestCompany, type TestProduct } from '../../support/builders';
 import { system } from '../../support/hooks';
+export { REDIS_URL, redisAvailable, requireRedis } from '../../support/redis';
 
-export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export function deliverySettings(overrides: Partial<DeliverySettings> = {}): DeliverySettings {
   return {
@@ -184,26 +183,6 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // ---- Redis ---------------------------------------------------------------------------------------------------
 
 /** True when Redis answers PING within a second. */
-export async function redisAvailable(url = REDIS_URL): Promise<boolean> {
-  const client = new IORedis(url, { lazyConnect: true, enableOfflineQueue: false, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
-/** In a suite's `before`: skips the suite, loudly, when Redis is not there (CI may have none). */
-export async function requireRedis(ctx: Mocha.Context, suite: string): Promise<void> {
-  if (await redisAvailable()) return;
-  const line = '*'.repeat(100);
-  process.stdout.write(`\n${line}\n*** REDIS IS NOT REACHABLE at ${REDIS_URL}: SKIPPING "${suite}"\n${line}\n\n`);
-  ctx.skip();
-}
 
 export const uniqueQueue = () => ({ name: `deliveries-test-${randomBytes(4).toString('hex')}`, prefix: `pi-test-${randomBytes(4).toString('hex')}` });
 
