@@ -6,7 +6,6 @@
  */
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -15,29 +14,15 @@ const LAUNCHER = path.join(ROOT, 'tools/dist/src/standalone/main.js');
 const READY_LINE = 'ready: gateway listening at';
 const READY_TIMEOUT_MS = 120_000;
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function distinctFreePorts(count) {
-  const ports = new Set();
-  while (ports.size < count) ports.add(await freePort());
-  return [...ports];
-}
-
 /** Starts the standalone launcher and resolves once it prints its ready line. */
 async function startStandalone(log) {
   if (!fs.existsSync(LAUNCHER)) throw new Error(`${LAUNCHER} is missing: run \`npm run build\` first (npm run bench does)`);
+  // Required only now: libs/common is compiled by the same build as the launcher.
+  const { databaseUrlOf, freePort, readStandaloneState } = require('@pi/common');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-bench-'));
-  const [gateway, inventory, qr, monitor, notifier, pg] = await distinctFreePorts(6);
+  const ports = new Set();
+  while (ports.size < 6) ports.add(await freePort());
+  const [gateway, inventory, qr, monitor, notifier, pg] = ports;
   const env = { ...process.env };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'JWT_SECRET', 'INTERNAL_JWT_SECRET', 'SECRET_ENCRYPTION_KEY', 'PUBLIC_BASE_URL', 'TEST_DATABASE', 'NODE_ENV']) {
     delete env[name];
@@ -80,9 +65,7 @@ async function startStandalone(log) {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  const state = JSON.parse(fs.readFileSync(path.join(dataDir, 'standalone.json'), 'utf8')).postgres;
-  const databaseUrl = `postgres://${state.user}:${encodeURIComponent(state.password)}@127.0.0.1:${state.port}/${state.database}`;
-  return { url: `http://127.0.0.1:${gateway}`, databaseUrl, stop };
+  return { url: `http://127.0.0.1:${gateway}`, databaseUrl: databaseUrlOf(readStandaloneState(dataDir)), stop };
 }
 
 /**

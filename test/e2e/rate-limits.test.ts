@@ -1,10 +1,11 @@
-import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { REDIS_URL, redisAvailable } from '../support/redis';
+import { freePort } from '@pi/common';
+import { REDIS_URL, requireRedis } from '../support/redis';
 import type { RunningGateway } from '../support/system';
 import { ApiOptions, ApiResponse, api, get, post } from '../support/api';
-import { TestCompany, buildCompany, buildProduct, buildUser } from '../support/builders';
+import { expectRateLimited } from '../support/assertions';
+import { buildCompany, buildProduct, buildUser, configuredCode } from '../support/builders';
 import { system } from '../support/hooks';
 import { query } from '../support/sql';
 
@@ -20,13 +21,8 @@ function expectPassed(res: ApiResponse, what: string) {
 }
 
 function expectLimited(res: ApiResponse, scope: string) {
-  expect(res.status, JSON.stringify(res.body)).to.equal(429);
-  expect(res.body).to.include.keys('error', 'code', 'details', 'request_id', 'retry_after');
-  expect(res.body.code).to.equal('rate_limited');
-  expect(res.body.details.scope).to.equal(scope);
-  expect(res.body.retry_after).to.be.a('number').that.is.at.least(1);
+  expectRateLimited(res, scope);
   expect(Number.isInteger(res.body.retry_after)).to.equal(true);
-  expect(res.headers.get('retry-after')).to.equal(String(res.body.retry_after));
   expectNoRateLimitHeaders(res);
 }
 
@@ -38,25 +34,6 @@ async function withGateway(env: Record<string, string>, body: (gw: RunningGatewa
   } finally {
     await gw.close();
   }
-}
-
-/** A configured QR code of the company (made through the default, unlimited gateway). */
-async function configuredCode(company: TestCompany): Promise<string> {
-  const product = await buildProduct(company);
-  const generated = await post('/api/v1/qr-codes/', { count: 1 }, { token: company.token });
-  expect(generated.status).to.equal(201);
-  const code: string = generated.body.results[0].code;
-  const configured = await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: product.id }, { apiKey: company.apiKey });
-  expect(configured.status).to.equal(200);
-  return code;
-}
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 
@@ -105,7 +82,8 @@ describe('rate limits (SPEC.md Limits)', () => {
 
   it('a key minted by a QR scan counts against the widget key it came from', async () => {
     const company = await buildCompany();
-    const code = await configuredCode(company);
+    // Made through the default, unlimited gateway.
+    const code = await configuredCode(company, (await buildProduct(company)).id);
     const scan = await api('GET', `/go/${code}/`);
     expect(scan.status).to.equal(302);
     const token = new URL(scan.headers.get('location')!).searchParams.get('token')!;
@@ -124,7 +102,8 @@ describe('rate limits (SPEC.md Limits)', () => {
 
   it('QR redirects: N per minute per client address', async () => {
     const company = await buildCompany();
-    const code = await configuredCode(company);
+    // Made through the default, unlimited gateway.
+    const code = await configuredCode(company, (await buildProduct(company)).id);
     await withGateway({ RATE_LIMIT_OVERRIDES: 'qr_redirect=3' }, async (_gw, at) => {
       for (let i = 1; i <= 3; i++) {
         const res = await api('GET', `/go/${code}/`, at());
@@ -219,10 +198,7 @@ describe('rate limits (SPEC.md Limits)', () => {
   });
 
   it('two gateways on one Redis share a key budget', async function () {
-    if (!(await redisAvailable())) {
-      console.warn('    !!! SKIPPED: Redis is not reachable at 127.0.0.1:6379; the shared-budget test did not run');
-      this.skip();
-    }
+    await requireRedis(this, 'two gateways on one Redis share a key budget');
     const company = await buildCompany();
     const env = {
       RATE_LIMITS: 'on',
@@ -244,7 +220,7 @@ describe('rate limits (SPEC.md Limits)', () => {
 
   it('Redis unreachable: requests are still served, limited per process, and the outage is logged once', async () => {
     const company = await buildCompany();
-    const port = await closedPort();
+    const port = await freePort();
     const before = system().logs.text().split('Redis unreachable').length;
     await withGateway({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_OVERRIDES: 'widget_burst=3' }, async (_gw, at) => {
       for (let i = 1; i <= 3; i++) expect((await get('/api/v1/widget/', at({ apiKey: company.apiKey }))).status).to.equal(200);

@@ -61,6 +61,12 @@ export function expectAccessDenied(res: ApiResponse, secrets: string[] = []) {
   expectNoSecrets(res, secrets);
 }
 
+/** 405 in the error shape, with an `Allow` header that does not offer the refused method. */
+export function expectMethodNotAllowed(res: ApiResponse, method = 'DELETE') {
+  expectErrorShape(res, 405, 'method_not_allowed');
+  expect(res.headers.get('allow')).to.be.a('string').and.not.include(method);
+}
+
 /** 404 not_found in the error shape. */
 export function expectNotFound(res: ApiResponse) {
   expectErrorShape(res, 404, 'not_found');
@@ -70,4 +76,14 @@ export function expectNotFound(res: ApiResponse) {
 export function expectPermissionDenied(res: ApiResponse, secrets: string[] = []) {
   expectErrorShape(res, 403, 'permission_denied');
   expectNoSecrets(res, secrets);
+}
+
+/** 429 rate_limited for `scope`: the error keys plus `retry_after` (at least 1 s), which `Retry-After` repeats. */
+export function expectRateLimited(res: ApiResponse, scope: string) {
+  expect(res.status, JSON.stringify(res.body)).to.equal(429);
+  expect(res.body).to.include.keys('error', 'code', 'details', 'request_id', 'retry_after');
+  expect(res.body.code).to.equal('rate_limited');
+  expect(res.body.details.scope).to.equal(scope);
+  expect(res.body.retry_after).to.be.a('number').that.is.at.least(1);
+  expect(res.headers.get('retry-after')).to.equal(String(res.body.retry_after));
 }

@@ -110,6 +110,26 @@ export async function addStock(company: TestCompany, productId: string, location
   return res.body;
 }
 
+/** `count` new VIRGIN QR codes of the company (POST /api/v1/qr-codes/); answers their codes. */
+export async function generateCodes(company: TestCompany, count = 1): Promise<string[]> {
+  const res = await post('/api/v1/qr-codes/', { count }, { token: company.token });
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  return res.body.results.map((r: { code: string }) => r.code);
+}
+
+/** A new VIRGIN QR code of the company. */
+export async function generateCode(company: TestCompany): Promise<string> {
+  return (await generateCodes(company))[0];
+}
+
+/** A new code configured to the product (`configure_qr/` with the company's widget key). */
+export async function configuredCode(company: TestCompany, productId: string): Promise<string> {
+  const code = await generateCode(company);
+  const res = await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: productId }, { apiKey: company.apiKey });
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return code;
+}
+
 /** A copy of `body` without `key`, for bad-input cases that leave one field out. */
 export function omit(body: Record<string, unknown>, key: string): Record<string, unknown> {
   const copy = { ...body };

@@ -1,5 +1,6 @@
 /** The Redis the Redis suites use, and how they find out it is missing (CI may have none). */
 import IORedis from 'ioredis';
+import { skipLoudly } from './skip';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -18,8 +19,5 @@ export async function redisAvailable(url = REDIS_URL): Promise<boolean> {
 
 /** In a suite's `before`: skips the suite, loudly, when Redis is not there (CI may have none). */
 export async function requireRedis(ctx: Mocha.Context, suite: string): Promise<void> {
-  if (await redisAvailable()) return;
-  const line = '*'.repeat(100);
-  process.stdout.write(`\n${line}\n*** REDIS IS NOT REACHABLE at ${REDIS_URL}: SKIPPING "${suite}"\n${line}\n\n`);
-  ctx.skip();
+  if (!(await redisAvailable())) skipLoudly(ctx, `REDIS IS NOT REACHABLE at ${REDIS_URL}: SKIPPING "${suite}"`);
 }

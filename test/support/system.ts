@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Router } from 'express';
 import { Database, Logger, closeServer, connectDatabase, createLogger, createServiceApp, listen } from '@pi/common';
-import { GatewayConfig, UsageRecorder, createGatewayApp, loadGatewayConfig } from '@pi/gateway';
+import { GatewayConfig, UsageRecorder, createGatewayApp, createRateLimits, loadGatewayConfig } from '@pi/gateway';
 import { inventoryRoutes } from '@pi/inventory';
 import { loadMonitorSettings, monitorRoutes } from '@pi/monitor';
 import { notifierRoutes } from '@pi/notifier';
@@ -106,7 +106,9 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
     const gatewayLogger = logger('gateway');
     const usage = new UsageRecorder(db.sequelize, gatewayLogger, config.API_KEY_USAGE_FLUSH_MS);
     usage.start();
-    const server = await listen(createGatewayApp({ config, sequelize: db.sequelize, logger: gatewayLogger, usage }), 0, '127.0.0.1');
+    // Its own rate limiter, closed with it: a gateway on Redis must not stay connected after its test.
+    const rateLimits = createRateLimits(config, gatewayLogger);
+    const server = await listen(createGatewayApp({ config, sequelize: db.sequelize, logger: gatewayLogger, usage }, rateLimits), 0, '127.0.0.1');
     return {
       url: urlOf(server),
       config,
@@ -114,6 +116,7 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
       close: async () => {
         await closeServer(server, 2000);
         await usage.stop();
+        await rateLimits.close();
       },
     };
   };

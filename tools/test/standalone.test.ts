@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { chromium } from 'playwright-core';
 import { freePort } from '@pi/common';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -300,6 +301,9 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
     expect((firstKeys.body.results as { id: string }[]).map((k) => k.id)).to.not.include(cliOutput.api_key.id);
     expect(firstKeys.body.count).to.be.greaterThan(0);
 
+    // The pages of the system as the README starts it: the dashboard signs in, the widget page loads.
+    await expectPagesWork(baseUrl, first.username, first.password);
+
     // check_rules finds the running standalone database and its secrets through DATA_DIR alone.
     const checkRules = await runCli([], env, 90_000, path.join(ROOT, 'services/monitor/dist/src/check-rules/cli.js'));
     expect(checkRules.code, checkRules.stderr).to.equal(0);
@@ -312,3 +316,42 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
     expectNothingLeft(dataDir);
   });
 });
+
+/**
+ * Signs in to the dashboard and opens the widget (which asks for a scan), in Debian's headless Chromium
+ * (skipped, loudly, where it is not installed; .ci/run installs it). Only the launcher's gateway is reachable.
+ */
+async function expectPagesWork(baseUrl: string, username: string, password: string): Promise<void> {
+  const chromiumPath = process.env.TEST_CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!fs.existsSync(chromiumPath)) {
+    process.stdout.write(`\n${'*'.repeat(100)}\n*** CHROMIUM IS NOT INSTALLED at ${chromiumPath}: the standalone pages check is SKIPPED\n${'*'.repeat(100)}\n\n`);
+    return;
+  }
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    const outside: string[] = [];
+    await page.route('**/*', (route) => (new URL(route.request().url()).origin === baseUrl ? route.continue() : (outside.push(route.request().url()), route.abort())));
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    await page.goto(`${baseUrl}/dashboard/`);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Products' }).waitFor({ timeout: 15_000 });
+
+    const stored = await page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem('pi-dashboard.tokens'));
+    expect(Object.keys(JSON.parse(stored ?? '{}')), 'the dashboard keeps its tokens in sessionStorage').to.include('access');
+
+    // The widget without a scan token (or an embedding key) asks for a scan.
+    await page.goto(`${baseUrl}/widget/`);
+    await page.getByRole('heading', { name: 'Scan a QR code' }).waitFor({ timeout: 15_000 });
+    expect(errors).to.deep.equal([]);
+    expect(outside).to.deep.equal([]);
+  } finally {
+    await browser.close();
+  }
+}

@@ -26,3 +26,4 @@ export * from './notify/deliver';
 export * from './notify/email';
 export * from './notify/queue';
 export * from './monitoring/conditions';
+export * from './openapi/operation';

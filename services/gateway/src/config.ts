@@ -4,6 +4,9 @@ import { commonEnv, loadConfig } from '@pi/common';
 import { parseRateLimitOverrides } from './rate-limits/limits';
 import { parseDashboardOrigins } from './http/cors';
 
+/** log2 of scrypt's N for new password hashes; also read by `npm run admin -- create-company` (cli/admin.ts). */
+export const passwordHashCost = Joi.number().integer().min(14).max(20).default(16);
+
 const schema = Joi.object({
   ...commonEnv,
   GATEWAY_PORT: Joi.number().port().default(8000),
@@ -14,7 +17,7 @@ const schema = Joi.object({
   NOTIFIER_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:8004'),
   REGISTRATION_OPEN: Joi.boolean().default(true),
   BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/i).default('1mb'),
-  PASSWORD_HASH_COST: Joi.number().integer().min(14).max(20).default(16),
+  PASSWORD_HASH_COST: passwordHashCost,
   PROXY_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
   API_KEY_USAGE_FLUSH_MS: Joi.number().integer().min(50).max(2000).default(1000),
   QR_API_KEY_URL_SUNSET: Joi.string().isoDate().default('2027-06-30'),

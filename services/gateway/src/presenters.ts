@@ -1,7 +1,56 @@
 /** The JSON of each identity resource, decided in one place. Key values appear only where they are created. */
+import Joi from 'joi';
+import { PERMISSIONS, ROLES, TIERS } from '@pi/common';
 import type { ApiKey, Company, User } from '@pi/common';
 
 type Row<T> = Pick<T, Extract<keyof T, string>>;
+
+/*
+ * The response schemas of these presenters (OpenAPI, services/gateway/src/openapi.ts). Closed objects: a field
+ * added to a presenter must be added here too, or the tests' answer check (test/support/openapi.ts) fails.
+ */
+const uuid = Joi.string().uuid();
+const timestamp = Joi.date().iso();
+
+export const companySchema = Joi.object({
+  id: uuid.required(),
+  name: Joi.string().required(),
+}).id('Company');
+
+export const userSchema = Joi.object({
+  id: uuid.required(),
+  username: Joi.string().required(),
+  email: Joi.string().allow(null).required(),
+  role: Joi.string().valid(...ROLES).required(),
+  is_active: Joi.boolean().required().description('Deactivated users cannot log in; their tokens stop working at once.'),
+  created_at: timestamp.required(),
+}).id('User');
+
+const apiKeyFields = {
+  id: uuid.required(),
+  name: Joi.string().required(),
+  prefix: Joi.string().required().description('The first 12 characters of the value (`pik_…`), to tell keys apart.'),
+  permissions: Joi.array().items(Joi.string().valid(...PERMISSIONS)).required(),
+  tier: Joi.string().valid(...TIERS).required().description('Rate-limit tier; set by the operator (`npm run admin -- set-tier`).'),
+  allowed_domains: Joi.array().items(Joi.string()).required().description('Origins, host names or `*.` subdomain wildcards; empty: any origin.'),
+  expires_at: timestamp.allow(null).required(),
+  is_widget_key: Joi.boolean().required().description('The company key QR scans mint short-lived keys from.'),
+  minted_from: uuid.allow(null).required().description('For a key minted by a QR scan: the widget key it was minted from.'),
+  qr_code: Joi.string().allow(null).required().description('For a key minted by a QR scan: the scanned code.'),
+  revoked_at: timestamp.allow(null).required(),
+  last_used_at: timestamp.allow(null).required(),
+  usage_count: Joi.number().integer().min(0).required(),
+  created_at: timestamp.required(),
+};
+
+/** A key as listed and read: never its value. */
+export const apiKeySchema = Joi.object(apiKeyFields).id('ApiKey');
+
+/** A key as created, rotated or registered: the value, shown this once. */
+export const apiKeyWithValueSchema = Joi.object({
+  ...apiKeyFields,
+  key: Joi.string().required().description('The key value (`pik_` + 40 URL-safe characters), shown this once: only its hash is stored.'),
+}).id('ApiKeyWithValue');
 
 export function presentCompany(c: Pick<Company, 'id' | 'name'>) {
   return { id: c.id, name: c.name };

@@ -1,2 +1,3 @@
 export { inventoryRoutes } from './routes';
 export { findStockDifferences } from './cli/verify-stock';
+export { inventoryApi } from './openapi';

@@ -4,3 +4,4 @@ export { loadMonitorSettings, monitorEnv } from './config';
 export type { MonitorConfig, MonitorSettings } from './config';
 export { checkRules } from './check-rules/run';
 export type { RunSummary } from './check-rules/run';
+export { monitorApi } from './openapi';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { api, get, patch, post } from '../../support/api';
-import { BadCase, expectAccessDenied, expectErrorShape, expectNotFound, expectValidationError } from '../../support/assertions';
+import { BadCase, expectAccessDenied, expectErrorShape, expectMethodNotAllowed, expectNotFound, expectValidationError } from '../../support/assertions';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, unique } from '../../support/builders';
 import { count, row } from '../../support/sql';
 
@@ -139,10 +139,10 @@ describe('/api/v1/batches/: create, read, update, list', () => {
     expect((await createBatch(b, (await buildBatchProduct(b)).id, { code: 'LOT-SHARED' })).code).to.equal('LOT-SHARED');
   });
 
-  it('answers 404 not_found in the error shape to DELETE: batches are never deleted (the ledger names them)', async () => {
+  it('answers 405 method_not_allowed (Allow without DELETE) to DELETE: batches are never deleted (the ledger names them)', async () => {
     const company = await buildCompany();
     const batch = await createBatch(company, (await buildBatchProduct(company)).id);
-    expectNotFound(await api('DELETE', `/api/v1/batches/${batch.id}/`, { token: company.token }));
+    expectMethodNotAllowed(await api('DELETE', `/api/v1/batches/${batch.id}/`, { token: company.token }));
     expect(await batchesOf(company)).to.equal(1);
   });
 });
@@ -268,7 +268,7 @@ describe('/api/v1/items/: serialized items booked by the ledger', () => {
     expectValidationError(await patch(`/api/v1/items/${item.id}/`, { is_active: false }, { token: company.token }), 'is_active');
     expectValidationError(await patch(`/api/v1/items/${item.id}/`, { location_id: randomUUID() }, { token: company.token }), 'location_id');
     const before = await count('SELECT count(*) FROM physical_items WHERE company_id = $1 AND is_active', [company.id]);
-    expectNotFound(await api('DELETE', `/api/v1/items/${item.id}/`, { token: company.token }));
+    expectMethodNotAllowed(await api('DELETE', `/api/v1/items/${item.id}/`, { token: company.token }));
     expect(await count('SELECT count(*) FROM physical_items WHERE company_id = $1 AND is_active', [company.id])).to.equal(before);
   });
 

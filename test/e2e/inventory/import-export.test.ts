@@ -470,9 +470,15 @@ describe('GET /api/v1/export/', () => {
     const running = writeCompanyExport(sequelize, await exportCompanyOf({ companyId: company.id } as Identity), stuck);
     const openExports = () =>
       count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query ~ '(FETCH|DECLARE).*export_'");
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 15_000;
     while ((await openExports()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(await openExports(), 'the export waits for the destination inside its transaction').to.equal(1);
+    if ((await openExports()) !== 1) {
+      // Never leave the export holding its connection (the run's teardown would wait on it): end it, then say what was seen.
+      const sessions = await query("SELECT state, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database()");
+      stuck.destroy();
+      await running.catch(() => undefined);
+      expect.fail(`the export should wait for the destination inside its transaction; sessions: ${JSON.stringify(sessions)}, written: ${written}`);
+    }
 
     stuck.destroy();
     const outcome = await running.then(() => 'finished', (err: unknown) => err);

@@ -9,9 +9,10 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { findStockDifferences } from '@pi/inventory/dist/src/cli/verify-stock';
 import { get, post } from '../../support/api';
-import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
+import { addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { query } from '../../support/sql';
+import { balanceOf } from '../../support/stock';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 const CLI = path.join(ROOT, 'services/inventory/dist/src/cli/verify-stock.js');
@@ -64,14 +65,18 @@ async function bookedCompany() {
   return { company, north, south, bolts, milk, phones, cable };
 }
 
-/** The company's batch-less balance row of a product at a location (0 when there is none). */
-async function balanceOf(company: TestCompany, productId: string, locationId: string): Promise<number> {
-  const rows = await query<{ quantity: string }>(
-    'SELECT quantity FROM stock_balances WHERE company_id = $1 AND product_id = $2 AND location_id = $3 AND batch_id IS NULL',
-    [company.id, productId, locationId],
-  );
-  return Number(rows[0]?.quantity ?? 0);
+/** Runs `check` while the balance rows `where` names are 1 above the ledger; the change is undone afterwards, whatever happens. */
+async function withBalanceRaised(where: string, bind: unknown[], check: () => Promise<void>) {
+  await sql(`UPDATE stock_balances SET quantity = quantity + 1 WHERE ${where}`, bind);
+  try {
+    await check();
+  } finally {
+    await sql(`UPDATE stock_balances SET quantity = quantity - 1 WHERE ${where}`, bind);
+  }
 }
+
+/** The balance rows of a product ($1) at a location ($2). */
+const AT = 'product_id = $1 AND location_id = $2';
 
 describe('stock verify: findStockDifferences', () => {
   it('finds no difference after bookings of every profile (additions, subtractions, a transfer)', async () => {
@@ -84,16 +89,13 @@ describe('stock verify: findStockDifferences', () => {
 
   it('finds exactly the balance that was raised by 1 behind the ledger, with the ledger and balance quantities', async () => {
     const { company, north, bolts } = await bookedCompany();
-    expect(await balanceOf(company, bolts.id, north.id)).to.equal(3);
-    await sql('UPDATE stock_balances SET quantity = quantity + 1 WHERE product_id = $1 AND location_id = $2', [bolts.id, north.id]);
-    try {
+    expect(await balanceOf(bolts.id, north.id)).to.equal(3);
+    await withBalanceRaised(AT, [bolts.id, north.id], async () => {
       const result = await verify(company.id);
       expect(result.differences).to.deep.equal([
         { kind: 'balance', company_id: company.id, product_id: bolts.id, location_id: north.id, batch_id: null, expected: '3', actual: '4' },
       ]);
-    } finally {
-      await sql('UPDATE stock_balances SET quantity = quantity - 1 WHERE product_id = $1 AND location_id = $2', [bolts.id, north.id]);
-    }
+    });
     expect((await verify(company.id)).differences).to.deep.equal([]);
   });
 
@@ -119,14 +121,11 @@ describe('stock verify: findStockDifferences', () => {
   it("finds a batch's balance changed behind the ledger, naming the batch", async () => {
     const { company, north, milk } = await bookedCompany();
     const [batch] = await query<{ id: string }>('SELECT id FROM batches WHERE product_id = $1', [milk.id]);
-    await sql('UPDATE stock_balances SET quantity = quantity + 1 WHERE batch_id = $1', [batch.id]);
-    try {
+    await withBalanceRaised('batch_id = $1', [batch.id], async () => {
       expect((await verify(company.id)).differences).to.deep.equal([
         { kind: 'balance', company_id: company.id, product_id: milk.id, location_id: north.id, batch_id: batch.id, expected: '4', actual: '5' },
       ]);
-    } finally {
-      await sql('UPDATE stock_balances SET quantity = quantity - 1 WHERE batch_id = $1', [batch.id]);
-    }
+    });
   });
 
   it('finds a SERIALIZED balance that disagrees with the active items (an item retired behind the ledger)', async () => {
@@ -145,15 +144,12 @@ describe('stock verify: findStockDifferences', () => {
   it("checks only the named company: another company's difference is not reported", async () => {
     const a = await bookedCompany();
     const b = await bookedCompany();
-    await sql('UPDATE stock_balances SET quantity = quantity + 1 WHERE product_id = $1 AND location_id = $2', [a.bolts.id, a.north.id]);
-    try {
+    await withBalanceRaised(AT, [a.bolts.id, a.north.id], async () => {
       expect((await verify(b.company.id)).differences).to.deep.equal([]);
       const all = await verify();
       expect(all.differences.filter((d) => d.company_id === a.company.id)).to.have.length(1);
       expect(all.differences.filter((d) => d.company_id === b.company.id)).to.have.length(0);
-    } finally {
-      await sql('UPDATE stock_balances SET quantity = quantity - 1 WHERE product_id = $1 AND location_id = $2', [a.bolts.id, a.north.id]);
-    }
+    });
   });
 });
 
@@ -170,17 +166,14 @@ describe('stock verify: the stock:verify command', function () {
 
   it('exits 1 and prints the difference after a direct UPDATE of stock_balances', async () => {
     const { company, north, bolts } = await bookedCompany();
-    await sql('UPDATE stock_balances SET quantity = quantity + 1 WHERE product_id = $1 AND location_id = $2', [bolts.id, north.id]);
-    try {
+    await withBalanceRaised(AT, [bolts.id, north.id], async () => {
       const result = await runCli(['--company', company.id]);
       expect(result.code, result.stderr + result.stdout).to.equal(1);
       expect(result.stdout).to.match(/^balances checked: \d+, differences: 1$/m);
       const lines = result.stdout.split('\n').filter((l) => l.startsWith('difference:'));
       expect(lines).to.have.length(1);
       expect(lines[0]).to.include(bolts.id).and.include(north.id).and.include('ledger 3, stock_balances 4');
-    } finally {
-      await sql('UPDATE stock_balances SET quantity = quantity - 1 WHERE product_id = $1 AND location_id = $2', [bolts.id, north.id]);
-    }
+    });
   });
 
   it('exits 2 naming company when --company is not a UUID, without touching the database', async () => {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { api, get, patch, post } from '../../support/api';
-import { BadCase, expectAccessDenied, expectErrorShape, expectNotFound, expectValidationError } from '../../support/assertions';
+import { BadCase, expectAccessDenied, expectErrorShape, expectMethodNotAllowed, expectNotFound, expectValidationError } from '../../support/assertions';
 import { TestCompany, buildCompany, buildProduct, omit, unique } from '../../support/builders';
 import { count, row } from '../../support/sql';
 
@@ -135,10 +135,10 @@ describe('/api/v1/work-orders/: create, read, update, list', () => {
     expect(await ids(`product_id=${product.id}&status=DONE`)).to.deep.equal([done.id]);
   });
 
-  it('answers 404 not_found in the error shape to DELETE: work orders are closed through their status, never deleted', async () => {
+  it('answers 405 method_not_allowed (Allow without DELETE) to DELETE: work orders are closed through their status, never deleted', async () => {
     const company = await buildCompany();
     const created = await createWorkOrder(company);
-    expectNotFound(await api('DELETE', `/api/v1/work-orders/${created.id}/`, { token: company.token }));
+    expectMethodNotAllowed(await api('DELETE', `/api/v1/work-orders/${created.id}/`, { token: company.token }));
     expect(await workOrdersOf(company)).to.equal(1);
   });
 });

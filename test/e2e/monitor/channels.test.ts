@@ -4,7 +4,6 @@
  * the test action, which sends a signed TEST event to a receiver the test starts on 127.0.0.1 (allowed
  * because the test system sets ALLOW_LOOPBACK_WEBHOOKS).
  */
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import {
@@ -26,6 +25,7 @@ import { system } from '../../support/hooks';
 import type { RunningGateway } from '../../support/system';
 import { count, query, row } from '../../support/sql';
 import { Receiver, startReceiver } from '../../support/receiver';
+import { REDIS_URL, requireRedis } from '../../support/redis';
 import { buildChannel } from './helpers';
 
 const CHANNEL_KEYS = ['id', 'name', 'kind', 'url', 'recipients', 'events', 'max_attempts', 'is_active', 'secret', 'created_at', 'updated_at'];
@@ -393,11 +393,10 @@ describe('POST /api/v1/notification-channels/{id}/test/', () => {
 });
 
 describe('POST /api/v1/notification-channels/{id}/test/ with a delivery queue (REDIS_URL set)', () => {
-  const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const queueName = `monitor-test-${randomUUID()}`;
 
-  /** A second monitor service on the same database, with `queue`, behind a gateway of its own. */
-  async function monitorWithQueue(queue: DeliveryQueue): Promise<{ gateway: RunningGateway; server: http.Server }> {
+  /** Runs `body` against a second monitor service on the same database, with `queue`, behind a gateway of its own. */
+  async function withQueuedMonitor(queue: DeliveryQueue, body: (gateway: RunningGateway) => Promise<void>): Promise<void> {
     const s = system();
     const config = {
       PUBLIC_BASE_URL: 'http://localhost:8000',
@@ -407,32 +406,32 @@ describe('POST /api/v1/notification-channels/{id}/test/ with a delivery queue (R
     const app = createServiceApp({ logger, db: s.db, internalJwtSecret: s.internalJwtSecret }, monitorRoutes({ db: s.db, config, logger, queue }));
     const server = await listen(app, 0, '127.0.0.1');
     const gateway = await s.startGateway({ MONITOR_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
-    return { gateway, server };
-  }
-
-  it('queues the TEST delivery (202, PENDING, no attempt yet); the job carries the delivery id and nothing else', async function () {
-    const queue = new DeliveryQueue(REDIS_URL, { name: queueName, connectTimeoutMs: 2000 });
     try {
-      await queue.queue.waitUntilReady();
-    } catch {
-      await queue.close();
-      this.skip();
-    }
-    const { gateway, server } = await monitorWithQueue(queue);
-    try {
-      const company = await buildCompany();
-      const channel = await buildChannel(company);
-      const res = await post(`/api/v1/notification-channels/${channel.id}/test/`, undefined, { token: company.token, baseUrl: gateway.url });
-      expect(res.status, JSON.stringify(res.body)).to.equal(202);
-      expect(res.body.delivery).to.deep.include({ channel_id: channel.id, event_type: 'TEST', status: 'PENDING', attempt_count: 0, attempts: [] });
-      const jobs = await queue.queue.getJobs(['waiting', 'delayed', 'prioritized']);
-      const ours = jobs.filter((j) => j.data.deliveryId === res.body.delivery.id);
-      expect(ours).to.have.length(1);
-      expect(ours[0].data).to.deep.equal({ deliveryId: res.body.delivery.id });
-      expect(JSON.stringify(ours[0])).not.to.include(channel.secret);
+      await body(gateway);
     } finally {
       await gateway.close();
       await closeServer(server, 2000);
+    }
+  }
+
+  it('queues the TEST delivery (202, PENDING, no attempt yet); the job carries the delivery id and nothing else', async function () {
+    await requireRedis(this, 'the TEST delivery through the queue');
+    const queue = new DeliveryQueue(REDIS_URL, { name: queueName, connectTimeoutMs: 2000 });
+    try {
+      await queue.queue.waitUntilReady();
+      await withQueuedMonitor(queue, async (gateway) => {
+        const company = await buildCompany();
+        const channel = await buildChannel(company);
+        const res = await post(`/api/v1/notification-channels/${channel.id}/test/`, undefined, { token: company.token, baseUrl: gateway.url });
+        expect(res.status, JSON.stringify(res.body)).to.equal(202);
+        expect(res.body.delivery).to.deep.include({ channel_id: channel.id, event_type: 'TEST', status: 'PENDING', attempt_count: 0, attempts: [] });
+        const jobs = await queue.queue.getJobs(['waiting', 'delayed', 'prioritized']);
+        const ours = jobs.filter((j) => j.data.deliveryId === res.body.delivery.id);
+        expect(ours).to.have.length(1);
+        expect(ours[0].data).to.deep.equal({ deliveryId: res.body.delivery.id });
+        expect(JSON.stringify(ours[0])).not.to.include(channel.secret);
+      });
+    } finally {
       await queue.queue.obliterate({ force: true }).catch(() => {});
       await queue.close();
     }
@@ -440,19 +439,18 @@ describe('POST /api/v1/notification-channels/{id}/test/ with a delivery queue (R
 
   it('still answers 202 when Redis is unreachable: the delivery stays due in the outbox for the next check_rules run', async () => {
     const queue = new DeliveryQueue(`redis://127.0.0.1:${await freePort()}`, { name: queueName, connectTimeoutMs: 300 });
-    const { gateway, server } = await monitorWithQueue(queue);
     try {
-      const company = await buildCompany();
-      const channel = await buildChannel(company);
-      const res = await post(`/api/v1/notification-channels/${channel.id}/test/`, undefined, { token: company.token, baseUrl: gateway.url });
-      expect(res.status, JSON.stringify(res.body)).to.equal(202);
-      expect(res.body.delivery).to.deep.include({ status: 'PENDING', attempt_count: 0 });
-      const stored = await row<{ status: string; next_attempt_at: Date }>('SELECT status, next_attempt_at FROM notification_deliveries WHERE id = $1', [res.body.delivery.id]);
-      expect(stored.status).to.equal('PENDING');
-      expect(new Date(stored.next_attempt_at).getTime()).to.be.at.most(Date.now());
+      await withQueuedMonitor(queue, async (gateway) => {
+        const company = await buildCompany();
+        const channel = await buildChannel(company);
+        const res = await post(`/api/v1/notification-channels/${channel.id}/test/`, undefined, { token: company.token, baseUrl: gateway.url });
+        expect(res.status, JSON.stringify(res.body)).to.equal(202);
+        expect(res.body.delivery).to.deep.include({ status: 'PENDING', attempt_count: 0 });
+        const stored = await row<{ status: string; next_attempt_at: Date }>('SELECT status, next_attempt_at FROM notification_deliveries WHERE id = $1', [res.body.delivery.id]);
+        expect(stored.status).to.equal('PENDING');
+        expect(new Date(stored.next_attempt_at).getTime()).to.be.at.most(Date.now());
+      });
     } finally {
-      await gateway.close();
-      await closeServer(server, 2000);
       await queue.close();
     }
   });

@@ -8,7 +8,7 @@ import { checkRules, loadMonitorSettings } from '@pi/monitor';
 import { get, post } from '../../support/api';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
-import { REDIS_URL, redisAvailable } from '../../support/redis';
+import { REDIS_URL, requireRedis } from '../../support/redis';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { buildChannel } from './helpers';
 
@@ -175,10 +175,7 @@ describe('check_rules: retries of failed deliveries', () => {
 
 describe('check_rules with the Redis queue', () => {
   before(async function () {
-    if (!(await redisAvailable())) {
-      process.stdout.write('\n  !!! Redis is not reachable on 127.0.0.1:6379: the check_rules queue suite is SKIPPED !!!\n\n');
-      this.skip();
-    }
+    await requireRedis(this, 'check_rules with the Redis queue');
   });
 
   it('enqueues new deliveries; when the queue loses them, the next run enqueues them again and the webhook arrives once', async function () {
@@ -214,6 +211,48 @@ describe('check_rules with the Redis queue', () => {
       expect(receiver.requests).to.have.length(1);
       expect(await queued()).to.include({ due_deliveries: 0, enqueued: 0 });
     } finally {
+      await queue.close();
+      await receiver.close();
+    }
+  });
+});
+
+describe('npm run check_rules with the Redis queue', () => {
+  before(async function () {
+    await requireRedis(this, 'npm run check_rules with the Redis queue');
+  });
+
+  it('enqueues on the DELIVERY_QUEUE_NAME and DELIVERY_QUEUE_PREFIX the notifier listens on', async function () {
+    this.timeout(30_000);
+    const names = { name: `check-rules-cli-${randomUUID()}`, prefix: `test-${randomUUID().slice(0, 8)}` };
+    const queue = new DeliveryQueue(REDIS_URL, names);
+    const receiver = await startReceiver();
+    try {
+      const company = await buildCompany();
+      await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
+      await buildLocation(company);
+      await buildChannel(company, { url: receiver.url, events: ['THRESHOLD'] });
+      const script = path.resolve(__dirname, '../../../../services/monitor/dist/src/check-rules/cli.js');
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DATABASE_URL: testDatabaseUrl(),
+        REDIS_URL,
+        DELIVERY_QUEUE_NAME: names.name,
+        DELIVERY_QUEUE_PREFIX: names.prefix,
+        SECRET_ENCRYPTION_KEY: system().secretEncryptionKey,
+        ALLOW_LOOPBACK_WEBHOOKS: 'true',
+        EMAIL_BACKEND: 'console',
+      };
+      const child = spawn(process.execPath, [script, '--company', company.id], { env });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      expect(await new Promise<number | null>((resolve) => child.on('exit', resolve)), out).to.equal(0);
+      expect(out).to.include('deliveries enqueued: 1');
+      expect(await queue.queue.getWaitingCount()).to.equal(1);
+      expect(receiver.requests).to.have.length(0);
+    } finally {
+      await queue.queue.obliterate({ force: true });
       await queue.close();
       await receiver.close();
     }

@@ -4,7 +4,7 @@
  * check_rules creates them), Redis availability, and a small MIME reader for the SMTP suite. The webhook
  * receiver is in test/support/receiver.ts.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   DeliverySettings,
   EventLogEntry,
@@ -166,27 +166,9 @@ export async function dropChannels(channels: TestChannel[]): Promise<void> {
   for (const c of channels.splice(0)) await NotificationChannel.destroy({ where: { id: c.row.id } });
 }
 
-// ---- waiting -------------------------------------------------------------------------------------------------
-
-export async function eventually<T>(check: () => Promise<T | undefined | false>, what: string, timeoutMs = 10_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 // ---- Redis ---------------------------------------------------------------------------------------------------
 
-/** True when Redis answers PING within a second. */
-
 export const uniqueQueue = () => ({ name: `deliveries-test-${randomBytes(4).toString('hex')}`, prefix: `pi-test-${randomBytes(4).toString('hex')}` });
-
-export { randomUUID };
 
 // ---- MIME (enough for the messages nodemailer writes) ----------------------------------------------------------
 

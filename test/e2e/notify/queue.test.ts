@@ -26,6 +26,7 @@ import {
 } from '@pi/common';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { Receiver, startReceiver } from '../../support/receiver';
+import { eventually, sleep } from '../../support/wait';
 import {
   REDIS_URL,
   Tenant,
@@ -36,10 +37,8 @@ import {
   createDelivery,
   deliverySettings,
   dropChannels,
-  eventually,
   reload,
   requireRedis,
-  sleep,
   uniqueQueue,
 } from './fixtures';
 

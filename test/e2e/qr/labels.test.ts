@@ -9,9 +9,9 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { rasterizeSvg } from '@pi/qr/dist/src/labels/label-png';
 import { SHEET, sheetCell } from '@pi/qr/dist/src/labels/layout';
-import { get, post } from '../../support/api';
+import { get } from '../../support/api';
 import { expectAccessDenied, expectErrorShape, expectNotFound, expectValidationError } from '../../support/assertions';
-import { TestCompany, buildCompany } from '../../support/builders';
+import { TestCompany, buildCompany, generateCodes } from '../../support/builders';
 import { system } from '../../support/hooks';
 
 const scanUrlOf = (code: string) => `http://localhost:8000/go/${code}/`;
@@ -22,12 +22,6 @@ const nowhere = () => `nowhere_${randomBytes(6).toString('hex')}`;
 async function fetchBytes(path: string, token: string) {
   const res = await fetch(`${system().url}${path}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
-}
-
-async function generateCodes(company: TestCompany, count: number): Promise<string[]> {
-  const res = await post('/api/v1/qr-codes/', { count }, { token: company.token });
-  expect(res.status, JSON.stringify(res.body)).to.equal(201);
-  return res.body.results.map((r: { code: string }) => r.code);
 }
 
 /** A decoded PNG, with its pixels' darkness and crops. */

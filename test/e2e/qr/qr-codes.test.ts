@@ -7,12 +7,12 @@ import { expect } from 'chai';
 import { api, get, post } from '../../support/api';
 import { expectErrorShape, expectNotFound } from '../../support/assertions';
 import { TestCompany, buildCompany, buildLocation, buildProduct, unique } from '../../support/builders';
-import { count, query } from '../../support/sql';
+import { codesOf } from '../../support/qr-codes';
+import { query } from '../../support/sql';
 
 const CODE_KEYS = ['id', 'code', 'status', 'target_type', 'target_id', 'product_model_id', 'allowed_transitions', 'url', 'configured_at', 'locked_at', 'created_at'];
 const BASE62 = /^[A-Za-z0-9]{12}$/;
 const scanUrl = (code: string) => `http://localhost:8000/go/${code}/`;
-const codesOf = (company: TestCompany) => count('SELECT count(*) FROM qr_codes WHERE company_id = $1', [company.id]);
 
 async function generate(company: TestCompany, n: number): Promise<any[]> {
   const res = await post('/api/v1/qr-codes/', { count: n }, { token: company.token });

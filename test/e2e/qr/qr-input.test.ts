@@ -7,20 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { api, get, post } from '../../support/api';
 import { BadCase, expectValidationError } from '../../support/assertions';
-import { TestCompany, buildCompany, buildProduct, omit } from '../../support/builders';
-import { count, row } from '../../support/sql';
+import { TestCompany, buildCompany, buildProduct, generateCode, omit } from '../../support/builders';
+import { codesOf, readCode } from '../../support/qr-codes';
+import { count } from '../../support/sql';
 
 const TOO_LONG = 'a'.repeat(65);
 
-const readCode = (code: string) =>
-  row('SELECT company_id, status, target_type, target_id, product_model_id, configured_at, locked_at, updated_at FROM qr_codes WHERE code = $1', [code]);
-const codesOf = (company: TestCompany) => count('SELECT count(*) FROM qr_codes WHERE company_id = $1', [company.id]);
-
-async function generateCode(company: TestCompany): Promise<string> {
-  const res = await post('/api/v1/qr-codes/', { count: 1 }, { token: company.token });
-  expect(res.status, JSON.stringify(res.body)).to.equal(201);
-  return res.body.results[0].code;
-}
 
 describe('QR input: configure_qr/ refuses bad bodies with 400 naming the field, changing nothing', () => {
   let company: TestCompany;

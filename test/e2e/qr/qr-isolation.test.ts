@@ -8,8 +8,9 @@
 import { expect } from 'chai';
 import { api, get, post } from '../../support/api';
 import { expectAccessDenied } from '../../support/assertions';
-import { TestCompany, buildCompany, buildLocation, buildProduct, unique } from '../../support/builders';
-import { count, row } from '../../support/sql';
+import { TestCompany, buildCompany, buildLocation, buildProduct, generateCodes, unique } from '../../support/builders';
+import { codesOf, readCode } from '../../support/qr-codes';
+import { row } from '../../support/sql';
 
 interface World {
   company: TestCompany;
@@ -19,15 +20,6 @@ interface World {
   virgin: string;
   configured: string;
   locked: string;
-}
-
-const readCode = (code: string) =>
-  row('SELECT company_id, status, target_type, target_id, product_model_id, configured_at, locked_at, updated_at FROM qr_codes WHERE code = $1', [code]);
-
-async function generateCodes(company: TestCompany, n: number): Promise<string[]> {
-  const res = await post('/api/v1/qr-codes/', { count: n }, { token: company.token });
-  expect(res.status, JSON.stringify(res.body)).to.equal(201);
-  return res.body.results.map((r: { code: string }) => r.code);
 }
 
 /** A company with a product, a serialized item, a work order and codes in each state. */
@@ -153,7 +145,7 @@ describe('QR isolation: lists only show the caller\'s codes', () => {
     const a = await buildWorld();
     const b = await buildWorld();
     await generateCodes(b.company, 5);
-    const mine = (await count('SELECT count(*) FROM qr_codes WHERE company_id = $1', [a.company.id]));
+    const mine = (await codesOf(a.company));
     const theirs = new Set((await get('/api/v1/qr-codes/?page_size=500', { token: b.company.token })).body.results.map((r: { code: string }) => r.code));
     expect(theirs.size).to.equal(8);
 

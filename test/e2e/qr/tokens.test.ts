@@ -14,7 +14,7 @@ import jwt from 'jsonwebtoken';
 import sinon from 'sinon';
 import { api, del, get, patch, post } from '../../support/api';
 import { expectErrorShape, expectPermissionDenied } from '../../support/assertions';
-import { TestCompany, buildCompany, buildProduct } from '../../support/builders';
+import { TestCompany, buildCompany, buildProduct, generateCode } from '../../support/builders';
 import { Client } from 'pg';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { count, query, row } from '../../support/sql';
@@ -22,12 +22,6 @@ import { count, query, row } from '../../support/sql';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const WIDGET_ORIGIN = 'http://localhost:8000';
-
-async function generateCode(company: TestCompany): Promise<string> {
-  const res = await post('/api/v1/qr-codes/', { count: 1 }, { token: company.token });
-  expect(res.status, JSON.stringify(res.body)).to.equal(201);
-  return res.body.results[0].code;
-}
 
 /** Scans a code (302 expected) and answers the redirect token. */
 async function scan(code: string): Promise<string> {

@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { ApiResponse, api, get, post } from '../../support/api';
 import { expectErrorShape, expectNotFound } from '../../support/assertions';
-import { TestCompany, buildCompany, buildLocation, buildProduct, unique } from '../../support/builders';
-import { row } from '../../support/sql';
+import { TestCompany, buildCompany, buildLocation, buildProduct, generateCodes, unique } from '../../support/builders';
+import { readCode } from '../../support/qr-codes';
 
 type QrStatus = 'VIRGIN' | 'CONFIGURED' | 'LOCKED';
 type TargetType = 'PRODUCT' | 'ITEM' | 'WORK_ORDER';
@@ -22,19 +22,6 @@ interface Target {
 
 const ALLOWED: Record<QrStatus, QrStatus[]> = { VIRGIN: ['CONFIGURED'], CONFIGURED: ['LOCKED'], LOCKED: [] };
 const INFO_KEYS = ['code', 'status', 'target_type', 'target_id', 'product_model_id', 'allowed_transitions'];
-
-/** The stored row of a code, every column a transition could touch. */
-const readCode = (code: string) =>
-  row<Record<string, unknown>>(
-    'SELECT company_id, status, target_type, target_id, product_model_id, configured_at, locked_at, updated_at FROM qr_codes WHERE code = $1',
-    [code],
-  );
-
-async function generateCodes(company: TestCompany, count = 1): Promise<string[]> {
-  const res = await post('/api/v1/qr-codes/', { count }, { token: company.token });
-  expect(res.status, JSON.stringify(res.body)).to.equal(201);
-  return res.body.results.map((r: { code: string }) => r.code);
-}
 
 const configure = (company: TestCompany, code: string, target: Target) =>
   post('/api/v1/widget/configure_qr/', { code, target_type: target.type, target_id: target.id }, { apiKey: company.apiKey });

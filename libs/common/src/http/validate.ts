@@ -38,8 +38,11 @@ export function validateValue<T>(schema: Joi.Schema<T>, value: unknown, name = '
   return clean;
 }
 
-export function validate(schemas: RequestSchemas): RequestHandler {
-  return (req, _res, next) => {
+/** A validator keeps its schemas, so that a test can prove the OpenAPI document shows the ones in force. */
+export type ValidatingHandler = RequestHandler & { requestSchemas: RequestSchemas };
+
+export function validate(schemas: RequestSchemas): ValidatingHandler {
+  const handler: RequestHandler = (req, _res, next) => {
     const fields: Record<string, string> = {};
     const cleaned: Partial<Record<keyof RequestSchemas, unknown>> = {};
     for (const part of ['params', 'query', 'body'] as const) {
@@ -57,6 +60,7 @@ export function validate(schemas: RequestSchemas): RequestHandler {
     if (cleaned.params !== undefined) Object.defineProperty(req, 'params', { value: cleaned.params, enumerable: true });
     next();
   };
+  return Object.assign(handler, { requestSchemas: schemas });
 }
 
 /** Common schema pieces. */

@@ -24,6 +24,7 @@ import type { Logger } from '../logger';
 import { createMailer, renderEventEmail, type Mailer } from './email';
 import { parseEventBody } from './payload';
 import type { DeliveryQueue } from './queue';
+import { redactCutTail, redactSecrets } from './redact';
 import { decryptSecret, parseEncryptionKey } from './secret-box';
 import type { DeliverySettings } from './settings';
 import { sendWebhook } from './webhook';
@@ -60,21 +61,10 @@ interface SendResult {
 /** Removes every secret, and what PostgreSQL cannot store (NUL), then cuts to `max` characters. */
 function clean(text: string | undefined, secrets: string[], max: number): string | null {
   if (text === undefined || text === null) return null;
-  let out = String(text).replace(/\u0000/g, '');
-  for (const secret of secrets) if (secret) out = out.split(secret).join('[redacted]');
+  const out = redactSecrets(String(text).replace(/\u0000/g, ''), secrets);
   if (out.length <= max) return out;
-  out = `${out.slice(0, max - 12)}`;
   // The cut may have left the start of a secret at the end: never keep a tail that begins one.
-  for (const secret of secrets) {
-    if (!secret) continue;
-    for (let k = Math.min(secret.length - 1, out.length); k >= 4; k--) {
-      if (out.endsWith(secret.slice(0, k))) {
-        out = `${out.slice(0, out.length - k)}[redacted]`;
-        break;
-      }
-    }
-  }
-  return `${out}…`;
+  return `${redactCutTail(out.slice(0, max - 12), secrets)}…`;
 }
 
 const defaultMailers = new WeakMap<object, WeakMap<object, Mailer>>();

@@ -19,6 +19,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { createLogger, type Logger } from '../logger';
 import type { EventBody } from './payload';
+import { redactSecrets } from './redact';
 import type { DeliverySettings } from './settings';
 
 export type EmailSettings = Pick<
@@ -139,12 +140,6 @@ export function renderEventEmail(body: EventBody): RenderedEmail {
   return { subject, text, html };
 }
 
-function redact(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret) out = out.split(secret).join('[redacted]');
-  return out;
-}
-
 /** A mailer for the configured backend. `logger` receives the console backend's messages (default: stdout). */
 export function createMailer(settings: EmailSettings, opts: { logger?: Logger } = {}): Mailer {
   if (settings.EMAIL_BACKEND === 'console') {
@@ -191,7 +186,7 @@ export function createMailer(settings: EmailSettings, opts: { logger?: Logger } 
           html: message.html,
         });
         const rejected = info.rejected?.length ?? 0;
-        const response = redact(oneLine(info.response ?? '', 400), secrets);
+        const response = redactSecrets(oneLine(info.response ?? '', 400), secrets);
         return {
           // Some recipients accepted: a retry would send them a second copy, so this counts as delivered.
           ok: (info.accepted?.length ?? 0) > 0,
@@ -201,7 +196,7 @@ export function createMailer(settings: EmailSettings, opts: { logger?: Logger } 
         };
       } catch (err) {
         const e = err as Error & { code?: string };
-        const error = redact(oneLine(`email not sent: ${e.message}${e.code && !e.message.includes(e.code) ? ` (${e.code})` : ''}`, 1000), secrets);
+        const error = redactSecrets(oneLine(`email not sent: ${e.message}${e.code && !e.message.includes(e.code) ? ` (${e.code})` : ''}`, 1000), secrets);
         return { ok: false, error, durationMs: durationMs() };
       }
     },

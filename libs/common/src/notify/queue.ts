@@ -163,8 +163,6 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   readonly worker: Worker<DeliveryJobData>;
-  /** Jobs being handled right now. */
-  inFlight(): number;
   /** Checks that the worker's Redis answers (for /readyz). */
   ping(): Promise<void>;
   /**
@@ -179,7 +177,6 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
   const redisOptions: RedisOptions = { maxRetriesPerRequest: null };
   const connection = new IORedis(opts.redisUrl, redisOptions);
   const logger = opts.logger;
-  let inFlight = 0;
   let redisDown = false;
   connection.on('error', (err: Error) => {
     if (!redisDown) logger?.warn({ err: { message: err.message } }, 'delivery worker: Redis connection error');
@@ -193,12 +190,7 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
     async (job) => {
       const deliveryId = job.data?.deliveryId;
       if (typeof deliveryId !== 'string') return 'skipped'; // not ours: nothing to do, nothing to retry
-      inFlight += 1;
-      try {
-        return await opts.handler(deliveryId, job);
-      } finally {
-        inFlight -= 1;
-      }
+      return opts.handler(deliveryId, job);
     },
     {
       connection,
@@ -215,7 +207,6 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
 
   return {
     worker,
-    inFlight: () => inFlight,
     ping: async () => {
       if (connection.status !== 'ready') throw new Error('Redis is not reachable');
       await withTimeout(connection.ping(), 2_000, 'Redis did not answer');

@@ -15,6 +15,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { redactCutTail, redactSecrets } from './redact';
 import { SsrfError, assertPublicUrl, type ResolvedTarget } from './ssrf';
 import { SIGNATURE_HEADER, signBody } from './signing';
 
@@ -25,8 +26,6 @@ export const RESPONSE_READ_LIMIT = 2048;
 /** Characters of the answer kept in `responseExcerpt`. */
 export const RESPONSE_EXCERPT_CHARS = 500;
 export const EVENT_ID_HEADER = 'X-PI-Event-Id';
-
-const REDACTED = '[redacted]';
 
 export interface WebhookRequest {
   url: string;
@@ -170,21 +169,10 @@ function makeExcerpt(bytes: Buffer, secret: string, readCut: boolean): string {
   return text;
 }
 
-/**
- * Replaces every occurrence of `secret`. When the text was cut, a tail that is the start of the secret (4
- * characters or more) is redacted too, so a secret split by the cut cannot leak in part.
- */
+/** Replaces every occurrence of `secret`, and when the text was cut, a tail that starts it (see redact.ts). */
 function redact(text: string, secret: string, cut: boolean): string {
-  let out = text.split(secret).join(REDACTED);
-  if (cut) {
-    for (let k = Math.min(secret.length - 1, out.length); k >= 4; k--) {
-      if (out.endsWith(secret.slice(0, k))) {
-        out = out.slice(0, out.length - k) + REDACTED;
-        break;
-      }
-    }
-  }
-  return out;
+  const out = redactSecrets(text, [secret]);
+  return cut ? redactCutTail(out, [secret]) : out;
 }
 
 const NETWORK_ERRORS: Record<string, string> = {

@@ -32,7 +32,11 @@ export function authenticateUser(jwtSecret: string): RequestHandler {
   };
 }
 
-export function authenticateApiKey(usage: UsageRecorder): RequestHandler {
+/**
+ * `ownOrigin` is the origin of PUBLIC_BASE_URL: the widget page this service serves calls the API from it,
+ * scanned or embedded, so a key's `allowed_domains` (which name the embedding sites) never shut it out.
+ */
+export function authenticateApiKey(usage: UsageRecorder, ownOrigin: string): RequestHandler {
   return async (req, _res, next) => {
     const value = keyValueFrom(req);
     if (value === undefined) return next(new AuthenticationError('API key required.'));
@@ -44,7 +48,7 @@ export function authenticateApiKey(usage: UsageRecorder): RequestHandler {
     const needed = permissionForMethod(req.method);
     if (!key.permissions.includes(needed)) return next(new PermissionDeniedError(`API key lacks the '${needed}' permission.`));
     const origin = req.get('origin');
-    if (origin && key.allowedDomains.length > 0 && !originAllowed(origin, key.allowedDomains)) {
+    if (origin && origin !== ownOrigin && key.allowedDomains.length > 0 && !originAllowed(origin, key.allowedDomains)) {
       return next(new PermissionDeniedError('Origin not allowed for this API key.', 'origin_not_allowed'));
     }
     const identity: Identity = { companyId: key.companyId, principal: { kind: 'api_key', id: key.id }, permissions: key.permissions, tier: key.tier, budgetKeyId: key.parentKeyId ?? key.id };

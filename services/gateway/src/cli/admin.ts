@@ -12,6 +12,7 @@ import Joi from 'joi';
 import { Company, TIERS, Tier, connectDatabase, openDatabaseUrl, validateValue } from '@pi/common';
 import type { Sequelize } from 'sequelize';
 import { setApiKeyTier } from '../commands/api-keys';
+import { passwordHashCost } from '../config';
 import { registerCompany } from '../commands/register-company';
 import { presentApiKey, presentCompany, presentUser } from '../presenters';
 import { registerBody } from '../routes/register/schema';
@@ -35,7 +36,7 @@ async function createCompany(sequelize: Sequelize, args: string[]) {
   const generated = values['password-stdin'] ? undefined : randomBytes(12).toString('base64url');
   const password = generated ?? (await readStdin());
   const input = validateValue(registerBody, { company_name: values.name, username: values.username, email: values.email, password });
-  const cost = validateValue(Joi.number().integer().min(14).max(20).default(16), process.env.PASSWORD_HASH_COST, 'PASSWORD_HASH_COST');
+  const cost = validateValue(passwordHashCost, process.env.PASSWORD_HASH_COST, 'PASSWORD_HASH_COST');
   const { company, user, apiKey, keyValue } = await registerCompany(
     sequelize,
     { companyName: input.company_name, username: input.username, password: input.password, email: input.email },

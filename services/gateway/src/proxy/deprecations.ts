@@ -5,17 +5,29 @@
  */
 import type { Request, RequestHandler } from 'express';
 
-export interface Deprecation {
+/** What the OpenAPI document shows of a deprecation (docs/document.ts marks it). */
+export interface DocumentedDeprecation {
   /** What is deprecated, for the README and the OpenAPI document. */
   what: string;
-  matches(req: Request): boolean;
+  /** The documented operation it belongs to. */
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  /** A deprecated query parameter of that operation; absent when the whole operation is deprecated. */
+  parameter?: string;
   sunset?: string;
+}
+
+export interface Deprecation extends DocumentedDeprecation {
+  matches(req: Request): boolean;
 }
 
 export function deprecationTable(config: { QR_API_KEY_URL_SUNSET: string }): Deprecation[] {
   return [
     {
       what: 'api_key in QR-code URLs (GET /go/<code>/?api_key=…)',
+      method: 'get',
+      path: '/go/{code}/',
+      parameter: 'api_key',
       matches: (req) => req.path.startsWith('/go/') && 'api_key' in (req.query as Record<string, unknown>),
       sunset: config.QR_API_KEY_URL_SUNSET,
     },

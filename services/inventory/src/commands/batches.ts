@@ -3,10 +3,11 @@
  * `batch: {code, expiration_date}`; its remaining stock is the sum of the balance rows that name it, written
  * only by the ledger. Codes are unique per company by database constraint.
  */
-import { QueryTypes, UniqueConstraintError } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import type { Sequelize, Transaction } from 'sequelize';
-import { Batch, ConflictError, Identity, PageRequest, ProductModel, ValidationError, findOwned, pageWindow } from '@pi/common';
+import { Batch, Identity, PageRequest, ProductModel, ValidationError, findOwned, pageWindow } from '@pi/common';
 import type { BatchRow } from '../presenters/batch';
+import { rethrowAlreadyExists } from './already-exists';
 import { batchQuantities } from './stock-reads';
 
 export interface BatchFilters extends PageRequest {
@@ -98,16 +99,11 @@ export async function getBatch(sequelize: Sequelize, identity: Identity, id: str
   return toRow(sequelize, await findOwned(Batch, id, identity.companyId, { what: 'Batch' }));
 }
 
-function duplicateCode(err: unknown): never {
-  if (err instanceof UniqueConstraintError) {
-    throw new ConflictError('already_exists', 'A batch with this code already exists.', { code: 'already exists' });
-  }
-  throw err;
-}
+const duplicateCode = rethrowAlreadyExists('A batch with this code already exists.', 'code');
 
 export async function createBatch(sequelize: Sequelize, identity: Identity, input: NewBatch): Promise<BatchRow> {
-  try {
-    const { batch, product } = await sequelize.transaction(async (transaction) => {
+  const { batch, product } = await sequelize
+    .transaction(async (transaction) => {
       const product = await findProduct(identity, input.product_id, transaction);
       if (product.profile !== 'BATCH') throw new ValidationError({ product_id: 'must be a product with the BATCH profile' });
       const batch = await Batch.create(
@@ -115,25 +111,20 @@ export async function createBatch(sequelize: Sequelize, identity: Identity, inpu
         { transaction },
       );
       return { batch, product };
-    });
-    return rowOf(batch, product, '0');
-  } catch (err) {
-    duplicateCode(err);
-  }
+    })
+    .catch(duplicateCode);
+  return rowOf(batch, product, '0');
 }
 
 export async function updateBatch(sequelize: Sequelize, identity: Identity, id: string, changes: BatchChanges): Promise<BatchRow> {
-  let batch: Batch;
-  try {
-    batch = await sequelize.transaction(async (transaction) => {
+  const batch = await sequelize
+    .transaction(async (transaction) => {
       const row = await findOwned(Batch, id, identity.companyId, { transaction, lock: true, what: 'Batch' });
       if (changes.code !== undefined) row.code = changes.code;
       if (changes.expiration_date !== undefined) row.expirationDate = changes.expiration_date;
       await row.save({ transaction });
       return row;
-    });
-  } catch (err) {
-    duplicateCode(err);
-  }
+    })
+    .catch(duplicateCode);
   return toRow(sequelize, batch);
 }

@@ -2,7 +2,6 @@
  * Booking requests as the API receives them, turned into ledger commands inside one idempotent
  * transaction, and answered with the new stock (read in the same transaction).
  */
-import { ValidationError } from '@pi/common';
 import type { Location, ProductModel } from '@pi/common';
 import { stockDisplay } from '../engine/quantity';
 import { stockTotals } from '../ledger/balances';
@@ -23,9 +22,9 @@ function bookedFields(booked: Booked) {
 }
 
 async function displays(ctx: BookingContext, tx: Tx, product: ProductModel, locationIds: string[]) {
-  const totals = await Promise.all(locationIds.map((l) => stockTotals(ctx.sequelize, tx, product.id, l)));
+  const totals = await stockTotals(ctx.sequelize, tx, product.id, locationIds);
   const show = (q: string) => stockDisplay(q, product.decimals, product.unit);
-  return { total: show(totals[0]?.total ?? (await stockTotals(ctx.sequelize, tx, product.id)).total), at: totals.map((t) => show(t.at_location)) };
+  return { total: show(totals.total), at: totals.at.map(show) };
 }
 
 /** `POST /api/v1/widget/{id}/transaction/`: add, subtract, or set (count) stock at one location. */
@@ -130,7 +129,6 @@ export function bookCoreMovement(ctx: BookingContext, req: CoreMovementRequest, 
     } else {
       const from = await physicalLocation(ctx.identity, req.from_location_id, 'from_location_id', tx);
       const to = await physicalLocation(ctx.identity, req.to_location_id, 'to_location_id', tx);
-      if (from.id === to.id) throw new ValidationError({ to_location_id: 'must differ from from_location_id' });
       booked = await transferStock(ctx, tx, product, from, to, req);
       touched = [from, to];
     }

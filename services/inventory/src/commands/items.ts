@@ -3,15 +3,15 @@
  * through the ledger (so stock stays the count of active items); the ledger also moves and retires them.
  * Outside the ledger only a serial number can be corrected.
  */
-import { UniqueConstraintError } from 'sequelize';
 import type { Sequelize, WhereOptions } from 'sequelize';
-import { ConflictError, Identity, Location, PageRequest, PhysicalItem, ProductModel, ValidationError, findOwned, pageWindow } from '@pi/common';
+import { Identity, Location, PageRequest, PhysicalItem, ProductModel, ValidationError, findOwned, pageWindow } from '@pi/common';
 import { bookIn } from '../ledger/book';
 import type { BookingContext } from '../ledger/context';
 import { BookingAnswer, IdempotencyClaim, runBooking } from '../ledger/run-booking';
 import { bookableProduct, physicalLocation } from '../ledger/targets';
 import { presentItem } from '../presenters/item';
 import { presentMovement } from '../presenters/movement';
+import { rethrowAlreadyExists } from './already-exists';
 
 export interface ItemFilters extends PageRequest {
   product_id?: string;
@@ -61,10 +61,7 @@ export function renameItem(sequelize: Sequelize, identity: Identity, id: string,
   return sequelize.transaction(async (transaction) => {
     const item = await findOwned(PhysicalItem, id, identity.companyId, { transaction, lock: true, what: 'Item' });
     item.serialNumber = serialNumber;
-    await item.save({ transaction }).catch((err: unknown) => {
-      if (err instanceof UniqueConstraintError) throw new ConflictError('already_exists', 'This serial number already exists.', { serial_number: 'already exists' });
-      throw err;
-    });
+    await item.save({ transaction }).catch(rethrowAlreadyExists('This serial number already exists.', 'serial_number'));
     return item;
   });
 }

@@ -5,10 +5,11 @@
  * format stock. The profile is fixed once the ledger names the product, and a product that anything refers
  * to cannot be deleted, only deactivated.
  */
-import { ForeignKeyConstraintError, Op, QueryTypes, UniqueConstraintError, col, fn } from 'sequelize';
+import { ForeignKeyConstraintError, Op, QueryTypes, col, fn } from 'sequelize';
 import type { Order, Sequelize, Transaction, WhereOptions } from 'sequelize';
 import { ConflictError, Identity, PageRequest, ProductModel, Profile, findOwned, pageWindow } from '@pi/common';
 import { EngineConfig, validateEngineConfig } from '../engine/engine-config';
+import { rethrowAlreadyExists } from './already-exists';
 
 export interface ProductFilters extends PageRequest {
   profile?: Profile;
@@ -39,12 +40,7 @@ export function getProduct(identity: Identity, id: string) {
 }
 
 /** SKUs are unique per company by database constraint, so concurrent creates cannot both win. */
-export function rethrowSkuTaken(err: unknown): never {
-  if (err instanceof UniqueConstraintError) {
-    throw new ConflictError('already_exists', 'A product model with this SKU already exists.', { sku: 'already exists' });
-  }
-  throw err;
-}
+export const rethrowSkuTaken = rethrowAlreadyExists('A product model with this SKU already exists.', 'sku');
 
 /** The columns an engine config decides. */
 export function engineColumns(config: EngineConfig) {

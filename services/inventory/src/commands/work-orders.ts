@@ -4,10 +4,8 @@
  * final. "Open" for the widget means OPEN or IN_PROGRESS. Numbers are unique per company by database
  * constraint, so two concurrent creates with one number cannot both succeed.
  */
-import { UniqueConstraintError } from 'sequelize';
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
 import {
-  ConflictError,
   Identity,
   OPEN_WORK_ORDER_STATUSES,
   PageRequest,
@@ -19,6 +17,7 @@ import {
 } from '@pi/common';
 import { InvalidTransitionError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
+import { rethrowAlreadyExists } from './already-exists';
 
 /** The statuses each status may move to. A status "moving" to itself is no transition and always allowed. */
 export const WORK_ORDER_TRANSITIONS: Readonly<Record<WorkOrderStatus, readonly WorkOrderStatus[]>> = {
@@ -79,16 +78,11 @@ function quantityFor(quantity: number, product: ProductModel | null): string {
   return toDecimal(quantity, product ? product.decimals : COLUMN_DECIMALS);
 }
 
-function duplicateNumber(err: unknown): never {
-  if (err instanceof UniqueConstraintError) {
-    throw new ConflictError('already_exists', 'A work order with this number already exists.', { number: 'already exists' });
-  }
-  throw err;
-}
+const duplicateNumber = rethrowAlreadyExists('A work order with this number already exists.', 'number');
 
-export async function createWorkOrder(sequelize: Sequelize, identity: Identity, input: NewWorkOrder): Promise<WorkOrder> {
-  try {
-    return await sequelize.transaction(async (transaction) => {
+export function createWorkOrder(sequelize: Sequelize, identity: Identity, input: NewWorkOrder): Promise<WorkOrder> {
+  return sequelize
+    .transaction(async (transaction) => {
       const product = input.product_id ? await findProduct(identity, input.product_id, transaction) : null;
       return WorkOrder.create(
         {
@@ -102,10 +96,8 @@ export async function createWorkOrder(sequelize: Sequelize, identity: Identity, 
         },
         { transaction },
       );
-    });
-  } catch (err) {
-    duplicateNumber(err);
-  }
+    })
+    .catch(duplicateNumber);
 }
 
 /** 409 invalid_transition naming the statuses the work order may move to (`[]` once it is final). */
@@ -117,9 +109,9 @@ export function assertTransition(from: WorkOrderStatus, to: WorkOrderStatus) {
   }
 }
 
-export async function updateWorkOrder(sequelize: Sequelize, identity: Identity, id: string, changes: WorkOrderChanges): Promise<WorkOrder> {
-  try {
-    return await sequelize.transaction(async (transaction) => {
+export function updateWorkOrder(sequelize: Sequelize, identity: Identity, id: string, changes: WorkOrderChanges): Promise<WorkOrder> {
+  return sequelize
+    .transaction(async (transaction) => {
       const order = await findOwned(WorkOrder, id, identity.companyId, { transaction, lock: true, what: 'Work order' });
       // Isolation first: a product of another company is 403 whatever else the request gets wrong.
       const productId = changes.product_id !== undefined ? changes.product_id : order.productId;
@@ -137,8 +129,6 @@ export async function updateWorkOrder(sequelize: Sequelize, identity: Identity, 
       if (changes.due_date !== undefined) order.dueDate = changes.due_date;
       await order.save({ transaction });
       return order;
-    });
-  } catch (err) {
-    duplicateNumber(err);
-  }
+    })
+    .catch(duplicateNumber);
 }

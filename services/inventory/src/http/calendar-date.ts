@@ -1,6 +1,9 @@
 import Joi from 'joi';
 
-/** A real calendar date `YYYY-MM-DD`, years 0001–9999 (PostgreSQL has no year 0). */
+/**
+ * A real calendar date `YYYY-MM-DD`, years 0001–9999 (PostgreSQL has no year 0): `2025-02-30` is refused, not
+ * rolled over, and no time or zone is accepted.
+ */
 export const calendarDate = Joi.string()
   .pattern(/^\d{4}-\d{2}-\d{2}$/)
   .custom((value: string, helpers) => {

@@ -30,6 +30,17 @@ export async function readBalance(sequelize: Sequelize, transaction: Transaction
   return rows[0]?.quantity ?? '0';
 }
 
+/** The balance (0 without a row) and `target` minus it, as NUMERIC strings, in one read: what a count books. */
+export async function differenceTo(sequelize: Sequelize, transaction: Transaction, key: Omit<BalanceKey, 'companyId'>, target: string) {
+  const [row] = await sequelize.query<{ current: string; diff: string }>(
+    `SELECT b.quantity::text AS current, ($4::numeric - b.quantity)::text AS diff
+       FROM (SELECT COALESCE((SELECT quantity FROM stock_balances
+                               WHERE product_id = $1 AND location_id = $2 AND batch_id IS NOT DISTINCT FROM $3), 0) AS quantity) b`,
+    { bind: [key.productId, key.locationId, key.batchId, target], transaction, type: QueryTypes.SELECT },
+  );
+  return row;
+}
+
 /** Conditional subtraction: succeeds only if the balance covers `quantity`, else 409 with what is there. */
 export async function takeFromBalance(sequelize: Sequelize, transaction: Transaction, key: BalanceKey, quantity: string): Promise<void> {
   const [rows] = await sequelize.query(
@@ -43,29 +54,35 @@ export async function takeFromBalance(sequelize: Sequelize, transaction: Transac
   }
 }
 
-export interface BatchBalance {
-  batch_id: string;
-  quantity: string;
-}
-
-/** Batches of a product at a location with stock, earliest expiry first (FEFO), undated last. */
-export function batchBalancesFefo(sequelize: Sequelize, transaction: Transaction, productId: string, locationId: string) {
-  return sequelize.query<BatchBalance>(
-    `SELECT sb.batch_id, sb.quantity
-       FROM stock_balances sb JOIN batches b ON b.id = sb.batch_id
-      WHERE sb.product_id = $1 AND sb.location_id = $2 AND sb.quantity > 0
-      ORDER BY b.expiration_date ASC NULLS LAST, b.created_at, b.id`,
-    { bind: [productId, locationId], transaction, type: QueryTypes.SELECT },
+/**
+ * Which batches of a product at a location cover `quantity`, earliest expiry first (FEFO), undated last: each
+ * batch with stock gives what is left to take, up to its balance. `total` is all the stock there, in every
+ * row. Amounts are split in SQL (NUMERIC), not floats.
+ */
+export function fefoParts(sequelize: Sequelize, transaction: Transaction, productId: string, locationId: string, quantity: string) {
+  return sequelize.query<{ batch_id: string; take: string; total: string }>(
+    `SELECT batch_id, LEAST(quantity, $3::numeric - before)::text AS take, total::text AS total
+       FROM (SELECT sb.batch_id, sb.quantity,
+                    SUM(sb.quantity) OVER fefo - sb.quantity AS before,
+                    SUM(sb.quantity) OVER () AS total,
+                    row_number() OVER fefo AS n
+               FROM stock_balances sb JOIN batches b ON b.id = sb.batch_id
+              WHERE sb.product_id = $1 AND sb.location_id = $2 AND sb.quantity > 0
+             WINDOW fefo AS (ORDER BY b.expiration_date ASC NULLS LAST, b.created_at, b.id)) running
+      WHERE before < $3::numeric
+      ORDER BY n`,
+    { bind: [productId, locationId, quantity], transaction, type: QueryTypes.SELECT },
   );
 }
 
-/** Total stock of a product (all physical locations) and at one location, read inside the booking. */
-export async function stockTotals(sequelize: Sequelize, transaction: Transaction, productId: string, locationId?: string) {
-  const [row] = await sequelize.query<{ total: string; at_location: string }>(
-    `SELECT COALESCE(SUM(quantity), 0) AS total,
-            COALESCE(SUM(quantity) FILTER (WHERE location_id = $2), 0) AS at_location
-       FROM stock_balances WHERE product_id = $1`,
-    { bind: [productId, locationId ?? null], transaction, type: QueryTypes.SELECT },
+/** A product's total stock (all physical locations) and its stock at each of `locationIds`, in that order, read in the booking. */
+export async function stockTotals(sequelize: Sequelize, transaction: Transaction, productId: string, locationIds: string[]) {
+  const rows = await sequelize.query<{ total: string; at_location: string }>(
+    `SELECT t.total, COALESCE((SELECT SUM(quantity) FROM stock_balances WHERE product_id = $1 AND location_id = l.id), 0) AS at_location
+       FROM (SELECT COALESCE(SUM(quantity), 0) AS total FROM stock_balances WHERE product_id = $1) t,
+            unnest($2::uuid[]) WITH ORDINALITY AS l(id, n)
+      ORDER BY l.n`,
+    { bind: [productId, locationIds], transaction, type: QueryTypes.SELECT },
   );
-  return row;
+  return { total: rows[0].total, at: rows.map((r) => r.at_location) };
 }

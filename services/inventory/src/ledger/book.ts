@@ -4,11 +4,10 @@
  * booked as the difference) and `transferStock` (between two physical locations). Profiles decide what a
  * booking must name: BATCH a batch, SERIALIZED items (DESIGN.md, Products: profiles and engines).
  */
-import { QueryTypes } from 'sequelize';
 import type { Location, MovementKind, ProductModel } from '@pi/common';
 import { ConflictError, ValidationError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
-import { addToBalance, batchBalancesFefo, readBalance, takeFromBalance } from './balances';
+import { addToBalance, differenceTo, fefoParts, takeFromBalance } from './balances';
 import { NewBatchRef, batchOfProduct, findOrCreateBatch } from './batches';
 import type { BookingContext, Tx } from './context';
 import { InsufficientStockError } from './errors';
@@ -119,20 +118,10 @@ export async function bookOut(ctx: BookingContext, tx: Tx, product: ProductModel
 
 /**
  * Which batches cover `quantity` at a location, earliest expiry first. Runs under the stock lock, so the
- * balances it reads cannot change before they are taken. Amounts are split in SQL (NUMERIC), not floats.
+ * balances it reads cannot change before they are taken.
  */
 async function planFefo(ctx: BookingContext, tx: Tx, product: ProductModel, locationId: string, quantity: string) {
-  const balances = await batchBalancesFefo(ctx.sequelize, tx, product.id, locationId);
-  const parts = await ctx.sequelize.query<{ batch_id: string; take: string; total: string }>(
-    `SELECT batch_id, LEAST(quantity, $3::numeric - before)::text AS take, total::text AS total
-       FROM (SELECT batch_id, quantity, n,
-                    SUM(quantity) OVER (ORDER BY n) - quantity AS before,
-                    SUM(quantity) OVER () AS total
-               FROM unnest($1::uuid[], $2::numeric[]) WITH ORDINALITY AS t(batch_id, quantity, n)) running
-      WHERE before < $3::numeric
-      ORDER BY n`,
-    { bind: [balances.map((b) => b.batch_id), balances.map((b) => b.quantity), quantity], transaction: tx, type: QueryTypes.SELECT },
-  );
+  const parts = await fefoParts(ctx.sequelize, tx, product.id, locationId, quantity);
   const available = parts[0]?.total ?? '0';
   if (Number(available) < Number(quantity)) throw new InsufficientStockError(available, quantity, locationId);
   return parts.map((p) => ({ batchId: p.batch_id, quantity: p.take }));
@@ -159,15 +148,10 @@ export async function bookCount(ctx: BookingContext, tx: Tx, product: ProductMod
     batchId = (await batchOfProduct(ctx, tx, product, req.batch_id)).id;
   }
   await lockStock(ctx.sequelize, tx, product.id, [location.id]);
-  const current = await readBalance(ctx.sequelize, tx, { productId: product.id, locationId: location.id, batchId });
+  const { current, diff } = await differenceTo(ctx.sequelize, tx, { productId: product.id, locationId: location.id, batchId }, counted);
   if (expected !== undefined && Number(current) !== Number(expected)) {
     throw new ConflictError('stock_changed', 'The stock changed since it was counted.', { expected_quantity: Number(expected), current_quantity: Number(current) });
   }
-  const [{ diff }] = await ctx.sequelize.query<{ diff: string }>('SELECT ($1::numeric - $2::numeric)::text AS diff', {
-    bind: [counted, current],
-    transaction: tx,
-    type: QueryTypes.SELECT,
-  });
   if (Number(diff) === 0) return { movements: [] };
   const { inbound, outbound } = await systemLocations(ctx.identity.companyId, tx);
   const key = { companyId: ctx.identity.companyId, productId: product.id, locationId: location.id, batchId };

@@ -11,6 +11,7 @@ function generatedSerial(product: ProductModel): string {
   return `${product.sku.slice(0, 40)}-${randomBytes(6).toString('hex').toUpperCase()}`;
 }
 
+/** `count` new items at a location: with `serialNumbers` (one per item, as bookIn checked) or generated ones. */
 export async function createItems(
   ctx: BookingContext,
   tx: Tx,
@@ -19,9 +20,6 @@ export async function createItems(
   count: number,
   serialNumbers?: string[],
 ): Promise<PhysicalItem[]> {
-  if (serialNumbers && serialNumbers.length !== count) {
-    throw new ValidationError({ serial_numbers: `must list exactly ${count} serial numbers (one per unit)` });
-  }
   const serials = serialNumbers ?? Array.from({ length: count }, () => generatedSerial(product));
   try {
     return await PhysicalItem.bulkCreate(

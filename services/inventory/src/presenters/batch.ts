@@ -1,4 +1,6 @@
+import Joi from 'joi';
 import { stockDisplay, toNumber } from '../engine/quantity';
+import { calendarDay, displaySchema, quantitySchema, timestamp, uuid } from './schemas';
 
 /** What a batch answer needs: the batch, its remaining quantity (NUMERIC string) and its product's format. */
 export interface BatchRow {
@@ -36,3 +38,23 @@ export function presentWidgetBatch(b: Omit<BatchRow, 'productId' | 'createdAt'>)
     stock_display: stockDisplay(b.quantity, b.decimals, b.unit),
   };
 }
+
+/** The answer schema of `presentBatch` (OpenAPI). */
+export const batchSchema = Joi.object({
+  id: uuid.required(),
+  product_id: uuid.required(),
+  code: Joi.string().required(),
+  expiration_date: calendarDay.allow(null).required(),
+  quantity: quantitySchema.required().description('Remaining stock over all locations.'),
+  stock_display: displaySchema.required(),
+  created_at: timestamp.required(),
+}).id('Batch');
+
+/** The answer schema of `presentWidgetBatch` (OpenAPI). */
+export const widgetBatchSchema = Joi.object({
+  id: uuid.required(),
+  code: Joi.string().required(),
+  expiration_date: calendarDay.allow(null).required(),
+  quantity: quantitySchema.required(),
+  stock_display: displaySchema.required(),
+}).id('WidgetBatch');

@@ -1,4 +1,7 @@
+import Joi from 'joi';
 import type { PhysicalItem } from '@pi/common';
+import { movementSchema } from './movement';
+import { timestamp, uuid } from './schemas';
 
 type ItemRow = Pick<PhysicalItem, 'id' | 'productId' | 'serialNumber' | 'locationId' | 'isActive' | 'retiredAt'> & { createdAt?: Date };
 
@@ -19,3 +22,28 @@ export function presentItem(i: ItemRow) {
 export function presentWidgetItem(i: { id: string; serial_number: string; location_id: string; location_name: string }) {
   return { id: i.id, serial_number: i.serial_number, location_id: i.location_id, location_name: i.location_name };
 }
+
+/** The fields of `presentItem`, which the export's item rows also have (routes/export/responses.ts). */
+export const itemFields = {
+  id: uuid.required(),
+  product_id: uuid.required(),
+  serial_number: Joi.string().required(),
+  location_id: uuid.required(),
+  is_active: Joi.boolean().required(),
+  retired_at: timestamp.allow(null).required(),
+  created_at: timestamp.required(),
+};
+
+/** The answer schema of `presentItem` (OpenAPI). */
+export const itemSchema = Joi.object(itemFields).id('Item');
+
+/** `POST /api/v1/items/`: the item and the movement that booked it in. */
+export const createdItemSchema = Joi.object({ ...itemFields, movement: movementSchema.required() }).id('CreatedItem');
+
+/** The answer schema of `presentWidgetItem` (OpenAPI). */
+export const widgetItemSchema = Joi.object({
+  id: uuid.required(),
+  serial_number: Joi.string().required(),
+  location_id: uuid.required(),
+  location_name: Joi.string().required(),
+}).id('WidgetItem');

@@ -1,5 +1,8 @@
+import Joi from 'joi';
+import { MOVEMENT_KINDS } from '@pi/common';
 import { toNumber } from '../engine/quantity';
 import type { MovementRow } from '../ledger/movements';
+import { calendarDay, displaySchema, quantitySchema, timestamp, uuid } from './schemas';
 
 /** A ledger entry. `seq` is the server's order of the ledger. */
 export function presentMovement(m: MovementRow) {
@@ -19,3 +22,80 @@ export function presentMovement(m: MovementRow) {
     created_at: m.created_at,
   };
 }
+
+/** What a ledger entry books, as both `presentMovement` and the export's movement rows (routes/export/responses.ts) show it. */
+export const ledgerEntryFields = {
+  kind: Joi.string().valid(...MOVEMENT_KINDS).required(),
+  product_id: uuid.required(),
+  from_location_id: uuid.required(),
+  to_location_id: uuid.required(),
+  quantity: quantitySchema.required(),
+  batch_id: uuid.allow(null).required(),
+  item_ids: Joi.array().items(uuid).allow(null).required(),
+  reason: Joi.string().allow('').required(),
+};
+
+/** The answer schema of `presentMovement` (OpenAPI). */
+export const movementSchema = Joi.object({
+  id: uuid.required(),
+  seq: Joi.number().integer().required().description('The server-side order of the ledger.'),
+  ...ledgerEntryFields,
+  actor: Joi.object({ kind: Joi.string().valid('user', 'api_key').required(), id: uuid.required() }).required(),
+  request_id: Joi.string().allow(null).required(),
+  created_at: timestamp.required(),
+}).id('Movement');
+
+/* The answers of the booking endpoints (commands/bookings.ts): the movements booked and the new stock. */
+
+const bookedMovements = Joi.array().items(movementSchema).required().description('The ledger entries booked (none when a count changed nothing).');
+const bookedItems = Joi.array()
+  .items(Joi.object({ id: uuid.required(), serial_number: Joi.string().required() }))
+  .description('SERIALIZED additions: the items created.');
+const bookedBatch = Joi.object({ id: uuid.required(), code: Joi.string().required(), expiration_date: calendarDay.allow(null).required() }).description(
+  'BATCH additions: the batch booked into (found by code or created).',
+);
+const newStockDisplay = displaySchema.required().description("The product's new total stock, over all locations.");
+
+/** What a booking at one location answers, whichever endpoint booked it. */
+const bookedAtLocation = {
+  success: Joi.boolean().valid(true).required(),
+  product_id: uuid.required(),
+  location_id: uuid.required(),
+  new_stock_display: newStockDisplay,
+  location_stock_display: displaySchema.required().description('The stock now at the location.'),
+  movements: bookedMovements,
+  items: bookedItems,
+  batch: bookedBatch,
+};
+
+/** `POST /api/v1/widget/{id}/transaction/`. */
+export const transactionResultSchema = Joi.object({
+  operation: Joi.string().valid('add', 'subtract', 'set').required(),
+  ...bookedAtLocation,
+}).id('TransactionResult');
+
+/** `POST /api/v1/widget/move/`. */
+export const moveResultSchema = Joi.object({
+  direction: Joi.string().valid('in', 'out').required().description('From the sign of `quantity`.'),
+  ...bookedAtLocation,
+}).id('MoveResult');
+
+/** `POST /api/v1/widget/transfer/`. */
+export const transferResultSchema = Joi.object({
+  success: Joi.boolean().valid(true).required(),
+  product_id: uuid.required(),
+  from_location_id: uuid.required(),
+  to_location_id: uuid.required(),
+  new_stock_display: newStockDisplay,
+  from_stock_display: displaySchema.required().description('The stock now at the source.'),
+  to_stock_display: displaySchema.required().description('The stock now at the destination.'),
+  movements: bookedMovements,
+}).id('TransferResult');
+
+/** `POST /api/v1/movements/`. */
+export const movementResultSchema = Joi.object({
+  new_stock_display: newStockDisplay,
+  movements: bookedMovements,
+  items: bookedItems,
+  batch: bookedBatch,
+}).id('MovementResult');

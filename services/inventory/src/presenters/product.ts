@@ -1,4 +1,6 @@
-import type { ProductModel } from '@pi/common';
+import Joi from 'joi';
+import { PROFILES, type ProductModel } from '@pi/common';
+import { timestamp, uuid } from './schemas';
 
 type ProductRow = Pick<ProductModel, 'id' | 'sku' | 'name' | 'description' | 'profile' | 'engineConfig' | 'unit' | 'decimals' | 'isActive'> & {
   createdAt?: Date;
@@ -22,3 +24,19 @@ export function presentProduct(p: ProductRow) {
     updated_at: p.updatedAt ?? null,
   };
 }
+
+/** The answer schema of `presentProduct` (OpenAPI). */
+export const productSchema = Joi.object({
+  id: uuid.required(),
+  sku: Joi.string().required(),
+  name: Joi.string().required(),
+  description: Joi.string().allow('', null).required(),
+  profile: Joi.string().valid(...PROFILES).required().description('The tracking mode; `engine_config.engine_type` matches it.'),
+  engine_type: Joi.string().required().description('`counter`, `serialized`, `batch` or `dimensional`, as in `engine_config`.'),
+  engine_config: Joi.object().unknown(true).required().description('The completed engine configuration (defaults filled in).'),
+  unit: Joi.string().required(),
+  decimals: Joi.number().integer().min(0).required(),
+  is_active: Joi.boolean().required(),
+  created_at: timestamp.required(),
+  updated_at: timestamp.required(),
+}).id('Product');

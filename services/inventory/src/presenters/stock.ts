@@ -1,6 +1,10 @@
-import { stockDisplay, toNumber } from '../engine/quantity';
-import { presentWidgetBatch } from './batch';
+import Joi from 'joi';
+import { PHYSICAL_LOCATION_TYPES, PROFILES } from '@pi/common';
 import type { LocationStockRow, ProductStockRow } from '../commands/stock-levels';
+import { DIMENSIONAL_UNITS, ENGINE_TYPES } from '../engine/engine-config';
+import { stockDisplay, toNumber } from '../engine/quantity';
+import { presentWidgetBatch, widgetBatchSchema } from './batch';
+import { displaySchema, quantitySchema, uuid } from './schemas';
 
 /** A product in the widget list: SPEC.md's fields; `poly_products` (DIMENSIONAL) add unit and decimals. */
 export function presentWidgetProduct(p: ProductStockRow) {
@@ -54,3 +58,60 @@ export function presentProductDetail({ product, total, locations, batches, items
     ...(itemsCount !== undefined ? { items_count: itemsCount } : {}),
   };
 }
+
+const widgetProductFields = {
+  id: uuid.required(),
+  name: Joi.string().required(),
+  sku: Joi.string().required(),
+  stock_display: displaySchema.required(),
+  engine_type: Joi.string().valid(...ENGINE_TYPES).required(),
+};
+
+/** The answer schema of `presentWidgetProduct` for a product of `products` (OpenAPI). */
+export const widgetProductSchema = Joi.object(widgetProductFields).id('WidgetProduct');
+
+/** The answer schema of `presentWidgetProduct` for a DIMENSIONAL product (`poly_products`). */
+export const widgetPolyProductSchema = Joi.object({
+  ...widgetProductFields,
+  unit: Joi.string().valid(...DIMENSIONAL_UNITS).required(),
+  decimals: Joi.number().integer().min(0).required(),
+}).id('WidgetPolyProduct');
+
+/** The answer schema of `presentLocationStock` (OpenAPI). */
+export const locationStockSchema = Joi.object({
+  location_id: uuid.required(),
+  location_name: Joi.string().required(),
+  location_type: Joi.string().valid(...PHYSICAL_LOCATION_TYPES).required(),
+  quantity: quantitySchema.required(),
+  stock_display: displaySchema.required(),
+}).id('LocationStock');
+
+/** The answer schema of `presentStockLevel` (OpenAPI). */
+export const stockLevelSchema = Joi.object({
+  product_id: uuid.required(),
+  sku: Joi.string().required(),
+  name: Joi.string().required(),
+  profile: Joi.string().valid(...PROFILES).required(),
+  unit: Joi.string().required(),
+  decimals: Joi.number().integer().min(0).required(),
+  total_quantity: quantitySchema.required(),
+  stock_display: displaySchema.required(),
+  locations: Joi.array().items(locationStockSchema).required().description('Physical locations holding stock of the product.'),
+}).id('StockLevel');
+
+/** The answer schema of `presentProductDetail` (OpenAPI). */
+export const productDetailSchema = Joi.object({
+  id: uuid.required(),
+  name: Joi.string().required(),
+  sku: Joi.string().required(),
+  description: Joi.string().allow('', null).required(),
+  profile: Joi.string().valid(...PROFILES).required(),
+  engine_type: Joi.string().valid(...ENGINE_TYPES).required(),
+  unit: Joi.string().required(),
+  decimals: Joi.number().integer().min(0).required(),
+  total_quantity: quantitySchema.required(),
+  stock_display: displaySchema.required(),
+  locations: Joi.array().items(locationStockSchema).required(),
+  batches: Joi.array().items(widgetBatchSchema).description('`BATCH` products only: their batches with stock left.'),
+  items_count: Joi.number().integer().min(0).description('`SERIALIZED` products only: the active items.'),
+}).id('ProductDetail');

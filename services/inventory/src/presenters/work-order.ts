@@ -1,5 +1,7 @@
-import type { WorkOrder } from '@pi/common';
+import Joi from 'joi';
+import { WORK_ORDER_STATUSES, type WorkOrder } from '@pi/common';
 import { toNumber } from '../engine/quantity';
+import { calendarDay, quantitySchema, timestamp, uuid } from './schemas';
 
 type WorkOrderRow = Pick<WorkOrder, 'id' | 'number' | 'title' | 'status' | 'productId' | 'quantity' | 'dueDate'> & {
   createdAt?: Date;
@@ -25,3 +27,22 @@ export function presentWidgetWorkOrder(w: WorkOrderRow) {
 export function presentWorkOrder(w: WorkOrderRow) {
   return { ...presentWidgetWorkOrder(w), created_at: w.createdAt ?? null, updated_at: w.updatedAt ?? null };
 }
+
+const widgetWorkOrderFields = {
+  id: uuid.required(),
+  number: Joi.string().required(),
+  title: Joi.string().required(),
+  status: Joi.string().valid(...WORK_ORDER_STATUSES).required(),
+  product_id: uuid.allow(null).required(),
+  quantity: quantitySchema.allow(null).required(),
+  due_date: calendarDay.allow(null).required(),
+};
+
+/** The answer schema of `presentWidgetWorkOrder` (OpenAPI). */
+export const widgetWorkOrderSchema = Joi.object(widgetWorkOrderFields).id('WidgetWorkOrder');
+
+/** The fields of `presentWorkOrder`, which the export's work order rows also have (routes/export/responses.ts). */
+export const workOrderFields = { ...widgetWorkOrderFields, created_at: timestamp.required(), updated_at: timestamp.required() };
+
+/** The answer schema of `presentWorkOrder` (OpenAPI). */
+export const workOrderSchema = Joi.object(workOrderFields).id('WorkOrder');

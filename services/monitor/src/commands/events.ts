@@ -6,10 +6,10 @@
  */
 import { Op, WhereOptions } from 'sequelize';
 import {
-  ConflictError,
   EventLogEntry,
   EventStatus,
   Identity,
+  InvalidTransitionError,
   PageRequest,
   ProductModel,
   RuleTriggerType,
@@ -24,14 +24,6 @@ export const EVENT_TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatu
   RESOLVED: [],
   IGNORED: [],
 };
-
-export class InvalidEventTransitionError extends ConflictError {
-  constructor(status: EventStatus, wanted: EventStatus) {
-    const allowed = [...EVENT_TRANSITIONS[status]];
-    super('invalid_transition', `A ${status} event cannot become ${wanted}.`, { status, allowed_transitions: allowed });
-    Object.assign(this.extra, { allowed_transitions: allowed });
-  }
-}
 
 export interface EventFilters extends PageRequest {
   status?: EventStatus;
@@ -76,5 +68,5 @@ export async function moveEvent(identity: Identity, id: string, to: 'RESOLVED' |
   );
   if (count === 1) return rows[0];
   const current = await getEvent(identity, id);
-  throw new InvalidEventTransitionError(current.status, to);
+  throw new InvalidTransitionError(`A ${current.status} event cannot become ${to}.`, current.status, EVENT_TRANSITIONS[current.status]);
 }

@@ -22,7 +22,7 @@ import {
   findOwned,
   validateValue,
 } from '@pi/common';
-import { EffectiveRule, effectiveRules, rulesOfProduct } from '../rules/effective-rules';
+import { EffectiveRule, effectiveRules, rulesOfProduct, storedRule } from '../rules/effective-rules';
 import { conditionFor } from '../routes/monitoring-rules/schema';
 
 export interface RuleFilters extends PageRequest {
@@ -46,20 +46,6 @@ export interface RuleChanges {
   severity?: Severity;
   name?: string | null;
   is_active?: boolean;
-}
-
-/** A stored rule in the effective-rule shape every answer uses. */
-export function storedRule(rule: MonitoringRule): EffectiveRule {
-  return {
-    id: rule.id,
-    source: 'rule',
-    productId: rule.productId,
-    name: rule.name,
-    triggerType: rule.triggerType,
-    conditionConfig: rule.conditionConfig,
-    severity: rule.severity,
-    isActive: rule.isActive,
-  };
 }
 
 const findProduct = (identity: Identity, id: string, transaction?: Transaction) =>

@@ -1,3 +1,5 @@
+import Joi from 'joi';
+import { CHANNEL_KINDS, EVENT_TYPES } from '@pi/common';
 import type { ChannelView } from '../commands/channels';
 
 /**
@@ -19,3 +21,21 @@ export function presentChannel({ channel: c, secret }: ChannelView) {
     updated_at: c.updatedAt,
   };
 }
+
+/** The shape presentChannel answers, for the OpenAPI document. */
+export const channelSchema = Joi.object({
+  id: Joi.string().uuid().required(),
+  name: Joi.string().required(),
+  kind: Joi.string().valid(...CHANNEL_KINDS).required(),
+  url: Joi.string().uri().allow(null).required().description('WEBHOOK channels; null for EMAIL.'),
+  recipients: Joi.array().items(Joi.string()).allow(null).required().description('EMAIL channels; null for WEBHOOK.'),
+  events: Joi.array().items(Joi.string().valid(...EVENT_TYPES)).required(),
+  max_attempts: Joi.number().integer().min(1).max(5).required(),
+  is_active: Joi.boolean().required(),
+  secret: Joi.string()
+    .allow(null)
+    .required()
+    .description('The signing secret (`whsec_…`) receivers verify `X-PI-Signature` with; null when SECRET_ENCRYPTION_KEY cannot open it (rotate it).'),
+  created_at: Joi.date().iso().required(),
+  updated_at: Joi.date().iso().required(),
+}).id('NotificationChannel');

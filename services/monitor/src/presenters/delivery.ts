@@ -1,3 +1,5 @@
+import Joi from 'joi';
+import { DELIVERY_STATUSES, EVENT_TYPES } from '@pi/common';
 import type { DeliveryView } from '../commands/deliveries';
 
 const FINAL_STATUSES = new Set(['DELIVERED', 'FAILED']);
@@ -41,3 +43,32 @@ export function presentDelivery({ delivery: d, attempts }: DeliveryView) {
     })),
   };
 }
+
+/** One attempt of a delivery, as presentDelivery shows it. */
+const attemptSchema = Joi.object({
+  number: Joi.number().integer().min(1).required(),
+  ok: Joi.boolean().required(),
+  status_code: Joi.number().integer().allow(null).required().description('The receiver\'s HTTP status; null when none came (email, network error).'),
+  error: Joi.string().allow(null).required().description('Truncated and scrubbed of secrets.'),
+  response_excerpt: Joi.string().allow(null).required().description('Truncated and scrubbed of secrets.'),
+  duration_ms: Joi.number().integer().min(0).required(),
+  started_at: Joi.date().iso().required(),
+}).id('NotificationAttempt');
+
+/** The shape presentDelivery answers, for the OpenAPI document. */
+export const deliverySchema = Joi.object({
+  id: Joi.string().uuid().required(),
+  channel_id: Joi.string().uuid().required(),
+  event_id: Joi.string().uuid().allow(null).required().description('Null for TEST deliveries.'),
+  event_type: Joi.string().valid(...EVENT_TYPES).required(),
+  status: Joi.string().valid(...DELIVERY_STATUSES).required(),
+  attempt_count: Joi.number().integer().min(0).required(),
+  max_attempts: Joi.number().integer().min(1).required(),
+  next_attempt_at: Joi.date().iso().allow(null).required().description('Null once DELIVERED or FAILED.'),
+  last_status_code: Joi.number().integer().allow(null).required(),
+  last_error: Joi.string().allow(null).required(),
+  delivered_at: Joi.date().iso().allow(null).required(),
+  created_at: Joi.date().iso().required(),
+  body: Joi.object().unknown(true).allow(null).required().description('The payload as sent (the webhook body; it carries no secret).'),
+  attempts: Joi.array().items(attemptSchema).required(),
+}).id('NotificationDelivery');

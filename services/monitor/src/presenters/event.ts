@@ -1,3 +1,6 @@
+import Joi from 'joi';
+import { EVENT_STATUSES, RULE_TRIGGER_TYPES, SEVERITIES } from '@pi/common';
+import { RULE_SOURCES } from '../routes/monitoring-rules/schema';
 import type { EventLogEntry } from '@pi/common';
 import { EVENT_TRANSITIONS } from '../commands/events';
 
@@ -37,3 +40,24 @@ export function presentEvent(e: EventRow) {
     created_at: e.createdAt,
   };
 }
+
+/** The shape presentEvent answers, for the OpenAPI document. */
+export const eventSchema = Joi.object({
+  id: Joi.string().uuid().required(),
+  rule_id: Joi.string().uuid().required().description('A stored rule, or the stable id of a rule from the product.'),
+  rule_source: Joi.string().valid(...RULE_SOURCES).required(),
+  product_id: Joi.string().uuid().required(),
+  batch_id: Joi.string().uuid().allow(null).required().description('The batch of a DATE_OFFSET event.'),
+  trigger_type: Joi.string().valid(...RULE_TRIGGER_TYPES).required(),
+  severity: Joi.string().valid(...SEVERITIES).required(),
+  message: Joi.string().required(),
+  details: Joi.object().unknown(true).required().description('What the evaluation saw (quantities, dates, the condition).'),
+  status: Joi.string().valid(...EVENT_STATUSES).required(),
+  allowed_transitions: Joi.array()
+    .items(Joi.string().valid(...EVENT_STATUSES))
+    .required()
+    .description('The moves a user may still make (`[]` once handled).'),
+  status_changed_by: Joi.string().uuid().allow(null).required().description('The user who resolved or ignored it.'),
+  status_changed_at: Joi.date().iso().allow(null).required(),
+  created_at: Joi.date().iso().required(),
+}).id('Event');

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { QueryTypes, Sequelize } from 'sequelize';
-import type { RuleSource, RuleTriggerType, Severity } from '@pi/common';
+import type { MonitoringRule, RuleSource, RuleTriggerType, Severity } from '@pi/common';
 
 export interface EffectiveRule {
   id: string;
@@ -80,14 +80,20 @@ export function rulesOfProduct(product: ProductRules): EffectiveRule[] {
   return rules;
 }
 
-interface StoredRuleRow {
-  id: string;
-  product_id: string;
-  name: string | null;
-  trigger_type: RuleTriggerType;
-  condition_config: Record<string, unknown>;
-  severity: Severity;
-  is_active: boolean;
+type StoredRuleRow = Pick<MonitoringRule, 'id' | 'productId' | 'name' | 'triggerType' | 'conditionConfig' | 'severity' | 'isActive'>;
+
+/** A stored rule (created through the rules API) in the effective-rule shape every answer uses. */
+export function storedRule(rule: StoredRuleRow): EffectiveRule {
+  return {
+    id: rule.id,
+    source: 'rule',
+    productId: rule.productId,
+    name: rule.name,
+    triggerType: rule.triggerType,
+    conditionConfig: rule.conditionConfig,
+    severity: rule.severity,
+    isActive: rule.isActive,
+  };
 }
 
 /**
@@ -99,8 +105,9 @@ export async function effectiveRules(sequelize: Sequelize, companyId: string, pr
   const bind = productIds ? [companyId, productIds] : [companyId];
   const [stored, products] = await Promise.all([
     sequelize.query<StoredRuleRow>(
-      `SELECT id, product_id, name, trigger_type, condition_config, severity, is_active FROM monitoring_rules
-        WHERE company_id = $1 ${filter} ORDER BY created_at, id`,
+      `SELECT id, product_id AS "productId", name, trigger_type AS "triggerType", condition_config AS "conditionConfig", severity,
+              is_active AS "isActive"
+         FROM monitoring_rules WHERE company_id = $1 ${filter} ORDER BY created_at, id`,
       { bind, type: QueryTypes.SELECT },
     ),
     sequelize.query<ProductRules>(
@@ -108,16 +115,5 @@ export async function effectiveRules(sequelize: Sequelize, companyId: string, pr
       { bind, type: QueryTypes.SELECT },
     ),
   ]);
-  const fromProducts = products.flatMap(rulesOfProduct);
-  const fromApi: EffectiveRule[] = stored.map((r) => ({
-    id: r.id,
-    source: 'rule',
-    productId: r.product_id,
-    name: r.name,
-    triggerType: r.trigger_type,
-    conditionConfig: r.condition_config,
-    severity: r.severity,
-    isActive: r.is_active,
-  }));
-  return [...fromApi, ...fromProducts];
+  return [...stored.map(storedRule), ...products.flatMap(rulesOfProduct)];
 }

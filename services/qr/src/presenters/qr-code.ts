@@ -1,3 +1,5 @@
+import Joi from 'joi';
+import { QR_STATUSES, QR_TARGET_TYPES } from '@pi/common';
 import type { QrCode } from '@pi/common';
 import { NEXT_STATES } from '../commands/transitions';
 
@@ -30,3 +32,50 @@ export function presentQrCode(q: QrRow, baseUrl: string) {
     created_at: q.createdAt ?? null,
   };
 }
+
+/* The answers' shapes, for the OpenAPI document (openapi.ts files); each matches its presenter above. */
+
+const uuid = Joi.string().uuid();
+const timestamp = Joi.date().iso();
+
+/** The fields of presentQrInfo, shared by every schema that spreads them. */
+const qrInfoKeys = {
+  code: Joi.string().required(),
+  status: Joi.string().valid(...QR_STATUSES).required(),
+  target_type: Joi.string().valid(...QR_TARGET_TYPES).allow(null).required().description('Null until the code is configured.'),
+  target_id: uuid.allow(null).required(),
+  product_model_id: uuid
+    .allow(null)
+    .required()
+    .description("The product, the item's product or the work order's product (null before configuration)."),
+  allowed_transitions: Joi.array().items(Joi.string().valid(...QR_STATUSES)).required().description('The valid next states (`[]` once LOCKED).'),
+};
+
+/** presentQrInfo: widget `qr_info/` and the `qr` of a token exchange. */
+export const qrInfoSchema = Joi.object(qrInfoKeys).id('QrInfo');
+
+/** configure_qr/ and lock_qr/: `{success: true, …QR info}`. */
+export const qrTransitionSchema = Joi.object({ success: Joi.boolean().valid(true).required(), ...qrInfoKeys }).id('QrTransitionResult');
+
+/** presentQrCode: a code on the dashboard API. */
+export const qrCodeSchema = Joi.object({
+  id: uuid.required(),
+  ...qrInfoKeys,
+  url: Joi.string().uri().required().description('What the label encodes: `{PUBLIC_BASE_URL}/go/<code>/`.'),
+  configured_at: timestamp.allow(null).required(),
+  locked_at: timestamp.allow(null).required(),
+  created_at: timestamp.allow(null).required(),
+}).id('QrCode');
+
+/** POST /api/v1/qr-codes/: the batch just generated. */
+export const generatedCodesSchema = Joi.object({
+  count: Joi.number().integer().min(1).required(),
+  results: Joi.array().items(qrCodeSchema).required(),
+}).id('GeneratedQrCodes');
+
+/** exchange_token/: a key minted for this scan and the code it was scanned from. */
+export const tokenExchangeSchema = Joi.object({
+  api_key: Joi.string().required().description('A company API key for this scan (the widget key\'s permissions; at most 8 hours).'),
+  expires_at: timestamp.required(),
+  qr: qrInfoSchema.required(),
+}).id('QrTokenExchange');

@@ -3,13 +3,13 @@
  * `exchange_token/`. A scanned label is a public object, so neither takes credentials.
  */
 import { Router } from 'express';
-import Joi from 'joi';
 import { validate } from '@pi/common';
 import type { Sequelize } from 'sequelize';
 import { CODE_SHAPE, codeForScan } from '../commands/codes';
 import { exchangeToken, signRedirectToken } from '../commands/scan';
 import type { QrConfig } from '../config';
 import { presentQrInfo } from '../presenters/qr-code';
+import { exchangeTokenBody } from './schema';
 
 const NOT_FOUND_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Unknown QR code</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
@@ -34,7 +34,7 @@ export function scanRoutes(sequelize: Sequelize, config: QrConfig): Router {
     res.redirect(302, `${config.PUBLIC_BASE_URL.replace(/\/$/, '')}/widget/?token=${encodeURIComponent(token)}`);
   });
 
-  router.post('/api/v1/widget/exchange_token/', validate({ body: Joi.object({ token: Joi.string().max(4096).required() }) }), async (req, res) => {
+  router.post('/api/v1/widget/exchange_token/', validate({ body: exchangeTokenBody }), async (req, res) => {
     const { apiKey, expiresAt, code } = await exchangeToken(sequelize, req.body.token, config.QR_TOKEN_SECRET);
     res.setHeader('Cache-Control', 'no-store');
     res.json({ api_key: apiKey, expires_at: expiresAt, qr: presentQrInfo(code) });

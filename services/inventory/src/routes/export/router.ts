@@ -3,10 +3,10 @@
  * (dashboard, bearer token). Read-only.
  */
 import { Router } from 'express';
-import Joi from 'joi';
 import { validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
 import { ExportAbortedError, exportCompanyOf, exportFileName, writeCompanyExport } from '../../commands/export';
+import { exportQuery } from './schema';
 
 interface RequestLogger {
   log?: { error(obj: object, msg: string): void };
@@ -15,7 +15,7 @@ interface RequestLogger {
 export function exportRouter({ sequelize }: InventoryContext): Router {
   const router = Router();
 
-  router.get('/api/v1/export/', validate({ query: Joi.object({}) }), async (req, res) => {
+  router.get('/api/v1/export/', validate({ query: exportQuery }), async (req, res) => {
     const company = await exportCompanyOf(req.identity!);
     const now = new Date();
     res.status(200);

@@ -40,14 +40,8 @@ export const listProductsQuery = Joi.object({
   search: Joi.string().trim().max(200).allow(''),
 });
 
-/** One product of an import; checked row by row so that every problem can be named with its row. */
-export const importRow = Joi.object({
-  sku: sku.required(),
-  name: name.required(),
-  profile: profile.required(),
-  engine_config: engineConfig.required(),
-  description,
-});
+/** One product of an import, as POST takes it; checked row by row so that every problem can be named with its row. */
+export const importRow = createProductBody;
 
 /** The JSON import document; the rows themselves are checked by `importRow`. */
 export const importJsonBody = Joi.object({

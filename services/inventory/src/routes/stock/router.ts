@@ -1,12 +1,10 @@
 /** `GET /api/v1/stock/`: calculated stock per product (total and per location), filters product and location. */
 import { Router } from 'express';
-import Joi from 'joi';
-import { buildPage, schemas, validate } from '@pi/common';
+import { buildPage, validate } from '@pi/common';
 import { StockFilters, stockLevelsPage } from '../../commands/stock-levels';
 import type { InventoryContext } from '../../context';
 import { presentStockLevel } from '../../presenters/stock';
-
-const stockQuery = Joi.object({ ...schemas.pagination, product_id: schemas.uuid, location_id: schemas.uuid });
+import { stockQuery } from './schema';
 
 export function stockRouter({ sequelize, config }: InventoryContext): Router {
   const router = Router();

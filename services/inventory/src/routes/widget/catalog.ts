@@ -3,18 +3,16 @@
  * and one product's detail with its per-location breakdown. Mounted last: `{id}/` would claim fixed names.
  */
 import { Router } from 'express';
-import Joi from 'joi';
 import { idParam, schemas, validate } from '@pi/common';
 import { companyName, productDetail, productsWithStock, stockFilterLocation } from '../../commands/stock-levels';
 import type { InventoryContext } from '../../context';
 import { presentProductDetail, presentWidgetProduct } from '../../presenters/stock';
-
-const listQuery = Joi.object({ location_id: schemas.uuid });
+import { noQuery, productListQuery } from './schema';
 
 export function widgetCatalogRouter({ sequelize }: InventoryContext): Router {
   const router = Router();
 
-  router.get('/api/v1/widget/', validate({ query: listQuery }), async (req, res) => {
+  router.get('/api/v1/widget/', validate({ query: productListQuery }), async (req, res) => {
     const identity = req.identity!;
     const locationId = (req.query as { location_id?: string }).location_id;
     if (locationId) await stockFilterLocation(identity, locationId);
@@ -26,7 +24,7 @@ export function widgetCatalogRouter({ sequelize }: InventoryContext): Router {
     });
   });
 
-  router.get('/api/v1/widget/:id/', validate({ params: schemas.idParams, query: Joi.object({}) }), async (req, res) => {
+  router.get('/api/v1/widget/:id/', validate({ params: schemas.idParams, query: noQuery }), async (req, res) => {
     res.json(presentProductDetail(await productDetail(sequelize, req.identity!, idParam(req))));
   });
   return router;

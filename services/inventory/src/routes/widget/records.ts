@@ -5,8 +5,7 @@
  * locations do not exist for the widget: naming one answers 404.
  */
 import { Router } from 'express';
-import Joi from 'joi';
-import { Identity, Location, NotFoundError, ProductModel, findOwned, schemas, validate } from '@pi/common';
+import { Identity, Location, NotFoundError, ProductModel, findOwned, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
 import { LocationStockRow, activeItems, stockAtLocation, stockedBatches } from '../../commands/stock-reads';
 import { listOpenWorkOrders } from '../../commands/work-orders';
@@ -14,10 +13,7 @@ import { stockDisplay, toNumber } from '../../engine/quantity';
 import { presentWidgetBatch } from '../../presenters/batch';
 import { presentWidgetItem } from '../../presenters/item';
 import { presentWidgetWorkOrder } from '../../presenters/work-order';
-
-const itemsQuery = Joi.object({ product_id: schemas.uuid.required(), location_id: schemas.uuid });
-const batchesQuery = Joi.object({ product_id: schemas.uuid.required() });
-const locationInventoryQuery = Joi.object({ location_id: schemas.uuid.required() });
+import { batchesQuery, itemsQuery, locationInventoryQuery, noQuery } from './schema';
 
 const ownProduct = (identity: Identity, id: string) => findOwned(ProductModel, id, identity.companyId, { what: 'Product' });
 
@@ -66,7 +62,7 @@ export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
     });
   });
 
-  router.get('/api/v1/widget/work_orders/', validate({ query: Joi.object({}) }), async (req, res) => {
+  router.get('/api/v1/widget/work_orders/', validate({ query: noQuery }), async (req, res) => {
     const rows = await listOpenWorkOrders(req.identity!);
     res.json({ work_orders: rows.map(presentWidgetWorkOrder) });
   });

@@ -3,10 +3,6 @@ import { calendarDate } from '../../http/calendar-date';
 import { WORK_ORDER_STATUSES, schemas } from '@pi/common';
 import { positiveQuantity } from '../../engine/quantity';
 
-/**
- * A calendar date `YYYY-MM-DD` (year 0001–9999) that exists: `2025-02-30` is refused, not rolled over, and
- * no time or zone is accepted.
- */
 const number = Joi.string().trim().min(1).max(50);
 const title = Joi.string().trim().min(1).max(200);
 const status = Joi.string().valid(...WORK_ORDER_STATUSES);

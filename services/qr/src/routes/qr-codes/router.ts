@@ -1,36 +1,28 @@
 /** `/api/v1/qr-codes/` (dashboard, bearer): generate VIRGIN codes in batches, list, look one up. */
 import { Router } from 'express';
-import Joi from 'joi';
 import type { Sequelize } from 'sequelize';
-import { QR_STATUSES, QR_TARGET_TYPES, buildPage, schemas, validate } from '@pi/common';
+import { buildPage, validate } from '@pi/common';
 import { CodeFilters, generateCodes, listCodes, ownedCode } from '../../commands/codes';
 import type { QrConfig } from '../../config';
 import { presentQrCode } from '../../presenters/qr-code';
-import { codeSchema } from '../widget/qr';
-
-const listQuery = Joi.object({
-  ...schemas.pagination,
-  status: Joi.string().valid(...QR_STATUSES),
-  target_type: Joi.string().valid(...QR_TARGET_TYPES),
-  target_id: schemas.uuid,
-});
+import { codeParams, generateCodesBody, listCodesQuery } from './schema';
 
 export function qrCodesRouter(sequelize: Sequelize, config: QrConfig): Router {
   const router = Router();
   const base = '/api/v1/qr-codes';
 
-  router.post(`${base}/`, validate({ body: Joi.object({ count: Joi.number().strict().integer().min(1).max(1000).required() }) }), async (req, res) => {
+  router.post(`${base}/`, validate({ body: generateCodesBody }), async (req, res) => {
     const codes = await generateCodes(sequelize, req.identity!, req.body.count);
     res.status(201).json({ count: codes.length, results: codes.map((c) => presentQrCode(c, config.PUBLIC_BASE_URL)) });
   });
 
-  router.get(`${base}/`, validate({ query: listQuery }), async (req, res) => {
+  router.get(`${base}/`, validate({ query: listCodesQuery }), async (req, res) => {
     const filters = req.query as unknown as CodeFilters;
     const { rows, count } = await listCodes(req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map((r) => presentQrCode(r, config.PUBLIC_BASE_URL))));
   });
 
-  router.get(`${base}/:code/`, validate({ params: Joi.object({ code: codeSchema.required() }) }), async (req, res) => {
+  router.get(`${base}/:code/`, validate({ params: codeParams }), async (req, res) => {
     res.json(presentQrCode(await ownedCode(req.identity!, String(req.params.code)), config.PUBLIC_BASE_URL));
   });
   return router;

@@ -1,0 +1,21 @@
+/** The gateway's own operations in the OpenAPI document: tokens, registration, users, API keys, health, docs. */
+import type { ServiceApi } from '@pi/common';
+import { docsOperations } from './docs/operations';
+import { apiKeysOperations } from './routes/api-keys/openapi';
+import { healthOperations } from './routes/health/openapi';
+import { registerOperations } from './routes/register/openapi';
+import { tokenOperations } from './routes/token/openapi';
+import { usersOperations } from './routes/users/openapi';
+
+export const gatewayApi: ServiceApi = {
+  service: 'gateway',
+  tags: [
+    { name: 'tokens', description: 'Bearer tokens for dashboard users and server integrations: log in, refresh.' },
+    { name: 'registration', description: 'A new company with its admin user and first API key.' },
+    { name: 'users', description: "The company's users; any user reads, admins write. Users are deactivated, never deleted." },
+    { name: 'api-keys', description: "The company's API keys, for admins: create (the value is shown once), rotate, revoke, restrict by origin, expire." },
+    { name: 'health', description: 'Liveness and readiness probes of the gateway.' },
+    { name: 'docs', description: 'This document and its two renderings.' },
+  ],
+  operations: [...tokenOperations, ...registerOperations, ...usersOperations, ...apiKeysOperations, ...healthOperations, ...docsOperations],
+};

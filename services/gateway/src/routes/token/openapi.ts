@@ -1,0 +1,42 @@
+/** The token operations: logging in and refreshing (SPEC.md Authentication, bearer tokens). */
+import Joi from 'joi';
+import { operations } from '@pi/common';
+import { loginBody, refreshBody } from './schema';
+
+export const tokenPairSchema = Joi.object({
+  access: Joi.string().required().description('Access token (HS256 JWT, 900 s): `Authorization: Bearer <access>`.'),
+  refresh: Joi.string().required().description('Refresh token (HS256 JWT, 604800 s), for `POST /api/token/refresh/` only.'),
+}).id('TokenPair');
+
+export const accessTokenSchema = Joi.object({
+  access: Joi.string().required().description('A new access token (900 s).'),
+}).id('AccessToken');
+
+export const tokenOperations = operations(
+  {
+    method: 'post',
+    path: '/api/token/',
+    operationId: 'obtainToken',
+    tag: 'tokens',
+    summary: 'Log in: an access and a refresh token',
+    description:
+      'A wrong password, an unknown user and a deactivated user all answer the same 401 `authentication_failed`. ' +
+      'Limited to 10 attempts per minute (the login limit).',
+    security: 'none',
+    request: { body: loginBody },
+    responses: { 200: { description: 'The token pair.', schema: tokenPairSchema } },
+    errors: [401],
+  },
+  {
+    method: 'post',
+    path: '/api/token/refresh/',
+    operationId: 'refreshToken',
+    tag: 'tokens',
+    summary: 'A new access token from a refresh token',
+    description: 'An access token is refused here (and a refresh token as an access token); so is the token of a deactivated user.',
+    security: 'none',
+    request: { body: refreshBody },
+    responses: { 200: { description: 'The new access token.', schema: accessTokenSchema } },
+    errors: [401],
+  },
+);

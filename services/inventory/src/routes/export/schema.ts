@@ -1,0 +1,4 @@
+import Joi from 'joi';
+
+/** The export takes no query parameters. */
+export const exportQuery = Joi.object({});

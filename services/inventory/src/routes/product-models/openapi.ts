@@ -1,0 +1,131 @@
+/** The OpenAPI operations of /api/v1/product-models/ (router.ts). */
+import Joi from 'joi';
+import { operations, pageSchema, schemas } from '@pi/common';
+import { productSchema } from '../../presenters/product';
+import { MAX_IMPORT_ROWS, createProductBody, importQuery, listProductsQuery, replaceProductBody, updateProductBody } from './schema';
+
+const base = '/api/v1/product-models';
+const tag = 'product-models';
+const params = schemas.idParams;
+
+export const productPageSchema = pageSchema(productSchema, 'ProductPage');
+
+export const importedProductsSchema = Joi.object({
+  imported: Joi.number().integer().min(1).required(),
+  dry_run: Joi.boolean().valid(false).required(),
+  products: Joi.array().items(productSchema).required().description('The products created, in the order of the rows.'),
+}).id('ProductImport');
+
+export const importDryRunSchema = Joi.object({
+  imported: Joi.number().valid(0).required(),
+  would_import: Joi.number().integer().min(1).required(),
+  dry_run: Joi.boolean().valid(true).required(),
+}).id('ProductImportDryRun');
+
+const ENGINE_CONFIG =
+  'The engine configuration is checked against the profile (`engine_config.engine_type` must match it); any problem answers ' +
+  '400 `invalid_engine_config` with `validation_errors`. The completed config (defaults filled in) is stored and returned.';
+
+export const productModelOperations = operations(
+  {
+    method: 'get',
+    path: `${base}/`,
+    operationId: 'listProductModels',
+    tag,
+    summary: 'List product models',
+    description: 'By name, ignoring case. `search` matches a substring of the SKU or the name, ignoring case.',
+    security: 'bearer',
+    request: { query: listProductsQuery },
+    responses: { 200: { description: 'One page of the catalog.', schema: productPageSchema } },
+  },
+  {
+    method: 'post',
+    path: `${base}/`,
+    operationId: 'createProductModel',
+    tag,
+    summary: 'Create a product model',
+    description: `${ENGINE_CONFIG} A SKU already used in the company answers 409 \`already_exists\`.`,
+    security: 'bearer',
+    request: { body: createProductBody },
+    responses: { 201: { description: 'The product created.', schema: productSchema } },
+    errors: [409],
+  },
+  {
+    method: 'post',
+    path: `${base}/import/`,
+    operationId: 'importProductModels',
+    tag,
+    summary: 'Import product models from JSON or CSV',
+    description:
+      `All or nothing, in one transaction, at most ${MAX_IMPORT_ROWS} rows. If any row fails the answer is 400 \`import_failed\` with ` +
+      '`details.rows: [{row, field, message}]` naming every problem (rows counted from 1), and nothing is imported. ' +
+      'With `dry_run=true` the rows are checked and nothing is written. Any other content type answers 415 `unsupported_media_type`.',
+    security: 'bearer',
+    request: {
+      query: importQuery,
+      otherBodyTypes: {
+        'application/json':
+          'A JSON document `{"products": [{sku, name, profile, engine_config, description?}, …]}` (1 to 5,000 products, within the JSON body limit).',
+        'text/csv':
+          'A CSV file (up to 5 MB) with a header row of `sku, name, profile, engine_type, unit, decimals, min_stock, max_stock, description` ' +
+          '(any order and case; the first four required; empty cells are absent).',
+      },
+    },
+    responses: {
+      200: { description: '`dry_run=true`: every row is valid; nothing was written.', schema: importDryRunSchema },
+      201: { description: 'Every row was imported.', schema: importedProductsSchema },
+    },
+    errors: [415],
+  },
+  {
+    method: 'get',
+    path: `${base}/{id}/`,
+    operationId: 'getProductModel',
+    tag,
+    summary: 'Get a product model',
+    security: 'bearer',
+    request: { params },
+    responses: { 200: { description: 'The product.', schema: productSchema } },
+  },
+  {
+    method: 'patch',
+    path: `${base}/{id}/`,
+    operationId: 'updateProductModel',
+    tag,
+    summary: 'Change fields of a product model',
+    description:
+      `${ENGINE_CONFIG} A changed profile is checked against the current (or given) config. Once the ledger names the product its ` +
+      'profile cannot change (409 `profile_locked`) and its decimals can only grow (409 `decimals_locked`). ' +
+      '`is_active: false` deactivates it: it leaves the widget and refuses bookings.',
+    security: 'bearer',
+    request: { params, body: updateProductBody },
+    responses: { 200: { description: 'The product as changed.', schema: productSchema } },
+    errors: [409],
+  },
+  {
+    method: 'put',
+    path: `${base}/{id}/`,
+    operationId: 'replaceProductModel',
+    tag,
+    summary: 'Replace a product model',
+    description: `A full replacement: an absent description becomes null; \`is_active\` is left as it is. ${ENGINE_CONFIG} The 409s of PATCH apply.`,
+    security: 'bearer',
+    request: { params, body: replaceProductBody },
+    responses: { 200: { description: 'The product as replaced.', schema: productSchema } },
+    errors: [409],
+  },
+  {
+    method: 'delete',
+    path: `${base}/{id}/`,
+    operationId: 'deleteProductModel',
+    tag,
+    summary: 'Delete an unused product model',
+    description:
+      'Only a product nothing refers to can be deleted; otherwise 409 `product_in_use` (`details.used_by`): deactivate it with ' +
+      '`PATCH {"is_active": false}` instead.',
+    security: 'bearer',
+    request: { params },
+    responses: { 204: { description: 'Deleted.' } },
+    errors: [409],
+  },
+);

@@ -1,0 +1,158 @@
+/** The OpenAPI operations of the widget's inventory routes (bookings.ts, catalog.ts, locations.ts, records.ts). */
+import { operations, schemas } from '@pi/common';
+import { signedMoveBody, transactionBody, transferBody } from '../../http/booking-schemas';
+import { moveResultSchema, transactionResultSchema, transferResultSchema } from '../../presenters/movement';
+import { productDetailSchema } from '../../presenters/stock';
+import { BOOKING_ERRORS, IDEMPOTENCY, REPLAYED_HEADER } from '../movements/openapi';
+import {
+  widgetBatchListSchema,
+  widgetCreatedLocationSchema,
+  widgetItemListSchema,
+  widgetLocationInventorySchema,
+  widgetLocationListSchema,
+  widgetProductListSchema,
+  widgetWorkOrderListSchema,
+} from './responses';
+import { batchesQuery, createLocationBody, itemsQuery, locationInventoryQuery, noQuery, productListQuery } from './schema';
+
+const base = '/api/v1/widget';
+const tag = 'widget';
+const IDS = 'Ids of another company answer 403; unknown ids, and VIRTUAL locations, 404.';
+
+export const widgetOperations = operations(
+  {
+    method: 'get',
+    path: `${base}/`,
+    operationId: 'widgetListProducts',
+    tag,
+    summary: 'Products with their stock',
+    description:
+      'Active products by name; `poly_products` are the `DIMENSIONAL` ones (with `unit` and `decimals`). With `location_id` the stock ' +
+      'shown is the stock at that location.',
+    security: 'api_key',
+    request: { query: productListQuery },
+    responses: { 200: { description: 'The company name and its products.', schema: widgetProductListSchema } },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: `${base}/{id}/`,
+    operationId: 'widgetGetProduct',
+    tag,
+    summary: 'A product with its stock by location',
+    description: '`batches` come with `BATCH` products, `items_count` with `SERIALIZED` ones.',
+    security: 'api_key',
+    request: { params: schemas.idParams, query: noQuery },
+    responses: { 200: { description: 'The product, its total stock and its stock per location.', schema: productDetailSchema } },
+  },
+  {
+    method: 'post',
+    path: `${base}/{id}/transaction/`,
+    operationId: 'widgetBookTransaction',
+    tag,
+    summary: 'Add, subtract or count stock of a product',
+    description:
+      '`add` books in from the VIRTUAL `Inbound`, `subtract` out to `Outbound`; `set` is a physical count, booked as the difference ' +
+      '(no movement when equal; not for `SERIALIZED` products). With `expected_quantity` a `set` is a compare-and-swap: if the stock ' +
+      'at the location is no longer `expected_quantity`, nothing is booked and the answer is 409 `stock_changed` ' +
+      `(\`details {expected_quantity, current_quantity}\`). ${BOOKING_ERRORS} \`new_stock_display\` is the product's total. ${IDS}\n\n${IDEMPOTENCY}`,
+    security: 'api_key',
+    request: { params: schemas.idParams, body: transactionBody },
+    responses: { 200: { description: 'Booked.', schema: transactionResultSchema, headers: REPLAYED_HEADER } },
+    errors: [409],
+  },
+  {
+    method: 'post',
+    path: `${base}/move/`,
+    operationId: 'widgetMoveStock',
+    tag,
+    summary: 'Book stock in or out by the sign of the quantity',
+    description: `A positive \`quantity\` books in (\`MOVE_IN\`), a negative one out (\`MOVE_OUT\`); zero is refused. ${BOOKING_ERRORS} ${IDS}\n\n${IDEMPOTENCY}`,
+    security: 'api_key',
+    request: { body: signedMoveBody },
+    responses: { 200: { description: 'Booked.', schema: moveResultSchema, headers: REPLAYED_HEADER } },
+    errors: [404, 409],
+  },
+  {
+    method: 'post',
+    path: `${base}/transfer/`,
+    operationId: 'widgetTransferStock',
+    tag,
+    summary: 'Transfer stock between two physical locations',
+    description: `Between two distinct active physical locations, atomically. ${BOOKING_ERRORS} ${IDS}\n\n${IDEMPOTENCY}`,
+    security: 'api_key',
+    request: { body: transferBody },
+    responses: { 200: { description: 'Booked.', schema: transferResultSchema, headers: REPLAYED_HEADER } },
+    errors: [404, 409],
+  },
+  {
+    method: 'get',
+    path: `${base}/items/`,
+    operationId: 'widgetListItems',
+    tag,
+    summary: "A product's active serialized items",
+    description: `By serial number, optionally at one physical location. ${IDS}`,
+    security: 'api_key',
+    request: { query: itemsQuery },
+    responses: { 200: { description: 'The active items.', schema: widgetItemListSchema } },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: `${base}/batches/`,
+    operationId: 'widgetListBatches',
+    tag,
+    summary: "A product's batches with stock left",
+    description: `Earliest expiry first, undated last. ${IDS}`,
+    security: 'api_key',
+    request: { query: batchesQuery },
+    responses: { 200: { description: 'The batches with stock.', schema: widgetBatchListSchema } },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: `${base}/locations/`,
+    operationId: 'widgetListLocations',
+    tag,
+    summary: 'Active physical locations',
+    description: 'By name; VIRTUAL locations never appear.',
+    security: 'api_key',
+    request: { query: noQuery },
+    responses: { 200: { description: 'The locations.', schema: widgetLocationListSchema } },
+  },
+  {
+    method: 'post',
+    path: `${base}/create_location/`,
+    operationId: 'widgetCreateLocation',
+    tag,
+    summary: 'Create a physical location',
+    description: 'The parent, if any, must be a physical location of the company.',
+    security: 'api_key',
+    request: { body: createLocationBody },
+    responses: { 201: { description: 'The location created.', schema: widgetCreatedLocationSchema } },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: `${base}/location_inventory/`,
+    operationId: 'widgetLocationInventory',
+    tag,
+    summary: 'What one physical location holds',
+    description: `Products with stock there, by name. ${IDS}`,
+    security: 'api_key',
+    request: { query: locationInventoryQuery },
+    responses: { 200: { description: 'The location and its products.', schema: widgetLocationInventorySchema } },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: `${base}/work_orders/`,
+    operationId: 'widgetListWorkOrders',
+    tag,
+    summary: 'Open work orders',
+    description: '`OPEN` and `IN_PROGRESS` work orders, earliest due first.',
+    security: 'api_key',
+    request: { query: noQuery },
+    responses: { 200: { description: 'The open work orders.', schema: widgetWorkOrderListSchema } },
+  },
+);

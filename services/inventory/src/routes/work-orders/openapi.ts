@@ -1,0 +1,61 @@
+/** The OpenAPI operations of /api/v1/work-orders/ (router.ts). */
+import { operations, pageSchema, schemas } from '@pi/common';
+import { workOrderSchema } from '../../presenters/work-order';
+import { createWorkOrderBody, listWorkOrdersQuery, updateWorkOrderBody } from './schema';
+
+const base = '/api/v1/work-orders';
+const tag = 'work-orders';
+const params = schemas.idParams;
+
+export const workOrderPageSchema = pageSchema(workOrderSchema, 'WorkOrderPage');
+
+export const workOrderOperations = operations(
+  {
+    method: 'get',
+    path: `${base}/`,
+    operationId: 'listWorkOrders',
+    tag,
+    summary: 'List work orders',
+    description: 'A `product_id` of another company answers 403, an unknown one 404.',
+    security: 'bearer',
+    request: { query: listWorkOrdersQuery },
+    responses: { 200: { description: 'One page of work orders.', schema: workOrderPageSchema } },
+    errors: [404],
+  },
+  {
+    method: 'post',
+    path: `${base}/`,
+    operationId: 'createWorkOrder',
+    tag,
+    summary: 'Create a work order',
+    description: 'A number already used in the company answers 409 `already_exists`.',
+    security: 'bearer',
+    request: { body: createWorkOrderBody },
+    responses: { 201: { description: 'The work order created.', schema: workOrderSchema } },
+    errors: [404, 409],
+  },
+  {
+    method: 'get',
+    path: `${base}/{id}/`,
+    operationId: 'getWorkOrder',
+    tag,
+    summary: 'Get a work order',
+    security: 'bearer',
+    request: { params },
+    responses: { 200: { description: 'The work order.', schema: workOrderSchema } },
+  },
+  {
+    method: 'patch',
+    path: `${base}/{id}/`,
+    operationId: 'updateWorkOrder',
+    tag,
+    summary: 'Change a work order or its status',
+    description:
+      'Statuses: `OPEN` → `IN_PROGRESS`, `DONE`, `CANCELLED`; `IN_PROGRESS` → `OPEN`, `DONE`, `CANCELLED`; `DONE` and `CANCELLED` are ' +
+      'final. Any other move answers 409 `invalid_transition` with `details {status, allowed_transitions}`; a number already used 409 `already_exists`.',
+    security: 'bearer',
+    request: { params, body: updateWorkOrderBody },
+    responses: { 200: { description: 'The work order as changed.', schema: workOrderSchema } },
+    errors: [404, 409],
+  },
+);

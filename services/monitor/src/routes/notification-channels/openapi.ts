@@ -1,0 +1,106 @@
+/** /api/v1/notification-channels/ in the OpenAPI document: webhook and email channels, managed by admins. */
+import Joi from 'joi';
+import { operations, pageSchema, schemas } from '@pi/common';
+import { channelSchema } from '../../presenters/channel';
+import { deliverySchema } from '../../presenters/delivery';
+import { createChannelBody, emptyBody, listChannelsQuery, updateChannelBody } from './schema';
+
+const channelPage = pageSchema(channelSchema, 'NotificationChannelPage');
+
+/** test/: the delivery of the TEST event, sent (200) or queued (202). */
+const testDeliverySchema = Joi.object({ delivery: deliverySchema.required() }).id('TestDelivery');
+
+const ssrf =
+  'A webhook URL whose host resolves to a private, loopback, link-local, unspecified, multicast, CGNAT, reserved or IPv4-mapped private ' +
+  'address is refused with 400 naming `url`.';
+
+export const channelOperations = operations(
+  {
+    method: 'get',
+    path: '/api/v1/notification-channels/',
+    operationId: 'listNotificationChannels',
+    tag: 'notification-channels',
+    summary: 'List channels',
+    description: 'Oldest first, each with its signing `secret`.',
+    security: 'bearer',
+    adminOnly: true,
+    request: { query: listChannelsQuery },
+    responses: { 200: { description: 'A page of channels.', schema: channelPage } },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/notification-channels/',
+    operationId: 'createNotificationChannel',
+    tag: 'notification-channels',
+    summary: 'Create a channel',
+    description: `A WEBHOOK channel takes \`url\`, an EMAIL channel \`recipients\` (1–20). The server generates the signing \`secret\`. ${ssrf}`,
+    security: 'bearer',
+    adminOnly: true,
+    request: { body: createChannelBody },
+    responses: { 201: { description: 'The new channel, with its secret.', schema: channelSchema } },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/notification-channels/{id}/',
+    operationId: 'getNotificationChannel',
+    tag: 'notification-channels',
+    summary: 'One channel',
+    security: 'bearer',
+    adminOnly: true,
+    request: { params: schemas.idParams },
+    responses: { 200: { description: 'The channel, with its secret.', schema: channelSchema } },
+  },
+  {
+    method: 'patch',
+    path: '/api/v1/notification-channels/{id}/',
+    operationId: 'updateNotificationChannel',
+    tag: 'notification-channels',
+    summary: 'Change a channel',
+    description: `\`kind\` is fixed: \`url\` only for WEBHOOK channels, \`recipients\` only for EMAIL ones (400 otherwise). ${ssrf}`,
+    security: 'bearer',
+    adminOnly: true,
+    request: { params: schemas.idParams, body: updateChannelBody },
+    responses: { 200: { description: 'The changed channel.', schema: channelSchema } },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/notification-channels/{id}/',
+    operationId: 'deleteNotificationChannel',
+    tag: 'notification-channels',
+    summary: 'Delete a channel',
+    security: 'bearer',
+    adminOnly: true,
+    request: { params: schemas.idParams },
+    responses: { 204: { description: 'Deleted.' } },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/notification-channels/{id}/rotate-secret/',
+    operationId: 'rotateNotificationChannelSecret',
+    tag: 'notification-channels',
+    summary: 'Replace the signing secret',
+    description: 'The old secret stops signing at once. The body is empty or `{}`.',
+    security: 'bearer',
+    adminOnly: true,
+    request: { params: schemas.idParams, body: emptyBody },
+    responses: { 200: { description: 'The channel, with its new secret.', schema: channelSchema } },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/notification-channels/{id}/test/',
+    operationId: 'testNotificationChannel',
+    tag: 'notification-channels',
+    summary: 'Send a TEST event through the channel now',
+    description:
+      'Whether or not the channel lists TEST in `events`. An inactive channel answers 409 `channel_inactive`. A failed first attempt is ' +
+      'retried on the usual schedule. The body is empty or `{}`.',
+    security: 'bearer',
+    adminOnly: true,
+    request: { params: schemas.idParams, body: emptyBody },
+    responses: {
+      200: { description: 'Sent in this request (without a queue): the delivery with its first attempt.', schema: testDeliverySchema },
+      202: { description: 'Queued for the notifier (`REDIS_URL` set): the delivery, not yet attempted.', schema: testDeliverySchema },
+    },
+    errors: [409],
+  },
+);

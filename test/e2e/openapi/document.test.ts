@@ -1,0 +1,97 @@
+/**
+ * The OpenAPI document (issue 6): valid by a real validator, served as JSON and YAML, and exactly the routes
+ * the services have: a route missing from the document, a documented operation no service has, or a
+ * documented request schema that is not the one the route validates with, fails here. (Every answer the
+ * other suites receive is checked against the document by support/api.ts.)
+ */
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { expect } from 'chai';
+import YAML from 'yaml';
+import { ApiOperation, ServiceApi, createLogger } from '@pi/common';
+import { SERVICE_APIS, UsageRecorder, createGatewayApp } from '@pi/gateway';
+import { inventoryApi, inventoryRoutes } from '@pi/inventory';
+import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
+import { qrApi, qrPublicRoutes, qrRoutes } from '@pi/qr';
+import { get } from '../../support/api';
+import { ExpressRoute, expressRoutes } from '../../support/express-routes';
+import { system } from '../../support/hooks';
+
+const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
+
+describe('OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document, served as JSON and as the same YAML', async () => {
+    const json = await get('/api/schema/');
+    expect(json.status).to.equal(200);
+    expect(json.headers.get('content-type')).to.match(/^application\/json/);
+    expect(json.body.openapi).to.match(/^3\.1\./);
+    await SwaggerParser.validate(structuredClone(json.body));
+
+    const yaml = await get('/api/schema/?format=yaml');
+    expect(yaml.status).to.equal(200);
+    expect(yaml.headers.get('content-type')).to.match(/^application\/yaml/);
+    expect(YAML.parse(yaml.body)).to.deep.equal(json.body);
+  });
+
+  it('answers 400 naming format for an unknown format', async () => {
+    const res = await get('/api/schema/?format=xml');
+    expect(res.status).to.equal(400);
+    expect(res.body.details).to.have.property('format');
+  });
+
+  it('has both security schemes and marks the deprecated api_key of QR-code URLs', async () => {
+    const { body } = await get('/api/schema/');
+    const schemes = body.components.securitySchemes;
+    expect(schemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer' });
+    expect(schemes.apiKeyQuery).to.include({ in: 'query', name: 'api_key' });
+    expect(schemes.apiKeyHeader).to.include({ in: 'header', name: 'X-API-Key' });
+    const scan = body.paths['/go/{code}/'].get;
+    const apiKey = scan.parameters.find((p: any) => p.name === 'api_key');
+    expect(apiKey.deprecated).to.equal(true);
+    expect(scan.responses['302'].headers).to.have.keys('X-API-Deprecated', 'X-API-Sunset', ...Object.keys(scan.responses['302'].headers).filter((h: string) => !h.startsWith('X-API')));
+  });
+
+  describe('matches the routes of every service', () => {
+    const routesOf = (): Record<string, ExpressRoute[]> => {
+      const { db, gateway, qrTokenSecret, secretEncryptionKey } = system();
+      const config = { PUBLIC_BASE_URL: 'http://localhost:8000' };
+      const qrCtx = { db, config: { ...config, QR_TOKEN_SECRET: qrTokenSecret } };
+      const logger = createLogger('routes', 'silent');
+      const monitorSettings = loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: secretEncryptionKey, EMAIL_BACKEND: 'console' });
+      const usage = new UsageRecorder(db.sequelize, logger, 1000);
+      return {
+        gateway: expressRoutes(createGatewayApp({ config: gateway.config, sequelize: db.sequelize, logger, usage })),
+        inventory: expressRoutes(inventoryRoutes({ db, config })),
+        qr: [...expressRoutes(qrRoutes(qrCtx)), ...expressRoutes(qrPublicRoutes(qrCtx))],
+        monitor: expressRoutes(monitorRoutes({ db, config: { ...config, ...monitorSettings }, logger })),
+      };
+    };
+    const [gatewayApi, pagesApi] = SERVICE_APIS;
+    const gatewayAndPages = { ...gatewayApi, operations: [...gatewayApi.operations, ...pagesApi.operations] };
+    const apis: Record<string, ServiceApi> = { gateway: gatewayAndPages, inventory: inventoryApi, qr: qrApi, monitor: monitorApi };
+
+    for (const service of Object.keys(apis)) {
+      it(`${service}: every route is documented, every documented operation is routed, with the same request schemas`, () => {
+        const routes = routesOf()[service];
+        const documented = new Map<string, ApiOperation>(apis[service].operations.map((op) => [key(op), op]));
+        const routed = new Map(routes.map((r) => [key(r), r]));
+        expect([...routed.keys()].filter((k) => !documented.has(k)), 'routes missing from the document').to.deep.equal([]);
+        expect([...documented.keys()].filter((k) => !routed.has(k)), 'documented but not routed').to.deep.equal([]);
+        for (const [k, route] of routed) {
+          const op = documented.get(k)!;
+          for (const part of ['params', 'query', 'body'] as const) {
+            expect(op.request?.[part], `${k}: documented ${part} schema is the validated one`).to.equal(route.requestSchemas?.[part]);
+          }
+        }
+      });
+    }
+
+    it('gives every operation a unique operationId and a tag its service declares', () => {
+      const ids = SERVICE_APIS.flatMap((a) => a.operations.map((op) => op.operationId));
+      expect(ids.filter((id, i) => ids.indexOf(id) !== i)).to.deep.equal([]);
+      for (const api of SERVICE_APIS) {
+        const tags = new Set(api.tags.map((t) => t.name));
+        expect(api.operations.filter((op) => !tags.has(op.tag)).map(key), `${api.service}: operations with an undeclared tag`).to.deep.equal([]);
+      }
+    });
+  });
+});
