@@ -1,0 +1,30 @@
+/**
+ * The pages: `/widget/` (and `/widget/sdk.js`) and `/dashboard/`. Their HTML and CSS live in web/static, their
+ * compiled scripts in web/dist (web/README.md); both are served as files, with no build step at request time.
+ * Only the page entry points are routes (and documented operations); their assets are static mounts.
+ */
+import path from 'node:path';
+import express, { Router } from 'express';
+
+/** The repository's web/ folder, from services/gateway/dist/src/pages. */
+export const WEB_ROOT = path.resolve(__dirname, '../../../../../web');
+
+/** Asset names carry no version, so browsers revalidate them (ETag) rather than mix two releases. */
+const staticOptions = { index: false, maxAge: 0, etag: true, fallthrough: true } as const;
+
+export function pagesRouter(): Router {
+  const router = Router();
+  for (const page of ['widget', 'dashboard']) {
+    router.get(`/${page}/`, (_req, res) => {
+      res.setHeader('Cache-Control', 'no-cache');
+      res.sendFile(path.join(WEB_ROOT, 'static', page, 'index.html'));
+    });
+    router.use(`/${page}/assets`, express.static(path.join(WEB_ROOT, 'static', page), staticOptions));
+    router.use(`/${page}/assets`, express.static(path.join(WEB_ROOT, 'dist', page), staticOptions));
+  }
+  router.get('/widget/sdk.js', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.sendFile(path.join(WEB_ROOT, 'dist', 'sdk', 'sdk.js'));
+  });
+  return router;
+}

@@ -1,0 +1,356 @@
+/**
+ * The widget at `/widget/` in headless Chromium (support/browser.ts), opened the way a phone opens it: a real
+ * scan of `/go/<code>/` on a gateway whose QR redirects land on itself (support/pages.ts). What it checks:
+ * the token leaves the address bar and is exchanged once (a second tab gets the used-token message), the key
+ * only travels in `X-API-Key` and lives in sessionStorage, bookings of every kind show the new stock, a double
+ * tap books once (one Idempotency-Key), errors show their message (409, 429 with the wait), a VIRGIN code is
+ * configured and locked, locations are created, and the screens fit 360 px. Screenshots of the main screens
+ * at 360 px and 1280 px land in test-artifacts/widget-*.png.
+ */
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { get, post } from '../../support/api';
+import { BrowserPage, useBrowser } from '../../support/browser';
+import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, configuredCode, generateCode, unique } from '../../support/builders';
+import {
+  ScanGateway,
+  expectLabelledControls,
+  expectNoHorizontalScroll,
+  expiredToken,
+  recordRequests,
+  screenshotBoth,
+  startScanGateway,
+  waitForText,
+} from '../../support/pages';
+import { query } from '../../support/sql';
+import { balanceOf } from '../../support/stock';
+
+const movementsOf = (productId: string) =>
+  query<{ kind: string; quantity: string; from_location_id: string; to_location_id: string }>(
+    'SELECT kind, quantity::text AS quantity, from_location_id, to_location_id FROM stock_movements WHERE product_id = $1 ORDER BY seq',
+    [productId],
+  );
+
+/** What went wrong on the page, minus the browser's own line for each answered 4xx (the tests cause those). */
+function problems(bp: BrowserPage): string[] {
+  return [...bp.pageErrors, ...bp.consoleErrors.filter((e) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(e)), ...bp.blockedRequests, ...bp.failedRequests];
+}
+
+async function chooseOperation(page: Page, name: string): Promise<void> {
+  await page.locator('.booking .segment label', { hasText: new RegExp(`^${name.replace(/[()+]/g, '\\$&')}$`) }).click();
+}
+
+describe('Widget pages: /widget/ in a browser', function () {
+  this.timeout(90_000);
+  const { newPage } = useBrowser('Widget pages');
+  let scan: ScanGateway;
+
+  before(async () => {
+    scan = await startScanGateway();
+  });
+
+  after(async () => {
+    await scan?.close();
+  });
+
+  /** A company with a location "Main store" holding 10 of a STANDARD product, and a code configured to it. */
+  async function stockedCompany(): Promise<{ company: TestCompany; location: { id: string; name: string }; product: { id: string; name: string; sku: string }; code: string }> {
+    const company = await buildCompany();
+    const location = await buildLocation(company, 'Main store');
+    const product = await buildProduct(company, { name: 'Blue widget', sku: unique('BW') });
+    await addStock(company, product.id, location.id, 10);
+    const code = await configuredCode(company, product.id);
+    return { company, location, product, code };
+  }
+
+  it('scan journey: /go/<code>/ opens the product, the token leaves the URL, a double-tapped subtraction books once and shows the new stock; the same link in a second tab is refused as used', async () => {
+    const { company, location, product, code } = await stockedCompany();
+    const bp = await newPage();
+    const { page } = bp;
+    const requests = recordRequests(page);
+    let scanKey = '';
+    page.on('response', async (res) => {
+      if (res.url().endsWith('/api/v1/widget/exchange_token/') && res.status() === 200) scanKey = (await res.json()).api_key;
+    });
+
+    await page.goto(scan.scanUrl(code));
+    await page.getByRole('heading', { level: 2, name: product.name }).waitFor();
+
+    // The redirect carried the token; the address bar no longer does.
+    const landing = requests.find((r) => r.isNavigation && r.url.startsWith(`${scan.url}/widget/?token=`));
+    expect(landing, 'the scan redirected to /widget/?token=…').to.not.equal(undefined);
+    const token = new URL(landing!.url).searchParams.get('token')!;
+    expect(token).to.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(page.url()).to.equal(`${scan.url}/widget/#/products/${product.id}`);
+    expect(await page.evaluate('window.location.search')).to.equal('');
+    expect(await page.locator('#qr-badge').textContent()).to.equal(`Code ${code} · linked`);
+    expect(await page.locator('.total-stock').textContent()).to.equal('10 pcs');
+
+    // Exchanged once; the scan key lives in this tab's sessionStorage only.
+    expect(requests.filter((r) => r.url.endsWith('/exchange_token/'))).to.have.length(1);
+    expect(scanKey).to.match(/^pik_/);
+    const storage = (await page.evaluate('({ session: JSON.stringify(sessionStorage), local: localStorage.length, cookies: document.cookie })')) as { session: string; local: number; cookies: string };
+    expect(storage.session).to.include(scanKey);
+    expect(storage.local).to.equal(0);
+    expect(storage.cookies).to.equal('');
+
+    // A double tap on "Subtract stock" books once.
+    await chooseOperation(page, 'Subtract');
+    expect(await page.getByLabel('Location', { exact: true }).inputValue()).to.equal(location.id);
+    await page.getByLabel('Quantity (pcs)').fill('1');
+    await page.getByRole('button', { name: 'Subtract stock' }).dblclick();
+    await waitForText(page, '.booking-notice .notice-ok', 'New stock: 9 pcs');
+    await waitForText(page, '.total-stock', '9 pcs');
+    expect(await page.locator('.booking-notice').textContent()).to.equal('Subtracted 1 pcs at Main store. New stock: 9 pcs (Main store: 9 pcs).');
+    await page.waitForTimeout(1200); // past the button's hold: a second request would have been sent by now
+    const bookings = requests.filter((r) => r.method === 'POST' && r.url.endsWith(`/api/v1/widget/${product.id}/transaction/`));
+    expect(bookings).to.have.length(1);
+    expect(bookings[0].headers['idempotency-key']).to.match(/^widget-[0-9a-f]{32}$/);
+    expect(bookings[0].headers['x-api-key']).to.equal(scanKey);
+    expect(JSON.parse(bookings[0].postData!)).to.deep.equal({ operation: 'subtract', location_id: location.id, quantity: 1 });
+    expect(await balanceOf(product.id, location.id)).to.equal(9);
+    expect((await movementsOf(product.id)).map((m) => m.kind)).to.deep.equal(['ADD', 'SUBTRACT']);
+
+    // The key only ever travelled in the header.
+    for (const r of requests) {
+      expect(r.url, 'no key in a URL').to.not.include(scanKey).and.not.include(company.apiKey).and.not.include('api_key');
+      expect(r.postData ?? '', 'no key in a body').to.not.include(scanKey);
+      if (r.url.startsWith(`${scan.url}/api/v1/widget/`) && !r.url.endsWith('/exchange_token/')) expect(r.headers['x-api-key'], r.url).to.equal(scanKey);
+    }
+    await expectLabelledControls(page, 'product');
+    await screenshotBoth(page, 'widget-product');
+
+    // A reload keeps the session of this tab (sessionStorage), without a token.
+    await page.reload();
+    await page.getByRole('heading', { level: 2, name: product.name }).waitFor();
+    expect(requests.filter((r) => r.url.endsWith('/exchange_token/'))).to.have.length(1);
+
+    // The same link in a second tab: already used.
+    const second = await bp.context.newPage();
+    await second.goto(landing!.url);
+    await second.getByRole('heading', { level: 1, name: 'This link was already used' }).waitFor();
+    expect(second.url()).to.equal(`${scan.url}/widget/`);
+    expect(await second.locator('.screen').textContent()).to.include('Scan the QR code again');
+    expect(await second.evaluate('sessionStorage.length')).to.equal(0);
+    await screenshotBoth(second, 'widget-token-used');
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('books add, set (a count), signed move out and transfer, each showing the new stock_display; Enter submits from the keyboard', async () => {
+    const { company, location, product, code } = await stockedCompany();
+    const second = await buildLocation(company, 'Back room');
+    const bp = await newPage();
+    const { page } = bp;
+    const requests = recordRequests(page);
+    await page.goto(scan.scanUrl(code));
+    await page.getByRole('heading', { level: 2, name: product.name }).waitFor();
+
+    await chooseOperation(page, 'Add');
+    await page.getByLabel('Location', { exact: true }).selectOption(location.id);
+    await page.getByLabel('Quantity (pcs)').fill('5');
+    await page.getByLabel('Reason (optional)').fill('delivery');
+    await page.getByLabel('Quantity (pcs)').press('Enter');
+    await waitForText(page, '.booking-notice', 'Added 5 pcs at Main store. New stock: 15 pcs');
+
+    await chooseOperation(page, 'Set');
+    await page.getByLabel('Counted quantity (pcs)').fill('12');
+    await page.getByRole('button', { name: 'Set stock' }).click();
+    await waitForText(page, '.booking-notice', 'Set the stock at Main store to 12 pcs. New stock: 12 pcs');
+
+    await chooseOperation(page, 'Move');
+    await page.locator('.booking .segment label', { hasText: 'Out (−)' }).click();
+    await page.getByLabel('Quantity (pcs)').fill('2');
+    await page.getByRole('button', { name: 'Book move' }).click();
+    await waitForText(page, '.booking-notice', 'Moved 2 pcs out of Main store. New stock: 10 pcs');
+
+    await chooseOperation(page, 'Transfer');
+    await page.getByLabel('From', { exact: true }).selectOption(location.id);
+    await page.getByLabel('To', { exact: true }).selectOption(second.id);
+    await page.getByLabel('Quantity (pcs)').fill('4');
+    await page.getByRole('button', { name: 'Transfer stock' }).click();
+    await waitForText(page, '.booking-notice', 'Transferred 4 pcs from Main store to Back room. New stock: 10 pcs (Main store: 6 pcs, Back room: 4 pcs)');
+    await waitForText(page, 'table.data', 'Back room');
+
+    const bodies = requests.filter((r) => r.method === 'POST' && /\/(transaction|move|transfer)\/$/.test(r.url)).map((r) => [new URL(r.url).pathname.replace(product.id, '{id}'), JSON.parse(r.postData!)]);
+    expect(bodies).to.deep.equal([
+      ['/api/v1/widget/{id}/transaction/', { operation: 'add', location_id: location.id, quantity: 5, reason: 'delivery' }],
+      ['/api/v1/widget/{id}/transaction/', { operation: 'set', location_id: location.id, quantity: 12, expected_quantity: 15, reason: 'delivery' }],
+      ['/api/v1/widget/move/', { product_id: product.id, location_id: location.id, quantity: -2, reason: 'delivery' }],
+      ['/api/v1/widget/transfer/', { product_id: product.id, from_location_id: location.id, to_location_id: second.id, quantity: 4, reason: 'delivery' }],
+    ]);
+    const keys = requests.filter((r) => r.method === 'POST' && /\/(transaction|move|transfer)\/$/.test(r.url)).map((r) => r.headers['idempotency-key']);
+    expect(new Set(keys).size, 'one Idempotency-Key per action').to.equal(4);
+    expect((await movementsOf(product.id)).map((m) => m.kind)).to.deep.equal(['ADD', 'ADD', 'ADJUST', 'MOVE_OUT', 'TRANSFER']);
+    expect(await balanceOf(product.id, location.id)).to.equal(6);
+    expect(await balanceOf(product.id, second.id)).to.equal(4);
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('shows the service\'s message for 409 insufficient stock, and for 429 the wait, counting down on the button', async () => {
+    const { product, location, code } = await stockedCompany();
+    const bp = await newPage();
+    const { page } = bp;
+    await page.goto(scan.scanUrl(code));
+    await page.getByRole('heading', { level: 2, name: product.name }).waitFor();
+
+    await chooseOperation(page, 'Subtract');
+    await page.getByLabel('Quantity (pcs)').fill('50');
+    await page.getByRole('button', { name: 'Subtract stock' }).click();
+    await waitForText(page, '.booking-notice .notice-error', 'Insufficient stock: 10 available, 50 requested.');
+    expect(await page.locator('.booking-notice [role="alert"]').count()).to.equal(1);
+    await screenshotBoth(page, 'widget-error-409');
+
+    // The gateway's 429 shape (README "Rate limits"), answered for the next booking.
+    await page.route('**/api/v1/widget/*/transaction/', (route) =>
+      route.fulfill({
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '3' },
+        body: JSON.stringify({ error: 'Rate limit exceeded. Retry after 3 seconds.', code: 'rate_limited', details: { scope: 'widget_burst', limit: 100, window_seconds: 60 }, request_id: 'r1', retry_after: 3 }),
+      }),
+    );
+    await page.getByLabel('Quantity (pcs)').fill('1');
+    await page.getByRole('button', { name: 'Subtract stock' }).click();
+    await waitForText(page, '.booking-notice .notice-error', 'Too many requests. Please wait 3 s and try again.');
+    const button = page.locator('.booking button[type="submit"]');
+    await waitForText(page, '.booking button[type="submit"]', 'Wait ');
+    expect(await button.isDisabled()).to.equal(true);
+    await waitForText(page, '.booking button[type="submit"]', 'Subtract stock', 8000);
+    expect(await button.isDisabled()).to.equal(false);
+    expect(await balanceOf(product.id, location.id)).to.equal(10);
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('a VIRGIN code opens its setup: linked to a product, then locked after a confirmation', async () => {
+    const company = await buildCompany();
+    const product = await buildProduct(company, { name: 'Green gadget' });
+    await buildProduct(company, { name: 'Red gadget' });
+    const code = await generateCode(company);
+    const bp = await newPage();
+    const { page } = bp;
+    await page.goto(scan.scanUrl(code));
+    await page.getByRole('heading', { level: 3, name: 'Set up this code' }).waitFor();
+    expect(page.url()).to.equal(`${scan.url}/widget/#/qr`);
+    await page.getByLabel('Search').fill('green');
+    await page.getByLabel(/^Green gadget/).check();
+    await expectLabelledControls(page, 'qr setup');
+    await screenshotBoth(page, 'widget-qr-setup');
+    await page.getByRole('button', { name: 'Link code' }).click();
+    await page.getByRole('heading', { level: 3, name: 'Lock this code' }).waitFor();
+    await waitForText(page, '.facts', 'Green gadget');
+    let info = await get(`/api/v1/widget/qr_info/?code=${code}`, { apiKey: company.apiKey });
+    expect(info.body).to.include({ status: 'CONFIGURED', target_type: 'PRODUCT', target_id: product.id });
+
+    await page.getByRole('button', { name: 'Lock code…' }).click();
+    await page.getByRole('button', { name: 'Yes, lock it for good' }).click();
+    await waitForText(page, '#qr-badge', `Code ${code} · locked`);
+    await waitForText(page, '.facts', 'Locked');
+    info = await get(`/api/v1/widget/qr_info/?code=${code}`, { apiKey: company.apiKey });
+    expect(info.body).to.include({ status: 'LOCKED', target_id: product.id });
+    await screenshotBoth(page, 'widget-qr-locked');
+    // The product is one tap away.
+    await page.locator('.facts a').click();
+    await page.getByRole('heading', { level: 2, name: 'Green gadget' }).waitFor();
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('lists products with stock (search, location filter), shows batches and items, transfers a serialized item, creates a location and lists open work orders', async () => {
+    const { company, location, product, code } = await stockedCompany();
+    const back = await buildLocation(company, 'Back room');
+    const milk = await buildProduct(company, { profile: 'BATCH', name: 'Milk' });
+    await addStock(company, milk.id, location.id, 6, { batch: { code: 'LOT-7', expiration_date: '2031-05-01' } });
+    const drill = await buildProduct(company, { profile: 'SERIALIZED', name: 'Drill' });
+    await addStock(company, drill.id, location.id, 2, { serial_numbers: ['SN-001', 'SN-002'] });
+    await addStock(company, product.id, back.id, 3);
+    const order = await post('/api/v1/work-orders/', { number: unique('WO'), title: 'Assemble shelves', product_id: product.id, quantity: 4, due_date: '2031-01-15' }, { token: company.token });
+    expect(order.status, JSON.stringify(order.body)).to.equal(201);
+
+    const bp = await newPage();
+    const { page } = bp;
+    await page.goto(scan.scanUrl(code));
+    await page.getByRole('heading', { level: 2, name: product.name }).waitFor();
+
+    // The list, from the keyboard: back link, search, location filter, Enter on a product.
+    await page.getByRole('link', { name: '← All products' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Products' }).waitFor();
+    await waitForText(page, '.count', '3 products');
+    expect(await page.locator('.product-link .name').allTextContents()).to.deep.equal(['Blue widget', 'Drill', 'Milk']);
+    expect(await page.locator('.product-link .stock').allTextContents()).to.deep.equal(['Stock: 13 pcs', 'Stock: 2 pcs', 'Stock: 6 pcs']);
+    await expectLabelledControls(page, 'products');
+    await screenshotBoth(page, 'widget-products');
+    await page.getByLabel('Stock at').selectOption(back.id);
+    await waitForText(page, '.product-link .stock', 'Stock: 3 pcs');
+    expect(await page.locator('.product-link .stock').allTextContents()).to.deep.equal(['Stock: 3 pcs', 'Stock: 0 pcs', 'Stock: 0 pcs']);
+    await page.getByLabel('Stock at').selectOption('');
+    await waitForText(page, '.product-link .stock', 'Stock: 13 pcs');
+    await page.getByLabel('Search').fill('MIL');
+    await waitForText(page, '.count', '1 of 3 products');
+    await page.locator('.product-link').first().focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'Milk' }).waitFor();
+    await waitForText(page, 'table.data', 'LOT-7');
+    expect(await page.locator('table.data').last().textContent()).to.include('2031-05-01');
+    await screenshotBoth(page, 'widget-product-batches');
+
+    // A serialized product: its items, and a transfer of one of them.
+    await page.evaluate(`window.location.hash = '#/products/${drill.id}'`);
+    await page.getByRole('heading', { level: 2, name: 'Drill' }).waitFor();
+    await waitForText(page, 'table.data', 'SN-002');
+    expect(await page.locator('.booking .segment label').allTextContents()).to.deep.equal(['Add', 'Subtract', 'Move', 'Transfer']);
+    await chooseOperation(page, 'Transfer');
+    await page.getByLabel('From', { exact: true }).selectOption(location.id);
+    await page.getByLabel('To', { exact: true }).selectOption(back.id);
+    await page.getByLabel('SN-001').check();
+    await page.getByRole('button', { name: 'Transfer stock' }).click();
+    await waitForText(page, '.booking-notice', 'Transferred 1 item from Main store to Back room. New stock: 2 pcs (Main store: 1 pcs, Back room: 1 pcs)');
+    const items = await get(`/api/v1/widget/items/?product_id=${drill.id}`, { apiKey: company.apiKey });
+    expect(items.body.items.map((i: { serial_number: string; location_id: string }) => [i.serial_number, i.location_id])).to.deep.equal([
+      ['SN-001', back.id],
+      ['SN-002', location.id],
+    ]);
+
+    // Locations: list and create.
+    await page.getByRole('link', { name: 'Locations', exact: true }).click();
+    await page.getByRole('heading', { level: 2, name: 'Locations' }).waitFor();
+    await waitForText(page, '.location-list', 'Back room');
+    await page.getByLabel('Name', { exact: true }).fill('Van 7');
+    await page.getByLabel('Type', { exact: true }).selectOption('VEHICLE');
+    await page.getByRole('button', { name: 'Create location' }).dblclick();
+    await waitForText(page, '.form-notice', 'Location Van 7 created.');
+    await waitForText(page, '.location-list', 'Van 7');
+    await waitForText(page, '.create-location button', 'Create location');
+    const locations = await get('/api/v1/widget/locations/', { apiKey: company.apiKey });
+    expect(locations.body.locations.filter((l: { name: string }) => l.name === 'Van 7')).to.have.length(1);
+    expect(locations.body.locations.find((l: { name: string }) => l.name === 'Van 7').type).to.equal('VEHICLE');
+    await expectLabelledControls(page, 'locations');
+    await screenshotBoth(page, 'widget-locations');
+    await page.locator('.location-list a', { hasText: 'Back room' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Back room' }).waitFor();
+    await waitForText(page, '.product-list', 'Drill');
+
+    // Open work orders.
+    await page.getByRole('link', { name: 'Work orders' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Open work orders' }).waitFor();
+    await waitForText(page, '.work-orders', 'Assemble shelves');
+    expect(await page.locator('.work-orders').textContent()).to.include('Due 2031-01-15').and.include(`${product.name} (${product.sku})`);
+    await screenshotBoth(page, 'widget-work-orders');
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('an expired link and a plain /widget/ say what to do; both fit a 360 px screen', async () => {
+    const company = await buildCompany();
+    const code = await generateCode(company);
+    const bp = await newPage();
+    const { page } = bp;
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${scan.url}/widget/?token=${expiredToken(code, company.id)}`);
+    await page.getByRole('heading', { level: 1, name: 'This link has expired' }).waitFor();
+    expect(page.url()).to.equal(`${scan.url}/widget/`);
+    expect(await page.locator('.screen').textContent()).to.include('Scan the QR code again');
+    await expectNoHorizontalScroll(page, 'expired');
+    await screenshotBoth(page, 'widget-token-expired');
+
+    await page.goto(`${scan.url}/widget/`);
+    await page.getByRole('heading', { level: 1, name: 'Scan a QR code' }).waitFor();
+    expect(problems(bp)).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * Headless Chromium for the browser suites: Debian's `/usr/bin/chromium` (`apt-get install chromium`;
+ * .ci/run installs it), driven by playwright-core (which downloads no browser of its own). Without it, the
+ * suites are skipped with a loud banner, as the Redis suites are without Redis (support/redis.ts).
+ *
+ * The pages may reach the test system only: every request to a host other than 127.0.0.1/localhost is aborted
+ * and recorded, and suites assert that none happened (the UIs must work with no internet access).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Browser, BrowserContext, ConsoleMessage, Page, chromium } from 'playwright-core';
+import { skipLoudly } from './skip';
+
+export const CHROMIUM_PATH = process.env.TEST_CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Screenshots and other files the browser suites leave behind (git-ignored). */
+export const ARTIFACTS_DIR = path.resolve(__dirname, '../../../test-artifacts');
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+export const PHONE = { width: 360, height: 740 };
+export const DESKTOP = { width: 1280, height: 900 };
+
+export function chromiumAvailable(): boolean {
+  try {
+    fs.accessSync(CHROMIUM_PATH, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** In a suite's `before`: skips the suite, loudly, when Chromium is not installed. */
+export function requireChromium(ctx: Mocha.Context, suite: string): void {
+  if (!chromiumAvailable()) skipLoudly(ctx, `CHROMIUM IS NOT INSTALLED at ${CHROMIUM_PATH} (apt-get install chromium): SKIPPING "${suite}"`);
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+}
+
+/**
+ * Chromium for the suite this is called in: launched in `before` (the suite skipped, loudly, without it) and
+ * closed in `after`. Pages from `newPage()` are closed after each test.
+ */
+export function useBrowser(suite: string): { newPage(): Promise<BrowserPage> } {
+  let browser: Browser | undefined;
+  const open: BrowserPage[] = [];
+  before(async function () {
+    requireChromium(this, suite);
+    this.timeout(60_000);
+    browser = await launchBrowser();
+  });
+  afterEach(async () => {
+    for (const bp of open.splice(0)) await bp.close();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return {
+    async newPage() {
+      const bp = await openPage(browser!);
+      open.push(bp);
+      return bp;
+    },
+  };
+}
+
+/** A page in a fresh context, with what went wrong on it collected for the test to assert on. */
+export interface BrowserPage {
+  page: Page;
+  context: BrowserContext;
+  /** `console.error` messages, including the browser's own (failed loads, CSP violations). */
+  consoleErrors: string[];
+  /** Uncaught exceptions in the page. */
+  pageErrors: string[];
+  /** Requests to any host but 127.0.0.1/localhost: aborted. */
+  blockedRequests: string[];
+  /** Requests to the test system that failed at the network level. */
+  failedRequests: string[];
+  close(): Promise<void>;
+}
+
+export async function openPage(browser: Browser): Promise<BrowserPage> {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const consoleErrors: string[] = [];
+  const pageErrors: string[] = [];
+  const blockedRequests: string[] = [];
+  const failedRequests: string[] = [];
+  // On the context, so that every page, popup and worker of it is covered.
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if ((url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:') && !LOCAL_HOSTS.has(url.hostname)) {
+      blockedRequests.push(url.href);
+      return route.abort('blockedbyclient');
+    }
+    return route.continue();
+  });
+  const page = await context.newPage();
+  page.on('console', (msg: ConsoleMessage) => {
+    if (msg.type() === 'error') consoleErrors.push(`${msg.text()}${msg.location().url ? ` (${msg.location().url})` : ''}`);
+  });
+  page.on('pageerror', (err) => pageErrors.push(err.stack ?? err.message));
+  page.on('requestfailed', (req) => {
+    if (!blockedRequests.includes(req.url())) failedRequests.push(`${req.method()} ${req.url()}: ${req.failure()?.errorText}`);
+  });
+  return { page, context, consoleErrors, pageErrors, blockedRequests, failedRequests, close: () => context.close() };
+}
+
+/**
+ * Screenshots of the page at 360 px and at 1280 px (test-artifacts/<name>-360.png and -1280.png), with
+ * `checkPhone` run at 360 px; ends at 1280 px.
+ */
+export async function screenshotAtBothWidths(page: Page, name: string, checkPhone: () => Promise<void>): Promise<void> {
+  for (const size of [PHONE, DESKTOP]) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(150);
+    if (size === PHONE) await checkPhone();
+    await saveScreenshot(page, `${name}-${size.width}`);
+  }
+}
+
+/** A screenshot of the viewport under test-artifacts/ (a full page of either UI is tens of thousands of pixels tall); answers the file's path. */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const file = path.join(ARTIFACTS_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: false });
+  return file;
+}

@@ -1,0 +1,133 @@
+/**
+ * Helpers of the dashboard's browser suite (test/e2e/pages/dashboard.test.ts): signing in, moving between
+ * screens the way a person does (the navigation, behind "Menu" on a phone), waiting for a screen to settle,
+ * and the checks every screen gets (labelled controls, no sideways scrolling at 360 px), with screenshots at
+ * phone and desktop widths under test-artifacts/dashboard/.
+ */
+import { createHmac } from 'node:crypto';
+import { expect } from 'chai';
+import type { Locator, Page } from 'playwright-core';
+import { BrowserPage, DESKTOP, screenshotAtBothWidths } from './browser';
+import { system } from './hooks';
+
+export const dashboardUrl = () => `${system().url}/dashboard/`;
+
+/** Opens the dashboard and signs in with the keyboard only (type, Tab, type, Enter); waits for the first screen. */
+export async function signInWithKeyboard(page: Page, username: string, password: string): Promise<void> {
+  await page.goto(dashboardUrl());
+  await page.getByRole('heading', { name: 'Inventory dashboard' }).waitFor();
+  // The username field has the focus when the sign-in form appears.
+  await page.keyboard.type(username);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(password);
+  await page.keyboard.press('Enter');
+  await screenHeading(page, 'Products').waitFor();
+  await settled(page);
+}
+
+export const screenHeading = (page: Page, title: string | RegExp) => page.getByRole('heading', { level: 1, name: title });
+
+/** Waits until no list is loading. */
+export async function settled(page: Page): Promise<void> {
+  // A function, not a string: the dashboard's CSP (no 'unsafe-eval') refuses string predicates.
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('[aria-busy=true]').length === 0, undefined, { timeout: 10_000 });
+}
+
+/** Goes to a screen through the navigation (opening the menu first when it is collapsed, on a phone). */
+export async function navigate(page: Page, linkName: string, heading: string | RegExp = linkName): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  const link = nav.getByRole('link', { name: linkName, exact: true });
+  if (!(await link.isVisible())) {
+    const menu = page.getByRole('button', { name: 'Menu' });
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).to.equal('true');
+  }
+  await link.click();
+  await screenHeading(page, heading).waitFor();
+  await settled(page);
+}
+
+/** Goes to a hash route directly (for the screenshot tour). */
+export async function goTo(page: Page, hash: string, heading: string | RegExp): Promise<void> {
+  await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
+  await screenHeading(page, heading).waitFor();
+  await settled(page);
+}
+
+/** Opens a collapsed panel (`<details>`) by its summary, if it is not open yet, and answers its form. */
+export async function openPanel(page: Page, summary: string): Promise<Locator> {
+  const details = page.locator('details.panel', { has: page.locator('summary', { hasText: summary }) });
+  if (!(await details.evaluate((el: any) => Boolean(el.open)))) await details.locator('summary').click();
+  return page.getByRole('form', { name: summary });
+}
+
+/** The text of the error shown next to a control (the element its `aria-describedby` names with the error). */
+export async function fieldError(control: Locator): Promise<string> {
+  expect(await control.getAttribute('aria-invalid'), 'aria-invalid').to.equal('true');
+  const ids = ((await control.getAttribute('aria-describedby')) ?? '').split(/\s+/).filter((id) => id.endsWith('-error'));
+  expect(ids, 'an error element in aria-describedby').to.have.length(1);
+  return (await control.page().locator(`[id="${ids[0]}"]`).textContent()) ?? '';
+}
+
+/** Confirms the open confirmation dialog with `button`. */
+export async function confirm(page: Page, button: string): Promise<void> {
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: button, exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
+/** Waits for a notice above the screen containing `text`. */
+export async function notice(page: Page, text: string | RegExp): Promise<void> {
+  await page.locator('.notices .notice', { hasText: text }).waitFor();
+}
+
+/** Nothing on the page is wider than the window (no sideways scrolling). */
+export async function expectNoHorizontalScroll(page: Page, name: string): Promise<void> {
+  const { scroll, client } = (await page.evaluate(
+    '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+  )) as { scroll: number; client: number };
+  expect(scroll, `${name}: the page is ${scroll}px wide in a ${client}px window`).to.be.at.most(client);
+}
+
+/** Every visible form control has a label (`<label for>`, or aria-label / aria-labelledby). */
+export async function expectLabelledControls(page: Page, name: string): Promise<void> {
+  const unlabelled = (await page.evaluate(`[...document.querySelectorAll('input, select, textarea')]
+    .filter((el) => el.type !== 'hidden' && el.getClientRects().length > 0)
+    .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
+    .map((el) => el.outerHTML)`)) as string[];
+  expect(unlabelled, `${name}: form controls without a label`).to.deep.equal([]);
+}
+
+/**
+ * The screen as it is now, at 360 px (checked: labelled controls, no sideways scrolling) and at 1280 px:
+ * test-artifacts/dashboard/<name>-360.png and -1280.png. Ends at the width it started with.
+ */
+export async function screenshotBoth(page: Page, name: string): Promise<void> {
+  const start = page.viewportSize() ?? DESKTOP;
+  await screenshotAtBothWidths(page, `dashboard/${name}`, async () => {
+    await expectNoHorizontalScroll(page, name);
+    await expectLabelledControls(page, name);
+  });
+  await page.setViewportSize(start);
+}
+
+/** What the browser complained about, minus the failed loads of API answers a test provoked on purpose. */
+export function unexpectedProblems(bp: BrowserPage, expectedStatuses: number[] = []): string[] {
+  const expected = new RegExp(`Failed to load resource: the server responded with a status of (${expectedStatuses.join('|') || 'none'})\\b`);
+  return [
+    ...bp.pageErrors.map((e) => `page error: ${e}`),
+    ...bp.consoleErrors.filter((e) => !expected.test(e)).map((e) => `console: ${e}`),
+    ...bp.blockedRequests.map((u) => `request off the service: ${u}`),
+    ...bp.failedRequests.map((r) => `failed request: ${r}`),
+  ];
+}
+
+/** `sha256=<hex>` of the webhook body with the channel secret, as X-PI-Signature carries it. */
+export const signatureOf = (body: string, secret: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/** A datetime-local input value (local time) `days` from now, at whole minutes. */
+export function localDateTimeIn(days: number): string {
+  const d = new Date(Date.now() + days * 86_400_000);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}

@@ -1,0 +1,148 @@
+/**
+ * Helpers of the widget's browser suites (test/e2e/pages/widget.test.ts, embed.test.ts).
+ *
+ * - `startScanGateway()`: the test system's QR redirect goes to its fixed PUBLIC_BASE_URL
+ *   (`http://localhost:8000`, which other suites assert), not to the test gateway. For a real scan in the
+ *   browser this starts one more QR service (same database and secrets) whose PUBLIC_BASE_URL is the address
+ *   of one more gateway in front of it, so `/go/<code>/` lands on a widget that answers.
+ * - `serveEmbeddingPage()`: a page of "another site" (another origin) that loads sdk.js from the gateway.
+ * - request recording, and screenshots at phone and desktop widths.
+ */
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import jwt from 'jsonwebtoken';
+import type { Page, Request } from 'playwright-core';
+import { closeServer, createLogger, createServiceApp, listen } from '@pi/common';
+import { qrPublicRoutes, qrRoutes } from '@pi/qr';
+import { screenshotAtBothWidths } from './browser';
+import { system } from './hooks';
+import { LogCapture, RunningGateway } from './system';
+
+export interface ScanGateway {
+  /** The gateway's address, which is also the QR service's PUBLIC_BASE_URL. */
+  url: string;
+  scanUrl(code: string): string;
+  close(): Promise<void>;
+}
+
+/** A gateway whose `/go/<code>/` redirects to its own `/widget/` (see the file comment). */
+export async function startScanGateway(): Promise<ScanGateway> {
+  const sys = system();
+  // The QR routes read PUBLIC_BASE_URL per request: it is set once the gateway's port is known.
+  const config = { PUBLIC_BASE_URL: 'http://127.0.0.1:1', QR_TOKEN_SECRET: sys.qrTokenSecret };
+  const ctx = { db: sys.db, config };
+  const app = createServiceApp({ logger: createLogger('qr-scan', 'info', new LogCapture()), db: sys.db, internalJwtSecret: sys.internalJwtSecret }, qrRoutes(ctx), qrPublicRoutes(ctx));
+  const qrServer = await listen(app, 0, '127.0.0.1');
+  let gateway: RunningGateway;
+  try {
+    gateway = await sys.startGateway({ QR_URL: `http://127.0.0.1:${(qrServer.address() as { port: number }).port}` });
+  } catch (err) {
+    await closeServer(qrServer, 1000);
+    throw err;
+  }
+  config.PUBLIC_BASE_URL = gateway.url;
+  return {
+    url: gateway.url,
+    scanUrl: (code) => `${gateway.url}/go/${code}/`,
+    close: async () => {
+      await gateway.close();
+      await closeServer(qrServer, 1000);
+    },
+  };
+}
+
+export interface EmbeddingSite {
+  /** `http://localhost:<port>`: another site than the gateway's `http://127.0.0.1:<port>`. */
+  origin: string;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A page of another site that loads `<gatewayUrl>/widget/sdk.js` and has an empty `#stock` element. */
+export async function serveEmbeddingPage(gatewayUrl: string): Promise<EmbeddingSite> {
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>A shop embedding the inventory</title>
+<script src="${gatewayUrl}/widget/sdk.js"></script></head>
+<body><h1>Our shop</h1><p>Stock, live from the inventory service:</p><div id="stock"></div></body></html>`;
+  const server = http.createServer((req, res) => {
+    if (req.url === '/' || req.url?.startsWith('/?')) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(html);
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://localhost:${(server.address() as { port: number }).port}`;
+  return {
+    origin,
+    url: `${origin}/`,
+    close: () => closeServer(server, 1000),
+  };
+}
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  postData: string | null;
+  isNavigation: boolean;
+}
+
+/** Every request of the page's context (frames included), as sent. */
+export function recordRequests(page: Page): RecordedRequest[] {
+  const seen: RecordedRequest[] = [];
+  page.context().on('request', (req: Request) => {
+    seen.push({ method: req.method(), url: req.url(), headers: req.headers(), postData: req.postData(), isNavigation: req.isNavigationRequest() });
+  });
+  return seen;
+}
+
+/** A redirect token for the code that expired a minute ago (signed like the QR service's). */
+export function expiredToken(code: string, companyId: string): string {
+  const now = Math.floor(Date.now() / 1000);
+  return jwt.sign({ typ: 'qr', code, cid: companyId, iat: now - 700, exp: now - 60 }, system().qrTokenSecret, {
+    algorithm: 'HS256',
+    jwtid: randomUUID(),
+    audience: 'pi-widget',
+  });
+}
+
+/** Screenshots of the page at 360 px (checked: no sideways scrolling) and 1280 px (test-artifacts/<name>-360.png, -1280.png); ends at 1280 px. */
+export async function screenshotBoth(page: Page, name: string): Promise<void> {
+  await screenshotAtBothWidths(page, name, () => expectNoHorizontalScroll(page, name));
+}
+
+/** Nothing wider than the screen: a 360 px phone never scrolls sideways. */
+export async function expectNoHorizontalScroll(page: Page, name: string): Promise<void> {
+  const widths = (await page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')) as { scroll: number; client: number };
+  expect(widths.scroll, `${name}: page is ${widths.scroll}px wide in a ${widths.client}px window`).to.be.at.most(widths.client);
+  // Nor is any link or control cut off inside a scrolling box (say, a row of tabs).
+  const outside = await page.evaluate(`[...document.querySelectorAll('a, button, input, select, textarea, label')]
+    .filter((el) => el.getClientRects().length > 0)
+    .filter((el) => { const r = el.getBoundingClientRect(); return r.right > document.documentElement.clientWidth + 0.5 || r.left < -0.5; })
+    .map((el) => el.outerHTML.slice(0, 120))`);
+  expect(outside, `${name}: controls outside the ${widths.client}px window`).to.deep.equal([]);
+}
+
+/** Every visible form control of the page has a label (a `<label for>`, or aria-label/labelledby). */
+export async function expectLabelledControls(page: Page, name: string): Promise<void> {
+  const unlabelled = await page.evaluate(`[...document.querySelectorAll('input, select, textarea')]
+    .filter((el) => el.type !== 'hidden' && (el.labels?.length ?? 0) === 0 && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
+    .map((el) => el.outerHTML)`);
+  expect(unlabelled, `${name}: form controls without a label`).to.deep.equal([]);
+}
+
+/** Waits until the element matching `selector` contains `text`. */
+export async function waitForText(page: Page, selector: string, text: string, timeout = 10_000): Promise<void> {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- runs in the page (this project has no DOM types)
+    await page.waitForFunction(([sel, t]) => [...(globalThis as any).document.querySelectorAll(sel)].some((el: { textContent: string | null }) => el.textContent?.includes(t)), [selector, text] as const, { timeout });
+  } catch {
+    const shown = await page.locator(selector).allTextContents();
+    throw new Error(`"${text}" never appeared in ${selector}; it shows: ${JSON.stringify(shown)}`);
+  }
+}

@@ -1,0 +1,97 @@
+/** Batches of BATCH products: codes, expiry dates and remaining stock (stock arrives through bookings). */
+import { patch, post } from '../api.js';
+import { h, time } from '../dom.js';
+import { FieldSpec, Form, text } from '../form.js';
+import { PagedList } from '../list.js';
+import { loadProducts, names, productLabel, productOptions } from '../model.js';
+import type { Screen } from '../screen.js';
+import { actions, badge, button, notify, openDialog, panel, screenHeader } from '../ui.js';
+
+interface Batch {
+  id: string;
+  product_id: string;
+  code: string;
+  expiration_date: string | null;
+  quantity: number;
+  stock_display: string;
+  created_at: string;
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+export const screen: Screen = {
+  path: 'batches',
+  title: 'Batches',
+  group: 'Stock',
+  async render({ root, query, go }) {
+    root.append(screenHeader('Batches', 'Batches of BATCH products, earliest expiry first. Book stock into a batch from the Stock screen.'));
+    const products = await loadProducts();
+    const isBatch = (p: { profile: string }) => p.profile === 'BATCH';
+    const productName = names(products, productLabel);
+
+    const batchFields = (batch?: Batch): FieldSpec[] => [
+      { name: 'code', label: 'Batch code', required: true, value: batch?.code },
+      { name: 'expiration_date', label: 'Expiration date', type: 'date', value: batch?.expiration_date ?? '', help: 'Optional; empty: no expiry.' },
+    ];
+
+    const list: PagedList<Batch> = new PagedList<Batch>({
+      path: '/api/v1/batches/',
+      caption: 'Batches',
+      empty: 'No batches match.',
+      initial: { product_id: query.get('product_id') ?? '' },
+      filters: [
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All batch products', isBatch) },
+        { name: 'has_stock', label: 'Stock', type: 'select', options: [{ value: '', label: 'With or without stock' }, { value: 'true', label: 'With stock' }, { value: 'false', label: 'Empty' }] },
+        { name: 'expires_before', label: 'Expires before', type: 'date' },
+      ],
+      columns: [
+        { label: 'Code', cell: (b) => h('strong', null, b.code) },
+        { label: 'Product', cell: (b) => productName(b.product_id), class: 'wide' },
+        { label: 'Expires', cell: (b) => (b.expiration_date ? [b.expiration_date, b.expiration_date < today() ? [' ', badge('expired', 'bad')] : null] : 'no expiry') },
+        { label: 'Remaining', cell: (b) => b.stock_display, class: 'num' },
+        { label: 'Created', cell: (b) => time(b.created_at) },
+        {
+          label: 'Actions',
+          class: 'actions',
+          cell: (b) =>
+            actions(
+              button(
+                'Edit',
+                () =>
+                  openDialog(`Edit batch ${b.code}`, (close) => {
+                    const form = new Form({
+                      fields: batchFields(b),
+                      submitLabel: 'Save batch',
+                      resetOnSuccess: false,
+                      onSubmit: async (values) => {
+                        await patch(`/api/v1/batches/${b.id}/`, { code: text(values.code) ?? '', expiration_date: values.expiration_date || null });
+                        close();
+                        notify(`Batch ${text(values.code)} saved.`);
+                        await list.reload();
+                      },
+                    });
+                    return form.el;
+                  }),
+                { label: `Edit batch ${b.code}` },
+              ),
+              button('Movements', () => go(`#/movements?batch_id=${b.id}`), { label: `Movements of batch ${b.code}` }),
+            ),
+        },
+      ],
+    });
+
+    const form = new Form({
+      label: 'New batch',
+      fields: [{ name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a batch product', (p) => isBatch(p) && p.is_active) }, ...batchFields()],
+      submitLabel: 'Create batch',
+      onSubmit: async (values) => {
+        const created = await post<Batch>('/api/v1/batches/', { product_id: values.product_id, code: text(values.code) ?? '', ...(values.expiration_date ? { expiration_date: values.expiration_date } : {}) });
+        notify(`Batch ${created.code} created.`);
+        await list.reload();
+      },
+    });
+
+    root.append(panel('New batch', form.el), list.el);
+    await list.load();
+  },
+};

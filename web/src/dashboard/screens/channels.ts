@@ -1,0 +1,204 @@
+/**
+ * Notification channels (admins): webhooks (signed with the channel's secret) and email. `#/channels` lists
+ * and creates them; `#/channels/<id>` shows one: its secret (masked until revealed; rotate), a test send, and
+ * its deliveries with their attempts.
+ */
+import { del, get, getAll, patch, post } from '../api.js';
+import { fill, h, time } from '../dom.js';
+import { FieldSpec, Form, Values, lines, num, text } from '../form.js';
+import { table } from '../list.js';
+import { EVENT_TYPES } from '../model.js';
+import type { Screen, ScreenContext } from '../screen.js';
+import { actions, badge, button, confirmAction, errorBox, facts, notify, openDialog, panel, screenHeader, secretField, statusBadge } from '../ui.js';
+import { Delivery, deliveriesList } from './deliveries.js';
+
+interface Channel {
+  id: string;
+  name: string;
+  kind: 'WEBHOOK' | 'EMAIL';
+  url: string | null;
+  recipients: string[] | null;
+  events: string[];
+  max_attempts: number;
+  is_active: boolean;
+  secret: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const target = (c: Channel) => (c.kind === 'WEBHOOK' ? (c.url ?? '') : (c.recipients ?? []).join(', '));
+
+function channelFields(channel?: Channel): FieldSpec[] {
+  const kind = channel?.kind ?? 'WEBHOOK';
+  return [
+    { name: 'name', label: 'Name', required: true, value: channel?.name },
+    ...(channel ? [] : [{ name: 'kind', label: 'Kind', type: 'select' as const, options: [{ value: 'WEBHOOK', label: 'Webhook' }, { value: 'EMAIL', label: 'Email' }], value: kind }]),
+    { name: 'url', label: 'Webhook URL', type: 'url', required: true, value: channel?.url ?? '', placeholder: 'https://example.com/hooks/inventory', hidden: kind !== 'WEBHOOK', help: 'http or https; private and loopback addresses are refused.' },
+    { name: 'recipients', label: 'Recipients', type: 'textarea', rows: 2, value: (channel?.recipients ?? []).join('\n'), hidden: kind !== 'EMAIL', help: 'Email addresses, one per line (1–20).' },
+    { name: 'events', label: 'Events', type: 'checkboxes', options: EVENT_TYPES, value: channel?.events ?? [...EVENT_TYPES], help: 'THRESHOLD and DATE_OFFSET alerts, and TEST sends.' },
+    { name: 'max_attempts', label: 'Max attempts', type: 'number', min: 1, max: 5, step: 1, value: String(channel?.max_attempts ?? 5), help: '1–5; failed sends are retried on later monitor runs.' },
+  ];
+}
+
+function channelBody(values: Values, kind: string): Record<string, unknown> {
+  return {
+    name: text(values.name) ?? '',
+    ...(kind === 'WEBHOOK' ? { url: text(values.url) ?? '' } : { recipients: lines(values.recipients) }),
+    events: values.events,
+    ...(num(values.max_attempts) !== undefined ? { max_attempts: num(values.max_attempts) } : {}),
+  };
+}
+
+async function renderList({ root, go }: ScreenContext): Promise<void> {
+  root.append(screenHeader('Notification channels', 'Where monitoring alerts go: signed webhooks and email. Open a channel to see its secret, send a test and read its deliveries.'));
+  const listSlot = h('div');
+  const load = async () => {
+    const channels = await getAll<Channel>('/api/v1/notification-channels/');
+    fill(
+      listSlot,
+      table(
+        [
+          { label: 'Name', cell: (c) => h('a', { href: `#/channels/${c.id}` }, c.name), class: 'wide' },
+          { label: 'Kind', cell: (c) => c.kind },
+          { label: 'Sends to', cell: (c) => h('span', { class: 'break' }, target(c)) },
+          { label: 'Events', cell: (c) => c.events.join(', ') },
+          { label: 'Status', cell: (c) => (c.is_active ? badge('active', 'ok') : badge('inactive')) },
+          { label: 'Actions', class: 'actions', cell: (c) => button('Open', () => go(`#/channels/${c.id}`), { label: `Open ${c.name}` }) },
+        ],
+        channels,
+        { caption: 'Notification channels', empty: 'No channels yet: create one above.' },
+      ),
+    );
+  };
+  const form = new Form({
+    label: 'New channel',
+    fields: channelFields(),
+    submitLabel: 'Create channel',
+    onSubmit: async (values) => {
+      const created = await post<Channel>('/api/v1/notification-channels/', { kind: values.kind, ...channelBody(values, values.kind) });
+      notify(`Channel ${created.name} created.`);
+      go(`#/channels/${created.id}`);
+    },
+  });
+  form.onChange('kind', (kind: string) => {
+    form.show('url', kind === 'WEBHOOK');
+    form.show('recipients', kind === 'EMAIL');
+  });
+  root.append(panel('New channel', form.el), listSlot);
+  await load();
+}
+
+function testResult(delivery: Delivery, queued: boolean): HTMLElement {
+  const last = delivery.attempts[delivery.attempts.length - 1];
+  return h(
+    'div',
+    { class: `notice ${delivery.status === 'DELIVERED' ? 'notice-success' : queued ? 'notice-info' : 'notice-error'}`, role: 'status' },
+    h(
+      'p',
+      null,
+      queued ? 'Test queued: the notifier sends it shortly. ' : 'Test sent: ',
+      statusBadge(delivery.status),
+      last?.status_code ? ` HTTP ${last.status_code}` : '',
+      last?.error ? ` · ${last.error}` : '',
+    ),
+  );
+}
+
+async function renderDetail(ctx: ScreenContext): Promise<void> {
+  const { root, go } = ctx;
+  let channel = await get<Channel>(`/api/v1/notification-channels/${ctx.id}/`);
+  const head = screenHeader(`Channel: ${channel.name}`, h('a', { href: '#/channels' }, '← All channels'));
+  const factsSlot = h('div');
+  const secretSlot = h('div');
+  const testSlot = h('div', { class: 'test-result' });
+  const deliveries = deliveriesList({ channelId: channel.id });
+
+  const showFacts = () =>
+    fill(
+      factsSlot,
+      facts([
+        ['Kind', channel.kind],
+        [channel.kind === 'WEBHOOK' ? 'URL' : 'Recipients', h('span', { class: 'break' }, target(channel))],
+        ['Events', channel.events.join(', ')],
+        ['Max attempts', String(channel.max_attempts)],
+        ['Status', channel.is_active ? badge('active', 'ok') : badge('inactive')],
+        ['Updated', time(channel.updated_at)],
+      ]),
+    );
+  const showSecret = () =>
+    fill(
+      secretSlot,
+      secretField('Signing secret', channel.secret, {
+        help: ['Receivers check ', h('code', null, 'X-PI-Signature: sha256=<HMAC-SHA256 of the body>'), ' with this secret.'],
+      }),
+    );
+  showFacts();
+  showSecret();
+
+  const toolbar = actions(
+    button(
+      'Send test',
+      async () => {
+        fill(testSlot, h('p', { class: 'muted' }, 'Sending…'));
+        try {
+          const res = await post<{ delivery: Delivery }>(`/api/v1/notification-channels/${channel.id}/test/`, {});
+          fill(testSlot, testResult(res.delivery, res.delivery.status === 'PENDING'));
+        } catch (err) {
+          fill(testSlot, errorBox(err));
+        }
+        await deliveries.reload();
+      },
+      { kind: 'primary' },
+    ),
+    button('Rotate secret', async () => {
+      const ok = await confirmAction('Rotate the signing secret?', 'A new secret is generated now; receivers must switch to it, the old one no longer signs anything.', 'Rotate secret');
+      if (!ok) return;
+      channel = await post<Channel>(`/api/v1/notification-channels/${channel.id}/rotate-secret/`, {});
+      showSecret();
+      notify('Signing secret rotated.');
+    }),
+    button('Edit', () =>
+      openDialog(`Edit ${channel.name}`, (close) => {
+        const form = new Form({
+          fields: channelFields(channel),
+          submitLabel: 'Save channel',
+          resetOnSuccess: false,
+          onSubmit: async (values) => {
+            channel = await patch<Channel>(`/api/v1/notification-channels/${channel.id}/`, channelBody(values, channel.kind));
+            close();
+            showFacts();
+            notify('Channel saved.');
+          },
+        });
+        return form.el;
+      }),
+    ),
+    button(channel.is_active ? 'Deactivate' : 'Activate', async (btn) => {
+      channel = await patch<Channel>(`/api/v1/notification-channels/${channel.id}/`, { is_active: !channel.is_active });
+      btn.textContent = channel.is_active ? 'Deactivate' : 'Activate';
+      showFacts();
+      notify(`Channel ${channel.is_active ? 'activated' : 'deactivated'}.`);
+    }),
+    button(
+      'Delete',
+      async () => {
+        if (!(await confirmAction(`Delete ${channel.name}?`, 'The channel and its delivery log are removed.', 'Delete channel'))) return;
+        await del(`/api/v1/notification-channels/${channel.id}/`);
+        notify(`Channel ${channel.name} deleted.`);
+        go('#/channels');
+      },
+      { kind: 'danger' },
+    ),
+  );
+
+  root.append(head, factsSlot, secretSlot, toolbar, testSlot, h('h2', null, 'Deliveries'), deliveries.el);
+  await deliveries.load();
+}
+
+export const screen: Screen = {
+  path: 'channels',
+  title: 'Channels',
+  group: 'Monitoring',
+  adminOnly: true,
+  render: (ctx) => (ctx.id ? renderDetail(ctx) : renderList(ctx)),
+};

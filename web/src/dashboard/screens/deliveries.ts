@@ -1,0 +1,105 @@
+/** Notification deliveries with their attempts: what was sent where, what the receiver answered, what comes next. */
+import { getAll } from '../api.js';
+import { h, time } from '../dom.js';
+import { Column, PagedList, table } from '../list.js';
+import { EVENT_TYPES } from '../model.js';
+import type { Screen } from '../screen.js';
+import { screenHeader, statusBadge } from '../ui.js';
+
+export interface Attempt {
+  number: number;
+  ok: boolean;
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  duration_ms: number | null;
+  started_at: string;
+}
+
+export interface Delivery {
+  id: string;
+  channel_id: string;
+  event_id: string | null;
+  event_type: string;
+  status: string;
+  attempt_count: number;
+  max_attempts: number;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  body: unknown;
+  attempts: Attempt[];
+}
+
+export const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'];
+
+const lastResult = (d: Delivery) => (d.last_status_code ? `HTTP ${d.last_status_code}` : d.last_error ? d.last_error : d.status === 'DELIVERED' ? 'sent' : '—');
+
+/** The attempts of a delivery (and the body it sends) behind a disclosure. */
+export function attemptsOf(d: Delivery): HTMLElement {
+  return h(
+    'details',
+    { class: 'attempts' },
+    h('summary', null, `Attempts (${d.attempts.length})`),
+    table(
+      [
+        { label: '#', cell: (a) => String(a.number), class: 'num' },
+        { label: 'Started', cell: (a) => time(a.started_at) },
+        { label: 'Result', cell: (a) => [a.ok ? statusBadge('DELIVERED') : statusBadge('FAILED'), ' ', a.status_code ? `HTTP ${a.status_code}` : ''] },
+        { label: 'Duration', cell: (a) => (a.duration_ms === null ? '—' : `${a.duration_ms} ms`), class: 'num' },
+        { label: 'Error / response', cell: (a) => (a.error || a.response_excerpt ? h('code', { class: 'excerpt' }, a.error ?? a.response_excerpt ?? '') : '—'), class: 'wide' },
+      ] as Column<Attempt>[],
+      d.attempts,
+      { caption: `Attempts of delivery ${d.id}`, empty: 'No attempt yet.' },
+    ),
+    h('p', { class: 'muted small' }, 'Body sent:'),
+    h('pre', { class: 'json' }, JSON.stringify(d.body, null, 2)),
+  );
+}
+
+/** A list of deliveries (of one channel when `channelId` is given). */
+export function deliveriesList(opts: { channelId?: string; channels?: { id: string; name: string }[]; initial?: Record<string, string> } = {}): PagedList<Delivery> {
+  const names = new Map((opts.channels ?? []).map((c) => [c.id, c.name]));
+  const columns: Column<Delivery>[] = [
+    { label: 'Created', cell: (d) => time(d.created_at) },
+    ...(opts.channelId ? [] : [{ label: 'Channel', cell: (d: Delivery) => h('a', { href: `#/channels/${d.channel_id}` }, names.get(d.channel_id) ?? d.channel_id.slice(0, 8)) }]),
+    { label: 'Event', cell: (d) => d.event_type },
+    { label: 'Status', cell: (d) => statusBadge(d.status) },
+    { label: 'Attempts', cell: (d) => `${d.attempt_count} of ${d.max_attempts}`, class: 'num' },
+    { label: 'Last result', cell: (d) => lastResult(d) },
+    { label: 'Next attempt', cell: (d) => (d.status === 'RETRYING' || d.status === 'PENDING' ? time(d.next_attempt_at) : '—') },
+  ];
+  return new PagedList<Delivery>({
+    path: '/api/v1/notification-deliveries/',
+    caption: 'Deliveries',
+    empty: 'No deliveries yet.',
+    fixed: opts.channelId ? { channel_id: opts.channelId } : {},
+    initial: opts.initial,
+    pageSize: 20,
+    detail: attemptsOf,
+    filters: [
+      ...(opts.channelId ? [] : [{ name: 'channel_id', label: 'Channel', type: 'select' as const, options: [{ value: '', label: 'All channels' }, ...(opts.channels ?? []).map((c) => ({ value: c.id, label: c.name }))] }]),
+      { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, ...DELIVERY_STATUSES] },
+      { name: 'event_type', label: 'Event type', type: 'select', options: [{ value: '', label: 'Any type' }, ...EVENT_TYPES] },
+    ],
+    columns,
+  });
+}
+
+export const screen: Screen = {
+  path: 'deliveries',
+  title: 'Deliveries',
+  group: 'Monitoring',
+  adminOnly: true,
+  async render({ root, query }) {
+    root.append(
+      screenHeader('Deliveries', 'Every notification sent through a channel, with each attempt. Failed attempts are retried by the next monitor runs (2ⁿ minutes apart, at most 5 attempts).'),
+    );
+    const channels = await getAll<{ id: string; name: string }>('/api/v1/notification-channels/');
+    const list = deliveriesList({ channels, initial: { status: query.get('status') ?? '', channel_id: query.get('channel_id') ?? '' } });
+    root.append(list.el);
+    await list.load();
+  },
+};

@@ -1,0 +1,86 @@
+/** The event log: what monitoring found, newest first; an OPEN event can be resolved or ignored. */
+import { post } from '../api.js';
+import { fromLocalInput, h, time } from '../dom.js';
+import { PagedList } from '../list.js';
+import { SEVERITIES, loadProducts, names, productLabel, productOptions } from '../model.js';
+import type { Screen } from '../screen.js';
+import { actions, button, notify, screenHeader, statusBadge } from '../ui.js';
+
+interface EventEntry {
+  id: string;
+  rule_id: string;
+  rule_source: string;
+  product_id: string;
+  batch_id: string | null;
+  trigger_type: string;
+  severity: string;
+  message: string;
+  details: Record<string, unknown>;
+  status: 'OPEN' | 'RESOLVED' | 'IGNORED';
+  status_changed_by: string | null;
+  status_changed_at: string | null;
+  created_at: string;
+  allowed_transitions: string[];
+}
+
+const MOVES: Record<string, { verb: string; path: string }> = { RESOLVED: { verb: 'Resolve', path: 'resolve' }, IGNORED: { verb: 'Ignore', path: 'ignore' } };
+
+export const screen: Screen = {
+  path: 'events',
+  title: 'Events',
+  group: 'Monitoring',
+  async render({ root, query }) {
+    root.append(
+      screenHeader('Events', 'Opened by monitor runs when a rule holds. Resolve an event once handled, or ignore it; a run closes events whose condition has cleared.'),
+    );
+    const products = await loadProducts();
+    const productName = names(products, productLabel);
+    const list: PagedList<EventEntry> = new PagedList<EventEntry>({
+      path: '/api/v1/events/',
+      caption: 'Events',
+      empty: 'No events match.',
+      initial: { status: query.get('status') ?? 'OPEN', product_id: query.get('product_id') ?? '' },
+      filters: [
+        { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, 'OPEN', 'RESOLVED', 'IGNORED'] },
+        { name: 'severity', label: 'Severity', type: 'select', options: [{ value: '', label: 'Any severity' }, ...SEVERITIES] },
+        { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: '', label: 'Any trigger' }, 'THRESHOLD', 'DATE_OFFSET'] },
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products') },
+        { name: 'created_after', label: 'From', type: 'datetime-local' },
+        { name: 'created_before', label: 'Until', type: 'datetime-local' },
+      ],
+      toQuery: (v) => ({ ...v, created_after: fromLocalInput(v.created_after), created_before: fromLocalInput(v.created_before) }),
+      columns: [
+        { label: 'Opened', cell: (e) => time(e.created_at) },
+        { label: 'Severity', cell: (e) => statusBadge(e.severity) },
+        { label: 'Trigger', cell: (e) => e.trigger_type },
+        { label: 'Product', cell: (e) => productName(e.product_id) },
+        { label: 'Message', cell: (e) => e.message, class: 'wide' },
+        { label: 'Status', cell: (e) => [statusBadge(e.status), e.status_changed_at ? [' ', h('span', { class: 'muted small' }, time(e.status_changed_at))] : null] },
+        {
+          label: 'Actions',
+          class: 'actions',
+          cell: (e) =>
+            e.allowed_transitions.length
+              ? actions(
+                  e.allowed_transitions
+                    .filter((t) => MOVES[t])
+                    .map((t) =>
+                      button(
+                        MOVES[t].verb,
+                        async () => {
+                          await post(`/api/v1/events/${e.id}/${MOVES[t].path}/`, {});
+                          notify(`Event ${t.toLowerCase()}.`);
+                          await list.reload();
+                        },
+                        { label: `${MOVES[t].verb} event: ${e.message}` },
+                      ),
+                    ),
+                )
+              : '—',
+        },
+      ],
+    });
+    root.append(list.el);
+    await list.load();
+  },
+};

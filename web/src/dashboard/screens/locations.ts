@@ -1,0 +1,109 @@
+/** Locations: physical ones (warehouses, stores, shelves, vehicles; nested by parent) and the system's virtual ones. */
+import { del, patch, post } from '../api.js';
+import { h } from '../dom.js';
+import { Form, text } from '../form.js';
+import { PagedList } from '../list.js';
+import { Location, PHYSICAL_LOCATION_TYPES, loadLocations, locationOptions, names } from '../model.js';
+import type { Screen } from '../screen.js';
+import { actions, badge, button, confirmAction, notify, openDialog, panel, screenHeader } from '../ui.js';
+
+function editLocation(location: Location, all: Location[], done: () => void): void {
+  openDialog(`Edit ${location.name}`, (close) => {
+    const form = new Form({
+      fields: [
+        { name: 'name', label: 'Name', required: true, value: location.name },
+        { name: 'parent_id', label: 'Parent location', type: 'select', options: locationOptions(all, 'None', (l) => l.type !== 'VIRTUAL' && l.id !== location.id), value: location.parent_id ?? '' },
+      ],
+      submitLabel: 'Save location',
+      resetOnSuccess: false,
+      onSubmit: async (values) => {
+        await patch(`/api/v1/locations/${location.id}/`, { name: text(values.name) ?? '', parent_id: values.parent_id || null });
+        close();
+        notify(`Location ${text(values.name)} saved.`);
+        done();
+      },
+    });
+    return form.el;
+  });
+}
+
+export const screen: Screen = {
+  path: 'locations',
+  title: 'Locations',
+  group: 'Stock',
+  async render({ root }) {
+    root.append(screenHeader('Locations', 'Where stock is kept. Inbound and Outbound are the virtual system locations that additions come from and subtractions go to.'));
+    let all = await loadLocations();
+    let nameOf = names(all, (l) => l.name);
+    const refresh = async () => {
+      all = await loadLocations();
+      nameOf = names(all, (l) => l.name);
+      form.setOptions('parent_id', locationOptions(all, 'None'));
+      await list.reload();
+    };
+
+    const list: PagedList<Location> = new PagedList<Location>({
+      path: '/api/v1/locations/',
+      caption: 'Locations',
+      empty: 'No locations match.',
+      filters: [
+        { name: 'type', label: 'Type', type: 'select', options: [{ value: '', label: 'Any type' }, ...PHYSICAL_LOCATION_TYPES, 'VIRTUAL'] },
+        { name: 'is_active', label: 'Status', type: 'select', options: [{ value: '', label: 'Active and inactive' }, { value: 'true', label: 'Active' }, { value: 'false', label: 'Inactive' }] },
+      ],
+      columns: [
+        { label: 'Name', cell: (l) => h('strong', null, l.name), class: 'wide' },
+        { label: 'Type', cell: (l) => l.type },
+        { label: 'Parent', cell: (l) => (l.parent_id ? nameOf(l.parent_id) : '—') },
+        { label: 'Status', cell: (l) => [l.is_active ? badge('active', 'ok') : badge('inactive'), l.is_system ? [' ', badge('system', 'info')] : null] },
+        {
+          label: 'Actions',
+          class: 'actions',
+          cell: (l) =>
+            l.is_system
+              ? h('span', { class: 'muted' }, 'managed by the system')
+              : actions(
+                  button('Edit', () => editLocation(l, all, () => void refresh()), { label: `Edit ${l.name}` }),
+                  l.is_active
+                    ? button(
+                        'Deactivate',
+                        async () => {
+                          if (!(await confirmAction(`Deactivate ${l.name}?`, 'A location that still holds stock cannot be deactivated.', 'Deactivate'))) return;
+                          await del(`/api/v1/locations/${l.id}/`);
+                          notify(`${l.name} deactivated.`);
+                          await refresh();
+                        },
+                        { kind: 'danger', label: `Deactivate ${l.name}` },
+                      )
+                    : button(
+                        'Activate',
+                        async () => {
+                          await patch(`/api/v1/locations/${l.id}/`, { is_active: true });
+                          notify(`${l.name} activated.`);
+                          await refresh();
+                        },
+                        { label: `Activate ${l.name}` },
+                      ),
+                ),
+        },
+      ],
+    });
+
+    const form = new Form({
+      label: 'New location',
+      fields: [
+        { name: 'name', label: 'Name', required: true },
+        { name: 'type', label: 'Type', type: 'select', options: PHYSICAL_LOCATION_TYPES, value: 'WAREHOUSE' },
+        { name: 'parent_id', label: 'Parent location', type: 'select', options: locationOptions(all, 'None') },
+      ],
+      submitLabel: 'Create location',
+      onSubmit: async (values) => {
+        const created = await post<Location>('/api/v1/locations/', { name: text(values.name) ?? '', type: values.type, ...(values.parent_id ? { parent_id: values.parent_id } : {}) });
+        notify(`Location ${created.name} created.`);
+        await refresh();
+      },
+    });
+
+    root.append(panel('New location', form.el), list.el);
+    await list.load();
+  },
+};

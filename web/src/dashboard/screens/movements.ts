@@ -1,0 +1,81 @@
+/** The movement ledger, newest first, with its filters (product, location, kind, batch, time range). */
+import { getAll } from '../api.js';
+import { fromLocalInput, h, time } from '../dom.js';
+import { PagedList } from '../list.js';
+import { loadLocations, loadProducts, locationOptions, names, productOptions } from '../model.js';
+import type { Screen } from '../screen.js';
+import { badge, screenHeader } from '../ui.js';
+
+interface Movement {
+  id: string;
+  seq: number;
+  kind: string;
+  product_id: string;
+  from_location_id: string;
+  to_location_id: string;
+  quantity: number;
+  batch_id: string | null;
+  item_ids: string[] | null;
+  reason: string;
+  actor: { kind: string; id: string } | null;
+  request_id: string | null;
+  created_at: string;
+}
+
+const KINDS = ['ADD', 'SUBTRACT', 'MOVE_IN', 'MOVE_OUT', 'TRANSFER', 'ADJUST'];
+const KIND_TONES: Record<string, 'ok' | 'bad' | 'info' | 'warn'> = { ADD: 'ok', MOVE_IN: 'ok', SUBTRACT: 'bad', MOVE_OUT: 'bad', TRANSFER: 'info', ADJUST: 'warn' };
+
+export const screen: Screen = {
+  path: 'movements',
+  title: 'Movements',
+  group: 'Stock',
+  async render({ root, query }) {
+    root.append(screenHeader('Movements', 'The append-only stock ledger: every booking, newest first.'));
+    const [products, locations, users] = await Promise.all([loadProducts(), loadLocations(), getAll<{ id: string; username: string }>('/api/v1/users/')]);
+    const userName = names(users, (u) => u.username);
+    const productName = names(products, (p) => p.sku);
+    const locationName = names(locations, (l) => l.name);
+    const list = new PagedList<Movement>({
+      path: '/api/v1/movements/',
+      caption: 'Movements',
+      empty: 'No movements match.',
+      initial: Object.fromEntries(['product_id', 'location_id', 'kind', 'batch_id'].map((k) => [k, query.get(k) ?? ''])),
+      filters: [
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products') },
+        { name: 'location_id', label: 'Location (either side)', type: 'select', options: locationOptions(locations, 'All locations', () => true) },
+        { name: 'kind', label: 'Kind', type: 'select', options: [{ value: '', label: 'Any kind' }, ...KINDS] },
+        { name: 'batch_id', label: 'Batch id', placeholder: 'UUID' },
+        { name: 'created_after', label: 'From', type: 'datetime-local' },
+        { name: 'created_before', label: 'Until', type: 'datetime-local' },
+      ],
+      toQuery: (v) => ({
+        product_id: v.product_id,
+        location_id: v.location_id,
+        kind: v.kind,
+        batch_id: String(v.batch_id ?? '').trim(),
+        created_after: fromLocalInput(v.created_after),
+        created_before: fromLocalInput(v.created_before),
+      }),
+      columns: [
+        { label: '#', cell: (m) => String(m.seq), class: 'num' },
+        { label: 'When', cell: (m) => time(m.created_at) },
+        { label: 'Kind', cell: (m) => badge(m.kind, KIND_TONES[m.kind] ?? 'muted') },
+        { label: 'Product', cell: (m) => productName(m.product_id) },
+        { label: 'From → to', cell: (m) => `${locationName(m.from_location_id)} → ${locationName(m.to_location_id)}` },
+        {
+          label: 'Quantity',
+          class: 'num',
+          cell: (m) => [
+            String(m.quantity),
+            m.batch_id ? [h('br'), h('span', { class: 'muted small' }, 'batch ', h('code', null, m.batch_id.slice(0, 8)))] : null,
+            m.item_ids ? [h('br'), h('span', { class: 'muted small' }, `${m.item_ids.length} item(s)`)] : null,
+          ],
+        },
+        { label: 'Reason', cell: (m) => m.reason || '—', class: 'wide' },
+        { label: 'By', cell: (m) => (!m.actor ? '—' : m.actor.kind === 'user' ? userName(m.actor.id) : `API key ${m.actor.id.slice(0, 8)}`) },
+      ],
+    });
+    root.append(list.el);
+    await list.load();
+  },
+};

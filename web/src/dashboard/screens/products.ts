@@ -1,0 +1,180 @@
+/**
+ * Products: the catalog, and the product form with its engine config. The engine config is edited field by
+ * field (plus the monitoring rules as JSON), so that each of the server's `validation_errors` appears next to
+ * the field it names.
+ */
+import { del, patch, post } from '../api.js';
+import { h } from '../dom.js';
+import { FieldError, FieldSpec, Form, FieldGroup, Values, compact, inputValue, num, text } from '../form.js';
+import { PagedList } from '../list.js';
+import { DIMENSIONAL_UNITS, ENGINE_OF, ENGINE_TYPES, PROFILES, Product, Profile } from '../model.js';
+import type { Screen } from '../screen.js';
+import { actions, badge, button, confirmAction, notify, openDialog, panel, screenHeader } from '../ui.js';
+
+/** The numeric keys of an engine config. */
+const NUMERIC_KEYS = ['decimals', 'min_stock', 'min_threshold', 'max_stock'];
+
+const RULES_HELP = [
+  'Optional JSON array, e.g. ',
+  h('code', null, '[{"trigger_type": "THRESHOLD", "condition_config": {"min": 5}, "severity": "WARNING"}]'),
+  '. DATE_OFFSET rules ',
+  h('code', null, '{"date_field": "expiration_date", "days_offset": 30}'),
+  ' need a BATCH product.',
+];
+
+function productFields(product?: Product): (FieldSpec | FieldGroup)[] {
+  const config = (product?.engine_config ?? {}) as Record<string, unknown>;
+  const profile = product?.profile ?? 'STANDARD';
+  return [
+    { name: 'sku', label: 'SKU', required: true, value: product?.sku },
+    { name: 'name', label: 'Name', required: true, value: product?.name },
+    { name: 'profile', label: 'Profile (tracking mode)', type: 'select', options: PROFILES, value: profile, help: 'STANDARD counts, SERIALIZED tracks items, BATCH tracks batches, DIMENSIONAL measures.' },
+    { name: 'description', label: 'Description', type: 'textarea', rows: 2, value: product?.description ?? '' },
+    {
+      legend: 'Engine config',
+      name: 'engine_config',
+      help: 'Checked by the server against the profile; problems are shown next to each field.',
+      fields: [
+        { name: 'engine_config.engine_type', label: 'Engine type', type: 'select', options: ENGINE_TYPES, value: inputValue(config.engine_type) || ENGINE_OF[profile] },
+        { name: 'engine_config.unit', label: 'Unit', suggestions: DIMENSIONAL_UNITS, value: inputValue(config.unit), placeholder: profile === 'DIMENSIONAL' ? 'm' : 'pcs', help: 'Required for DIMENSIONAL (mm … lb); default pcs.' },
+        { name: 'engine_config.decimals', label: 'Decimals', type: 'number', min: 0, max: 6, step: 1, value: inputValue(config.decimals), help: '0–6; 0 for SERIALIZED.' },
+        { name: 'engine_config.min_stock', label: 'Min stock', type: 'number', min: 0, value: inputValue(config.min_stock) },
+        { name: 'engine_config.min_threshold', label: 'Min threshold', type: 'number', min: 0, value: inputValue(config.min_threshold) },
+        { name: 'engine_config.max_stock', label: 'Max stock', type: 'number', min: 0, value: inputValue(config.max_stock) },
+        {
+          name: 'engine_config.monitoring_rules',
+          label: 'Monitoring rules (JSON)',
+          type: 'textarea',
+          rows: 3,
+          value: config.monitoring_rules ? JSON.stringify(config.monitoring_rules, null, 1) : '',
+          help: RULES_HELP,
+        },
+      ],
+    },
+  ];
+}
+
+/** The request body of the product form. */
+function productBody(values: Values): Record<string, unknown> {
+  const engine: Record<string, unknown> = { engine_type: values['engine_config.engine_type'] };
+  const unit = text(values['engine_config.unit']);
+  if (unit !== undefined) engine.unit = unit;
+  for (const key of NUMERIC_KEYS) {
+    const n = num(values[`engine_config.${key}`]);
+    if (n !== undefined) engine[key] = n;
+  }
+  const rules = text(values['engine_config.monitoring_rules']);
+  if (rules !== undefined) {
+    try {
+      engine.monitoring_rules = JSON.parse(rules);
+    } catch (err) {
+      throw new FieldError('engine_config.monitoring_rules', `not valid JSON (${(err as Error).message})`);
+    }
+  }
+  return compact({
+    sku: text(values.sku) ?? '',
+    name: text(values.name) ?? '',
+    profile: values.profile,
+    engine_config: engine,
+    description: text(values.description) ?? null,
+  });
+}
+
+/** When the profile changes, the engine type follows (it must match; it can still be changed by hand). */
+function followProfile(form: Form): void {
+  form.onChange('profile', (profile: Profile) => {
+    form.setValue('engine_config.engine_type', ENGINE_OF[profile]);
+    form.control('engine_config.unit').placeholder = profile === 'DIMENSIONAL' ? 'm' : 'pcs';
+  });
+}
+
+function editProduct(product: Product, done: () => void): void {
+  openDialog(`Edit ${product.sku}`, (close) => {
+    const form = new Form({
+      fields: productFields(product),
+      submitLabel: 'Save product',
+      resetOnSuccess: false,
+      onSubmit: async (values) => {
+        await patch(`/api/v1/product-models/${product.id}/`, productBody(values));
+        close();
+        notify(`Product ${text(values.sku)} saved.`);
+        done();
+      },
+    });
+    followProfile(form);
+    return form.el;
+  });
+}
+
+export const screen: Screen = {
+  path: 'products',
+  title: 'Products',
+  group: 'Catalog',
+  render({ root, go }) {
+    const list: PagedList<Product> = new PagedList<Product>({
+      path: '/api/v1/product-models/',
+      caption: 'Products',
+      empty: 'No products yet: create the first one above.',
+      filters: [
+        { name: 'search', label: 'Search SKU or name', type: 'search' },
+        { name: 'profile', label: 'Profile', type: 'select', options: [{ value: '', label: 'Any profile' }, ...PROFILES] },
+        { name: 'is_active', label: 'Status', type: 'select', options: [{ value: '', label: 'Active and inactive' }, { value: 'true', label: 'Active' }, { value: 'false', label: 'Inactive' }] },
+      ],
+      columns: [
+        { label: 'SKU', cell: (p) => h('strong', null, p.sku) },
+        { label: 'Name', cell: (p) => p.name, class: 'wide' },
+        { label: 'Profile', cell: (p) => `${p.profile} · ${p.engine_type}` },
+        { label: 'Unit', cell: (p) => (p.decimals ? `${p.unit}, ${p.decimals} decimals` : p.unit) },
+        { label: 'Status', cell: (p) => (p.is_active ? badge('active', 'ok') : badge('inactive')) },
+        {
+          label: 'Actions',
+          class: 'actions',
+          cell: (p) =>
+            actions(
+              button('Edit', () => editProduct(p, () => list.reload()), { label: `Edit ${p.sku}` }),
+              button('Stock', () => go(`#/stock?product_id=${p.id}`), { label: `Stock of ${p.sku}` }),
+              button(
+                p.is_active ? 'Deactivate' : 'Activate',
+                async () => {
+                  await patch(`/api/v1/product-models/${p.id}/`, { is_active: !p.is_active });
+                  notify(`${p.sku} ${p.is_active ? 'deactivated' : 'activated'}.`);
+                  await list.reload();
+                },
+                { label: `${p.is_active ? 'Deactivate' : 'Activate'} ${p.sku}` },
+              ),
+              button(
+                'Delete',
+                async () => {
+                  const ok = await confirmAction(`Delete ${p.sku}?`, 'Products that stock, rules or QR codes refer to cannot be deleted; deactivate them instead.', 'Delete product');
+                  if (!ok) return;
+                  await del(`/api/v1/product-models/${p.id}/`);
+                  notify(`${p.sku} deleted.`);
+                  await list.reload();
+                },
+                { kind: 'danger', label: `Delete ${p.sku}` },
+              ),
+            ),
+        },
+      ],
+    });
+
+    const form = new Form({
+      label: 'New product',
+      fields: productFields(),
+      submitLabel: 'Create product',
+      onSubmit: async (values) => {
+        const created = await post<Product>('/api/v1/product-models/', productBody(values));
+        notify(`Product ${created.sku} created.`);
+        await list.reload();
+      },
+    });
+    followProfile(form);
+
+    root.append(
+      screenHeader('Products', 'The catalog: each product has a profile (how its stock is tracked) and an engine config.'),
+      panel('New product', form.el),
+      list.el,
+    );
+    void list.load();
+  },
+};

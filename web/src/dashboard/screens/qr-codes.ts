@@ -1,0 +1,167 @@
+/**
+ * QR codes: generate a batch of VIRGIN codes and print their label sheet (an A4 PDF, 20 labels a page, from
+ * `labels.pdf`; previewed inline from `labels.svg`), list codes with their targets, and show one label.
+ * Label files need the bearer token, so they are fetched and handed to the browser as downloads.
+ */
+import { download, post } from '../api.js';
+import { fill, h, time } from '../dom.js';
+import { Form, num } from '../form.js';
+import { PagedList } from '../list.js';
+import { loadProducts, names } from '../model.js';
+import type { Screen } from '../screen.js';
+import { actions, button, errorBox, notify, openDialog, panel, saveBlob, screenHeader, statusBadge } from '../ui.js';
+
+interface QrCode {
+  id: string;
+  code: string;
+  status: string;
+  target_type: string | null;
+  target_id: string | null;
+  product_model_id: string | null;
+  url: string;
+  configured_at: string | null;
+  locked_at: string | null;
+  created_at: string;
+}
+
+const QR_STATUSES = ['VIRGIN', 'CONFIGURED', 'LOCKED'];
+const TARGET_TYPES = ['PRODUCT', 'ITEM', 'WORK_ORDER'];
+/** At most this many labels per sheet request (qr service). */
+const SHEET_MAX = 200;
+
+/** Parses a label SVG from the service into an element (no scripts: a parsed document runs none, and CSP forbids inline ones). */
+async function svgElement(blob: Blob): Promise<Element> {
+  const doc = new DOMParser().parseFromString(await blob.text(), 'image/svg+xml');
+  const svg = doc.documentElement;
+  if (svg.nodeName !== 'svg') throw new Error('The label could not be read.');
+  for (const el of Array.from(svg.querySelectorAll('script, foreignObject'))) el.remove();
+  const node = document.importNode(svg, true);
+  node.setAttribute('role', 'img');
+  node.removeAttribute('width');
+  node.removeAttribute('height');
+  node.classList.add('label-svg');
+  return node;
+}
+
+async function downloadSheet(query: Record<string, string | number>, name: string): Promise<void> {
+  const { blob, filename } = await download('/api/v1/qr-codes/labels.pdf', query);
+  saveBlob(blob, filename ?? name);
+}
+
+function previewSheet(query: Record<string, string | number>, title: string): void {
+  openDialog(title, () => {
+    const slot = h('div', { class: 'label-preview', 'aria-busy': 'true' }, h('p', null, 'Loading…'));
+    download('/api/v1/qr-codes/labels.svg', query)
+      .then(async ({ blob }) => fill(slot, await svgElement(blob)))
+      .catch((err) => fill(slot, errorBox(err)))
+      .finally(() => slot.removeAttribute('aria-busy'));
+    return [
+      h('p', { class: 'muted' }, 'Print the PDF for exact A4 sizing; this preview shows the same labels.'),
+      actions(button('Download PDF', () => downloadSheet(query, 'qr-labels.pdf'), { kind: 'primary' })),
+      slot,
+    ];
+  });
+}
+
+/** Sheets of `codes`, at most 200 labels each. */
+function sheetButtons(codes: string[]): HTMLElement {
+  const chunks: string[][] = [];
+  for (let i = 0; i < codes.length; i += SHEET_MAX) chunks.push(codes.slice(i, i + SHEET_MAX));
+  return actions(
+    chunks.map((chunk, n) => {
+      const range = chunks.length > 1 ? ` ${n * SHEET_MAX + 1}–${n * SHEET_MAX + chunk.length}` : '';
+      const query = { codes: chunk.join(',') };
+      return [
+        button(`Download label sheet${range} (PDF)`, () => downloadSheet(query, 'qr-labels.pdf'), { kind: 'primary' }),
+        button(`Preview${range}`, () => previewSheet(query, `Label sheet${range}`), { label: `Preview label sheet${range}` }),
+      ];
+    }),
+  );
+}
+
+export const screen: Screen = {
+  path: 'qr-codes',
+  title: 'QR codes',
+  group: 'Operations',
+  async render({ root }) {
+    root.append(
+      screenHeader('QR codes', 'Codes start VIRGIN, are assigned to a product, item or work order from the widget (CONFIGURED), and can be LOCKED. A scan opens the widget.'),
+    );
+    const products = await loadProducts();
+    const productName = names(products, (p) => p.sku);
+    const result = h('div', { class: 'generated' });
+
+    const generate = new Form({
+      label: 'Generate QR codes',
+      fields: [{ name: 'count', label: 'How many codes', type: 'number', min: 1, max: 1000, step: 1, value: '20', required: true, help: '1–1000; a sheet holds 20 labels a page.' }],
+      submitLabel: 'Generate codes',
+      onSubmit: async (values) => {
+        const answer = await post<{ count: number; results: QrCode[] }>('/api/v1/qr-codes/', { count: num(values.count) });
+        const codes = answer.results.map((c) => c.code);
+        fill(
+          result,
+          h(
+            'section',
+            { class: 'block', 'aria-label': 'Generated codes' },
+            h('p', { role: 'status' }, h('strong', null, `${answer.count} new code(s)`), ': ', codes.slice(0, 10).join(', '), codes.length > 10 ? ', …' : ''),
+            sheetButtons(codes),
+          ),
+        );
+        notify(`${answer.count} QR code(s) generated.`);
+        await list.reload();
+      },
+    });
+
+    const bulk: Form = new Form({
+      label: 'Label sheet by status',
+      fields: [
+        { name: 'status', label: 'Codes in status', type: 'select', options: QR_STATUSES, value: 'VIRGIN' },
+        { name: 'page', label: 'Page (200 labels each, newest first)', type: 'number', min: 1, step: 1, value: '1' },
+      ],
+      submitLabel: 'Download label sheet (PDF)',
+      resetOnSuccess: false,
+      onSubmit: (values) => downloadSheet({ status: values.status, page: num(values.page) ?? 1 }, 'qr-labels.pdf'),
+      extra: h('button', { type: 'button', class: 'secondary', on: { click: (): void => previewSheet({ status: bulk.values().status, page: num(bulk.values().page) ?? 1 }, 'Label sheet') } }, 'Preview'),
+    });
+
+    const pageSheet = h('div', { class: 'page-sheet' });
+    const list: PagedList<QrCode> = new PagedList<QrCode>({
+      path: '/api/v1/qr-codes/',
+      caption: 'QR codes',
+      empty: 'No codes match.',
+      pageSize: 20,
+      filters: [
+        { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, ...QR_STATUSES] },
+        { name: 'target_type', label: 'Target type', type: 'select', options: [{ value: '', label: 'Any target' }, ...TARGET_TYPES] },
+      ],
+      onLoad: (rows) => fill(pageSheet, rows.length ? [h('p', { class: 'muted small' }, 'The codes on this page:'), sheetButtons(rows.map((r) => r.code))] : []),
+      columns: [
+        { label: 'Code', cell: (c) => h('code', { class: 'qr-code' }, c.code) },
+        { label: 'Status', cell: (c) => statusBadge(c.status) },
+        { label: 'Target', cell: (c) => (c.target_type ? `${c.target_type}${c.product_model_id ? ` · ${productName(c.product_model_id)}` : ''}` : '—') },
+        { label: 'Configured', cell: (c) => time(c.configured_at) },
+        { label: 'Locked', cell: (c) => time(c.locked_at) },
+        { label: 'Created', cell: (c) => time(c.created_at) },
+        {
+          label: 'Label',
+          class: 'actions',
+          cell: (c) =>
+            actions(
+              button('Label', () => previewSheet({ codes: c.code }, `Label ${c.code}`), { label: `Label of ${c.code}` }),
+              button(
+                'PNG',
+                async () => {
+                  const { blob, filename } = await download(`/api/v1/qr-codes/${c.code}/label.png`);
+                  saveBlob(blob, filename ?? `qr-${c.code}.png`);
+                },
+                { label: `Download the label of ${c.code} as PNG` },
+              ),
+            ),
+        },
+      ],
+    });
+
+    root.append(panel('Generate codes', [generate.el, result], true), panel('Label sheet by status', bulk.el), list.el, pageSheet);
+    await list.load();
+  },
+};

@@ -1,0 +1,159 @@
+/**
+ * Monitoring rules: the company's own (THRESHOLD: min/max stock; DATE_OFFSET: batches near expiry) and those a
+ * product defines (its engine config's rules, its min/max attributes), which are edited on the product.
+ */
+import { del, patch, post } from '../api.js';
+import { h } from '../dom.js';
+import { FieldGroup, FieldSpec, Form, Values, compact, inputValue, num, text } from '../form.js';
+import { PagedList } from '../list.js';
+import { SEVERITIES, loadProducts, names, productLabel, productOptions } from '../model.js';
+import type { Screen } from '../screen.js';
+import { actions, badge, button, confirmAction, notify, openDialog, panel, screenHeader, statusBadge } from '../ui.js';
+
+interface Rule {
+  id: string;
+  source: 'rule' | 'engine_config' | 'attribute';
+  product_id: string;
+  name: string | null;
+  trigger_type: 'THRESHOLD' | 'DATE_OFFSET' | 'CUSTOM';
+  condition_config: Record<string, unknown>;
+  severity: string;
+  is_active: boolean;
+  editable: boolean;
+}
+
+const SOURCES: Record<string, string> = { rule: 'rule', engine_config: 'product engine config', attribute: 'product min/max' };
+
+function condition(r: Rule): string {
+  const c = r.condition_config;
+  if (r.trigger_type === 'THRESHOLD') return [c.min !== undefined ? `below ${c.min}` : '', c.max !== undefined ? `above ${c.max}` : ''].filter(Boolean).join(' or ');
+  if (r.trigger_type === 'DATE_OFFSET') return `${c.date_field} within ${c.days_offset} day(s)`;
+  return JSON.stringify(c);
+}
+
+/** The condition fields; THRESHOLD's and DATE_OFFSET's are shown by trigger type. */
+function conditionFields(rule?: Rule): FieldGroup[] {
+  const c = rule?.condition_config ?? {};
+  const type = rule?.trigger_type ?? 'THRESHOLD';
+  return [{ legend: 'Condition', name: 'condition_config', fields: [
+    { name: 'condition_config.min', label: 'Alert below (min)', type: 'number', min: 0, value: inputValue(c.min), hidden: type !== 'THRESHOLD', help: 'Total physical stock below this; min, max or both.' },
+    { name: 'condition_config.max', label: 'Alert above (max)', type: 'number', min: 0, value: inputValue(c.max), hidden: type !== 'THRESHOLD' },
+    { name: 'condition_config.days_offset', label: 'Days before expiry', type: 'number', step: 1, value: inputValue(c.days_offset), hidden: type !== 'DATE_OFFSET', help: 'Batches whose expiration_date is within this many days (BATCH products only).' },
+  ] }];
+}
+
+function conditionBody(type: string, v: Values): Record<string, unknown> {
+  if (type === 'DATE_OFFSET') return compact({ date_field: 'expiration_date', days_offset: num(v['condition_config.days_offset']) });
+  return compact({ min: num(v['condition_config.min']), max: num(v['condition_config.max']) });
+}
+
+const common = (rule?: Rule): FieldSpec[] => [
+  { name: 'name', label: 'Name', value: rule?.name ?? '', help: 'Optional.' },
+  { name: 'severity', label: 'Severity', type: 'select', options: SEVERITIES, value: rule?.severity ?? 'WARNING' },
+];
+
+export const screen: Screen = {
+  path: 'rules',
+  title: 'Rules',
+  group: 'Monitoring',
+  async render({ root, go }) {
+    root.append(screenHeader('Monitoring rules', 'Evaluated per product by each monitor run (check_rules); a rule that holds opens an event and notifies the channels.'));
+    const products = await loadProducts();
+    const productName = names(products, productLabel);
+
+    const editRule = (r: Rule) =>
+      openDialog(`Edit rule ${r.name ?? r.trigger_type}`, (close) => {
+        const form = new Form({
+          fields: [...common(r), ...conditionFields(r)],
+          submitLabel: 'Save rule',
+          resetOnSuccess: false,
+          onSubmit: async (values) => {
+            await patch(`/api/v1/monitoring-rules/${r.id}/`, { name: text(values.name) ?? null, severity: values.severity, condition_config: conditionBody(r.trigger_type, values) });
+            close();
+            notify('Rule saved.');
+            await list.reload();
+          },
+        });
+        return form.el;
+      });
+
+    const list: PagedList<Rule> = new PagedList<Rule>({
+      path: '/api/v1/monitoring-rules/',
+      caption: 'Monitoring rules',
+      empty: 'No rules match.',
+      filters: [
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products') },
+        { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: '', label: 'Any trigger' }, 'THRESHOLD', 'DATE_OFFSET'] },
+        { name: 'source', label: 'Source', type: 'select', options: [{ value: '', label: 'Any source' }, ...Object.entries(SOURCES).map(([value, label]) => ({ value, label }))] },
+        { name: 'is_active', label: 'Status', type: 'select', options: [{ value: '', label: 'Active and inactive' }, { value: 'true', label: 'Active' }, { value: 'false', label: 'Inactive' }] },
+      ],
+      columns: [
+        { label: 'Product', cell: (r) => productName(r.product_id), class: 'wide' },
+        { label: 'Rule', cell: (r) => [h('strong', null, r.trigger_type), r.name ? ` · ${r.name}` : ''] },
+        { label: 'Condition', cell: condition },
+        { label: 'Severity', cell: (r) => statusBadge(r.severity) },
+        { label: 'Source', cell: (r) => SOURCES[r.source] ?? r.source },
+        { label: 'Status', cell: (r) => (r.is_active ? badge('active', 'ok') : badge('inactive')) },
+        {
+          label: 'Actions',
+          class: 'actions',
+          cell: (r) =>
+            r.editable
+              ? actions(
+                  button('Edit', () => editRule(r), { label: `Edit rule ${r.name ?? r.id.slice(0, 8)}` }),
+                  button(
+                    r.is_active ? 'Disable' : 'Enable',
+                    async () => {
+                      await patch(`/api/v1/monitoring-rules/${r.id}/`, { is_active: !r.is_active });
+                      notify(`Rule ${r.is_active ? 'disabled' : 'enabled'}.`);
+                      await list.reload();
+                    },
+                    { label: `${r.is_active ? 'Disable' : 'Enable'} rule ${r.name ?? r.id.slice(0, 8)}` },
+                  ),
+                  button(
+                    'Delete',
+                    async () => {
+                      if (!(await confirmAction('Delete this rule?', 'Its events stay in the event log.', 'Delete rule'))) return;
+                      await del(`/api/v1/monitoring-rules/${r.id}/`);
+                      notify('Rule deleted.');
+                      await list.reload();
+                    },
+                    { kind: 'danger', label: `Delete rule ${r.name ?? r.id.slice(0, 8)}` },
+                  ),
+                )
+              : button('Edit on product', () => go('#/products'), { label: `Rule managed by product ${productName(r.product_id)}: open products` }),
+        },
+      ],
+    });
+
+    const form = new Form({
+      label: 'New rule',
+      fields: [
+        { name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a product') },
+        { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: 'THRESHOLD', label: 'THRESHOLD: stock below/above' }, { value: 'DATE_OFFSET', label: 'DATE_OFFSET: batch near expiry' }] },
+        ...common(),
+        ...conditionFields(),
+      ],
+      submitLabel: 'Create rule',
+      onSubmit: async (values) => {
+        await post('/api/v1/monitoring-rules/', {
+          product_id: values.product_id,
+          trigger_type: values.trigger_type,
+          condition_config: conditionBody(values.trigger_type, values),
+          severity: values.severity,
+          ...(text(values.name) ? { name: text(values.name) } : {}),
+        });
+        notify('Rule created.');
+        await list.reload();
+      },
+    });
+    form.onChange('trigger_type', (type: string) => {
+      form.show('condition_config.min', type === 'THRESHOLD');
+      form.show('condition_config.max', type === 'THRESHOLD');
+      form.show('condition_config.days_offset', type === 'DATE_OFFSET');
+    });
+
+    root.append(panel('New rule', form.el), list.el);
+    await list.load();
+  },
+};

@@ -1,0 +1,126 @@
+/** Work orders: create, edit, and move through their statuses (OPEN ⇄ IN_PROGRESS → DONE or CANCELLED). */
+import { patch, post } from '../api.js';
+import { h, time } from '../dom.js';
+import { FieldSpec, Form, Values, inputValue, num, text } from '../form.js';
+import { PagedList } from '../list.js';
+import { Product, loadProducts, names, productOptions } from '../model.js';
+import type { Screen } from '../screen.js';
+import { actions, button, notify, openDialog, panel, screenHeader, statusBadge } from '../ui.js';
+
+interface WorkOrder {
+  id: string;
+  number: string;
+  title: string;
+  status: string;
+  product_id: string | null;
+  quantity: number | null;
+  due_date: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const STATUSES = ['OPEN', 'IN_PROGRESS', 'DONE', 'CANCELLED'];
+/** README: the moves each status allows; DONE and CANCELLED are final. */
+const NEXT: Record<string, string[]> = { OPEN: ['IN_PROGRESS', 'DONE', 'CANCELLED'], IN_PROGRESS: ['OPEN', 'DONE', 'CANCELLED'], DONE: [], CANCELLED: [] };
+const VERB: Record<string, string> = { OPEN: 'Reopen', IN_PROGRESS: 'Start', DONE: 'Done', CANCELLED: 'Cancel' };
+
+function orderFields(products: Product[], order?: WorkOrder): FieldSpec[] {
+  return [
+    { name: 'number', label: 'Number', required: true, value: order?.number, help: 'Unique in the company.' },
+    { name: 'title', label: 'Title', required: true, value: order?.title },
+    { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'No product'), value: order?.product_id ?? '' },
+    { name: 'quantity', label: 'Quantity', type: 'number', min: 0, value: inputValue(order?.quantity) },
+    { name: 'due_date', label: 'Due date', type: 'date', value: order?.due_date ?? '' },
+  ];
+}
+
+const orderBody = (v: Values) => ({
+  number: text(v.number) ?? '',
+  title: text(v.title) ?? '',
+  product_id: v.product_id || null,
+  quantity: num(v.quantity) ?? null,
+  due_date: v.due_date || null,
+});
+
+export const screen: Screen = {
+  path: 'work-orders',
+  title: 'Work orders',
+  group: 'Operations',
+  async render({ root }) {
+    root.append(screenHeader('Work orders', 'Open and in-progress orders are listed to the widget; DONE and CANCELLED are final.'));
+    const products = await loadProducts();
+    const productName = names(products, (p) => p.sku);
+
+    const move = (o: WorkOrder, status: string) =>
+      button(
+        VERB[status],
+        async () => {
+          await patch(`/api/v1/work-orders/${o.id}/`, { status });
+          notify(`Work order ${o.number} is ${status}.`);
+          await list.reload();
+        },
+        { label: `${VERB[status]} work order ${o.number}`, kind: status === 'CANCELLED' ? 'danger' : 'secondary' },
+      );
+
+    const list: PagedList<WorkOrder> = new PagedList<WorkOrder>({
+      path: '/api/v1/work-orders/',
+      caption: 'Work orders',
+      empty: 'No work orders match.',
+      filters: [
+        { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, ...STATUSES] },
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'Any product') },
+      ],
+      columns: [
+        { label: 'Number', cell: (o) => h('strong', null, o.number) },
+        { label: 'Title', cell: (o) => o.title, class: 'wide' },
+        { label: 'Status', cell: (o) => statusBadge(o.status) },
+        { label: 'Product', cell: (o) => productName(o.product_id) },
+        { label: 'Quantity', cell: (o) => (o.quantity === null ? '—' : String(o.quantity)), class: 'num' },
+        { label: 'Due', cell: (o) => o.due_date ?? '—' },
+        { label: 'Updated', cell: (o) => time(o.updated_at) },
+        {
+          label: 'Actions',
+          class: 'actions',
+          cell: (o) =>
+            actions(
+              NEXT[o.status]?.map((s) => move(o, s)),
+              NEXT[o.status]?.length
+                ? button(
+                    'Edit',
+                    () =>
+                      openDialog(`Edit work order ${o.number}`, (close) => {
+                        const form = new Form({
+                          fields: orderFields(products, o),
+                          submitLabel: 'Save work order',
+                          resetOnSuccess: false,
+                          onSubmit: async (values) => {
+                            await patch(`/api/v1/work-orders/${o.id}/`, orderBody(values));
+                            close();
+                            notify(`Work order ${text(values.number)} saved.`);
+                            await list.reload();
+                          },
+                        });
+                        return form.el;
+                      }),
+                    { label: `Edit work order ${o.number}` },
+                  )
+                : null,
+            ),
+        },
+      ],
+    });
+
+    const form = new Form({
+      label: 'New work order',
+      fields: orderFields(products),
+      submitLabel: 'Create work order',
+      onSubmit: async (values) => {
+        const created = await post<WorkOrder>('/api/v1/work-orders/', orderBody(values));
+        notify(`Work order ${created.number} created.`);
+        await list.reload();
+      },
+    });
+    root.append(panel('New work order', form.el), list.el);
+    await list.load();
+  },
+};

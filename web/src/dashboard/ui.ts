@@ -1,0 +1,257 @@
+/** Shared pieces of every screen: notices, the error display, buttons, dialogs, copy and secret fields. */
+import { ApiError } from './api.js';
+import { Child, fill, h, uid } from './dom.js';
+
+// ---------------------------------------------------------------------------------------------- notices
+
+let noticeRegion: HTMLElement | null = null;
+let noticeTimer: number | undefined;
+
+/** The live region notices go to (the shell's, above the screen). */
+export function setNoticeRegion(el: HTMLElement): void {
+  noticeRegion = el;
+}
+
+/** A short message above the screen; errors stay until dismissed, successes fade after a while. */
+export function notify(message: Child, kind: 'success' | 'error' | 'info' = 'success'): void {
+  if (!noticeRegion) return;
+  window.clearTimeout(noticeTimer);
+  const box = h(
+    'div',
+    { class: `notice notice-${kind}`, role: kind === 'error' ? 'alert' : undefined },
+    h('div', { class: 'notice-text' }, message),
+    h('button', { type: 'button', class: 'link', on: { click: () => clearNotice() } }, 'Dismiss'),
+  );
+  fill(noticeRegion, box);
+  if (kind !== 'error') noticeTimer = window.setTimeout(clearNotice, 10_000);
+}
+
+export function clearNotice(): void {
+  window.clearTimeout(noticeTimer);
+  if (noticeRegion) noticeRegion.replaceChildren();
+}
+
+/** The message of any thrown value. */
+export function messageOf(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+/** Details values that are not a plain field message (arrays, objects) as readable text. */
+function detailText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/**
+ * An API error as shown to people: the message, then each detail not shown next to a field (`skip`), the
+ * request id for support, and when to retry after a rate limit.
+ */
+export function errorBox(err: unknown, skip: Set<string> = new Set()): HTMLElement {
+  const box = h('div', { class: 'error-box', role: 'alert' }, h('p', { class: 'error-title' }, messageOf(err)));
+  if (err instanceof ApiError) {
+    const rest = Object.entries(err.body.details ?? {}).filter(([key]) => !skip.has(key));
+    if (rest.length) box.append(h('ul', null, rest.map(([key, value]) => h('li', null, h('code', null, key), ': ', detailText(value)))));
+    if (err.body.retry_after) box.append(h('p', null, `Try again in ${err.body.retry_after} s.`));
+    if (err.requestId) box.append(h('p', { class: 'muted small' }, `Code ${err.code} · request id `, h('code', null, err.requestId)));
+  }
+  return box;
+}
+
+/** Shows an error from an action (not a form) as a notice. */
+export function notifyError(err: unknown): void {
+  notify(errorBox(err), 'error');
+}
+
+// ---------------------------------------------------------------------------------------------- buttons
+
+export interface ButtonOptions {
+  kind?: 'primary' | 'secondary' | 'danger' | 'link';
+  /** For buttons whose text alone is ambiguous in a list ("Edit" → "Edit Main warehouse"). */
+  label?: string;
+}
+
+/**
+ * A button running `action`; while it runs the button is disabled and marked busy, and a thrown error is
+ * shown as a notice.
+ */
+export function button(text: string, action: (btn: HTMLButtonElement) => unknown, opts: ButtonOptions = {}): HTMLButtonElement {
+  const btn = h('button', { type: 'button', class: opts.kind ?? 'secondary', 'aria-label': opts.label }, text);
+  btn.addEventListener('click', async () => {
+    if (btn.disabled) return;
+    btn.disabled = true;
+    btn.setAttribute('aria-busy', 'true');
+    try {
+      await action(btn);
+    } catch (err) {
+      notifyError(err);
+    } finally {
+      btn.disabled = false;
+      btn.removeAttribute('aria-busy');
+    }
+  });
+  return btn;
+}
+
+export const actions = (...buttons: Child[]) => h('div', { class: 'actions' }, buttons);
+
+// ---------------------------------------------------------------------------------------------- dialogs
+
+export interface DialogHandle {
+  dialog: HTMLDialogElement;
+  close(): void;
+}
+
+/**
+ * A modal dialog (native `<dialog>`: focus stays inside, Escape closes it, focus returns to where it was).
+ * `build` gets the close function; the dialog is removed from the page when it closes.
+ */
+export function openDialog(title: string, build: (close: () => void) => Child): DialogHandle {
+  const titleId = uid('dialog-title');
+  const previous = document.activeElement as HTMLElement | null;
+  const dialog = h('dialog', { 'aria-labelledby': titleId, class: 'dialog' });
+  const close = () => dialog.close();
+  dialog.append(
+    h(
+      'div',
+      { class: 'dialog-head' },
+      h('h2', { id: titleId }, title),
+      h('button', { type: 'button', class: 'link', on: { click: close } }, 'Close'),
+    ),
+    h('div', { class: 'dialog-body' }, build(close)),
+  );
+  dialog.addEventListener('close', () => {
+    dialog.remove();
+    // The opener may have been replaced meanwhile (a list reloaded after a save): then the screen's heading.
+    if (previous?.isConnected) previous.focus();
+    else document.querySelector<HTMLElement>('main h1')?.focus();
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+  return { dialog, close };
+}
+
+/** Asks before a destructive or irreversible action; resolves true when confirmed. */
+export function confirmAction(title: string, message: Child, confirmLabel: string, danger = true): Promise<boolean> {
+  return new Promise((resolve) => {
+    let answer = false;
+    const handle = openDialog(title, (close) => [
+      h('div', { class: 'confirm-text' }, message),
+      actions(
+        h('button', { type: 'button', class: danger ? 'danger' : 'primary', on: { click: () => ((answer = true), close()) } }, confirmLabel),
+        h('button', { type: 'button', class: 'secondary', on: { click: close } }, 'Cancel'),
+      ),
+    ]);
+    handle.dialog.addEventListener('close', () => resolve(answer));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------- values
+
+async function copyText(text: string, fallbackInput?: HTMLInputElement): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    if (!fallbackInput) return false;
+    fallbackInput.select();
+    // Deprecated, but the only way outside secure contexts.
+    return document.execCommand('copy');
+  }
+}
+
+/** A "Copy" button for `text()`; says "Copied" for a moment (announced through the button's label). */
+export function copyButton(text: () => string, what: string, input?: HTMLInputElement): HTMLButtonElement {
+  const btn = h('button', { type: 'button', class: 'secondary' }, 'Copy');
+  btn.setAttribute('aria-label', `Copy ${what}`);
+  btn.addEventListener('click', async () => {
+    const ok = await copyText(text(), input);
+    btn.textContent = ok ? 'Copied' : 'Copy failed: select and copy by hand';
+    window.setTimeout(() => (btn.textContent = 'Copy'), 2500);
+  });
+  return btn;
+}
+
+/**
+ * A secret shown masked, with Reveal/Hide and Copy. `label` names it for screen readers and the visible
+ * label. `revealed` shows it from the start (a value shown once).
+ */
+export function secretField(label: string, value: string, opts: { revealed?: boolean; help?: Child } = {}): HTMLElement {
+  const id = uid('secret');
+  const input = h('input', { id, type: opts.revealed ? 'text' : 'password', readonly: true, value, class: 'secret-input', autocomplete: 'off', spellcheck: 'false' });
+  const toggle = h('button', { type: 'button', class: 'secondary', 'aria-controls': id, 'aria-pressed': String(Boolean(opts.revealed)) }, opts.revealed ? 'Hide' : 'Reveal');
+  toggle.setAttribute('aria-label', `${opts.revealed ? 'Hide' : 'Reveal'} ${label.toLowerCase()}`);
+  toggle.addEventListener('click', () => {
+    const show = input.type === 'password';
+    input.type = show ? 'text' : 'password';
+    toggle.textContent = show ? 'Hide' : 'Reveal';
+    toggle.setAttribute('aria-pressed', String(show));
+    toggle.setAttribute('aria-label', `${show ? 'Hide' : 'Reveal'} ${label.toLowerCase()}`);
+  });
+  return h(
+    'div',
+    { class: 'field secret' },
+    h('label', { for: id }, label),
+    h('div', { class: 'secret-row' }, input, toggle, copyButton(() => input.value, label.toLowerCase(), input)),
+    opts.help ? h('p', { class: 'help' }, opts.help) : null,
+  );
+}
+
+export function badge(text: string, tone: 'ok' | 'warn' | 'bad' | 'muted' | 'info' = 'muted'): HTMLElement {
+  return h('span', { class: `badge badge-${tone}` }, text);
+}
+
+const STATUS_TONES: Record<string, 'ok' | 'warn' | 'bad' | 'muted' | 'info'> = {
+  OPEN: 'warn',
+  IN_PROGRESS: 'info',
+  DONE: 'ok',
+  CANCELLED: 'muted',
+  RESOLVED: 'ok',
+  IGNORED: 'muted',
+  VIRGIN: 'muted',
+  CONFIGURED: 'info',
+  LOCKED: 'ok',
+  PENDING: 'info',
+  RETRYING: 'warn',
+  DELIVERED: 'ok',
+  FAILED: 'bad',
+  INFO: 'info',
+  WARNING: 'warn',
+  CRITICAL: 'bad',
+};
+
+/** A status or severity value as a coloured badge (the text carries the meaning, colour only helps). */
+export const statusBadge = (status: string) => badge(status, STATUS_TONES[status] ?? 'muted');
+
+export const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+
+/** A definition list of `[term, value]` pairs. */
+export function facts(pairs: [string, Child][]): HTMLElement {
+  return h('dl', { class: 'facts' }, pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value ?? '—')]));
+}
+
+/** Saves a Blob as a file through a temporary link. */
+export function saveBlob(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = h('a', { href: url, download: filename, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** A screen's title and lead paragraph. The heading takes focus after navigation (see main.ts). */
+export function screenHeader(title: string, lead?: Child): HTMLElement {
+  return h('header', { class: 'screen-head' }, h('h1', { tabindex: '-1' }, title), lead ? h('p', { class: 'lead' }, lead) : null);
+}
+
+/** A collapsible panel (a native `<details>`: keyboard operable, state announced). */
+export function panel(summary: string, content: Child, open = false): HTMLDetailsElement {
+  return h('details', { class: 'panel', open }, h('summary', null, summary), h('div', { class: 'panel-body' }, content));
+}
+
+export function section(title: string, ...content: Child[]): HTMLElement {
+  const id = uid('section');
+  return h('section', { class: 'block', 'aria-labelledby': id }, h('h2', { id }, title), content);
+}

@@ -1,0 +1,161 @@
+/**
+ * The widget's entry point (`/widget/`). Two ways in:
+ * - from a QR scan, `/widget/?token=<one-time token>`: the token is removed from the address bar first thing,
+ *   exchanged once (`exchange_token/`) for a scan key, which is kept in this tab's sessionStorage only;
+ * - embedded by sdk.js, `/widget/?embed=1` in an iframe: the widget tells its parent it is ready, and takes the
+ *   key from the parent's `postMessage` (memory only), then reports back `loaded` or `error` and its height.
+ * The key only ever travels in the `X-API-Key` header.
+ */
+import { ApiError, WidgetApi, exchangeToken } from './api.js';
+import { showScreen, startApp } from './app.js';
+import { Child, h } from './dom.js';
+import { errorText, waitText } from './messages.js';
+import { ScanSession, clearSession, loadSession, saveSession } from './session.js';
+
+/** The `source` of every message between the widget and sdk.js. */
+const CHANNEL = 'pi-inventory-widget';
+const KEY_WAIT_MS = 15_000;
+
+// First: the one-time token leaves the address bar (and so the history, bookmarks and screenshots).
+const params = new URLSearchParams(window.location.search);
+const token = params.get('token');
+if (token !== null) {
+  params.delete('token');
+  const query = params.toString();
+  history.replaceState(history.state, '', `${window.location.pathname}${query ? `?${query}` : ''}${window.location.hash}`);
+}
+
+function scanAgain(): HTMLParagraphElement {
+  return h('p', { class: 'scan-again' }, h('strong', {}, 'Scan the QR code again'), ' with your phone’s camera to get a new link.');
+}
+
+function startScan(session: ScanSession): void {
+  const api = new WidgetApi(session.apiKey);
+  let current = session;
+  const ended = (reason: Child) => {
+    clearSession();
+    showScreen('Your session has ended', [reason, scanAgain()]);
+  };
+  const expiresIn = new Date(session.expiresAt).getTime() - Date.now();
+  const timer = window.setTimeout(() => ended('The key of this scan has expired.'), Math.min(Math.max(expiresIn, 0), 2 ** 31 - 1));
+  startApp({
+    api,
+    mode: 'scan',
+    qr: session.qr,
+    onUnauthorized: (err) => {
+      window.clearTimeout(timer);
+      ended(err.message);
+    },
+    onQrChange: (qr) => {
+      current = { ...current, qr };
+      saveSession(current);
+    },
+  });
+}
+
+function tokenProblem(err: unknown): void {
+  const previous = loadSession();
+  const resume = previous
+    ? h('button', { type: 'button', class: 'secondary', onclick: () => startScan(previous) }, `Continue with code ${previous.qr.code}`)
+    : null;
+  if (err instanceof ApiError) {
+    if (err.code === 'token_used') {
+      return showScreen(
+        'This link was already used',
+        ['A QR link opens the widget once, and this one has been opened before (perhaps in another tab or on another phone).', scanAgain()],
+        resume,
+      );
+    }
+    if (err.status === 410) return showScreen('This link has expired', ['A QR link is valid for about ten minutes after the scan.', scanAgain()], resume);
+    if (err.status === 400) return showScreen('This link is not valid', ['The address is incomplete, or it was not made by this inventory service.', scanAgain()], resume);
+    if (err.status === 429) return showScreen('Too many scans', [`Please wait ${waitText(err.retryAfter ?? 60)}, then scan the code again.`], resume);
+    if (err.code === 'widget_key_unavailable') {
+      return showScreen('The widget is not available', [err.message, 'Ask your administrator to create or restore the company’s widget key.']);
+    }
+  }
+  showScreen('The widget could not open', [errorText(err), scanAgain()], resume);
+}
+
+async function bootScan(): Promise<void> {
+  if (token !== null) {
+    showScreen('Opening…', 'Checking the scanned code.');
+    let session: ScanSession;
+    try {
+      const answer = await exchangeToken(token);
+      session = { apiKey: answer.api_key, expiresAt: answer.expires_at, qr: answer.qr };
+    } catch (err) {
+      return tokenProblem(err);
+    }
+    saveSession(session);
+    return startScan(session);
+  }
+  const session = loadSession();
+  if (session) return startScan(session);
+  showScreen('Scan a QR code', [
+    'Point your phone’s camera at an inventory QR code label: it opens this widget for that code.',
+    'Websites embed the widget with the SDK, /widget/sdk.js.',
+  ]);
+}
+
+function bootEmbedded(): void {
+  document.documentElement.classList.add('embedded');
+  if (window.parent === window) {
+    showScreen('Nothing to show here', 'This address is meant to be opened by the inventory widget SDK inside another page.');
+    return;
+  }
+  let embedder: string | null = null;
+  const post = (message: Record<string, unknown>) => {
+    if (embedder) window.parent.postMessage({ source: CHANNEL, ...message }, embedder);
+  };
+  const waiting = window.setTimeout(() => {
+    if (!embedder) showScreen('No key received', 'The embedding page did not hand over an API key. Mount the widget with InventoryWidget.mount(element, { apiKey }).');
+  }, KEY_WAIT_MS);
+
+  window.addEventListener('message', async (event: MessageEvent) => {
+    const data = event.data as { source?: unknown; type?: unknown; apiKey?: unknown } | null;
+    // Only the embedding page, only once, only our message.
+    if (event.source !== window.parent || embedder !== null || !data || data.source !== CHANNEL || data.type !== 'key' || typeof data.apiKey !== 'string') return;
+    embedder = event.origin;
+    window.clearTimeout(waiting);
+    watchHeight(post);
+    const api = new WidgetApi(data.apiKey);
+    try {
+      await api.get('locations/'); // a cheap check of the key before anything is shown
+    } catch (err) {
+      const code = err instanceof ApiError ? err.code : 'error';
+      showScreen('The widget cannot open', errorText(err));
+      post({ type: 'error', code, message: err instanceof Error ? err.message : String(err), status: err instanceof ApiError ? err.status : 0 });
+      return;
+    }
+    startApp({
+      api,
+      mode: 'embed',
+      qr: null,
+      onUnauthorized: (err) => {
+        showScreen('The key was refused', errorText(err));
+        post({ type: 'error', code: err.code, message: err.message, status: err.status });
+      },
+      onFirstRender: () => post({ type: 'loaded' }),
+    });
+  });
+  showScreen('Connecting…', 'Waiting for the page to hand over its key.');
+  window.parent.postMessage({ source: CHANNEL, type: 'ready', version: 1 }, '*');
+}
+
+/** Tells the embedding page the height of the content, so that sdk.js can size the iframe to it. */
+function watchHeight(post: (message: Record<string, unknown>) => void): void {
+  const app = document.querySelector('.app') ?? document.body;
+  let last = 0;
+  const report = () => {
+    const height = Math.ceil(app.getBoundingClientRect().height);
+    if (height !== last) {
+      last = height;
+      post({ type: 'resize', height });
+    }
+  };
+  new ResizeObserver(report).observe(app);
+  report();
+}
+
+if (params.get('embed') === '1') bootEmbedded();
+else void bootScan();
