@@ -4,7 +4,7 @@
  */
 import type { Router } from 'express';
 import Joi from 'joi';
-import { commonEnv, loadConfig, loadConfigOrExit } from '../config/load';
+import { commonEnv, loadConfigOrExit } from '../config/load';
 import { Database, connectDatabase } from '../db/database';
 import { Logger, createLogger } from '../logger';
 import { createServiceApp } from './service-app';
@@ -29,10 +29,9 @@ export function loadServiceConfig<E extends object = object>(
   portVariable: string,
   defaultPort: number,
   env: Record<string, Joi.Schema> = {},
-  source: NodeJS.ProcessEnv = process.env,
 ): ServiceConfig & E {
   const schema = Joi.object({ ...commonEnv, ...env, [portVariable]: Joi.number().port().default(defaultPort) });
-  const values = (source === process.env ? loadConfigOrExit(schema, name) : loadConfig(schema, source)) as Omit<ServiceConfig, 'PORT'> & Record<string, unknown>;
+  const values = loadConfigOrExit(schema, name) as Omit<ServiceConfig, 'PORT'> & Record<string, unknown>;
   return { ...values, PORT: values[portVariable] as number } as ServiceConfig & E;
 }
 

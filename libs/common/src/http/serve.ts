@@ -18,8 +18,17 @@ export interface ServeOptions {
 /** Keep-alive must outlive the gateway agent's idle timeout so the gateway never reuses a closing socket. */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
+/** The answers each server made by `listen` has in progress, so that `closeServer` can end their connections. */
+const inProgress = new WeakMap<http.Server, Set<http.ServerResponse>>();
+
 export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<http.Server> {
   const server = http.createServer(app);
+  const answers = new Set<http.ServerResponse>();
+  inProgress.set(server, answers);
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    answers.add(res);
+    res.once('close', () => answers.delete(res));
+  });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
   return new Promise((resolve, reject) => {
@@ -28,7 +37,16 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<ht
   });
 }
 
-/** Stops accepting, closes idle keep-alive sockets, and resolves when in-flight requests are done. */
+/**
+ * Stops accepting, closes idle keep-alive sockets, and resolves when in-flight requests are done (or, after
+ * `graceMs`, cuts what is left).
+ *
+ * A keep-alive connection with a request in flight stays open after its answer (`server.close()` only closes
+ * connections that are idle when it is called), and the peer (the gateway's agent, the ingress, a browser)
+ * goes on sending new requests on it: the process would wait out the whole grace period and then cut those
+ * requests. So from now on every answer says `Connection: close` where its headers are not sent yet, and each
+ * connection is closed as soon as its answer is finished.
+ */
 export function closeServer(server: http.Server, graceMs = 20_000): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => {
@@ -36,11 +54,17 @@ export function closeServer(server: http.Server, graceMs = 20_000): Promise<void
       resolve();
     }, graceMs);
     force.unref();
+    const lastAnswer = (res: http.ServerResponse) => {
+      if (!res.headersSent) res.setHeader('Connection', 'close');
+      res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+    };
+    for (const res of inProgress.get(server) ?? []) lastAnswer(res);
+    server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => lastAnswer(res));
+    // Since Node 19, close() also closes the connections that are idle now.
     server.close(() => {
       clearTimeout(force);
       resolve();
     });
-    server.closeIdleConnections();
   });
 }
 
