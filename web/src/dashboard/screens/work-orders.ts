@@ -5,16 +5,11 @@ import { FieldSpec, Form, Values, inputValue, num, text } from '../form.js';
 import { PagedList } from '../list.js';
 import { Product, loadProducts, names, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
+import type { WorkOrder as WidgetWorkOrder } from '../../widget/types.js';
 import { actions, button, notify, openDialog, panel, screenHeader, statusBadge } from '../ui.js';
 
-interface WorkOrder {
-  id: string;
-  number: string;
-  title: string;
-  status: string;
-  product_id: string | null;
-  quantity: number | null;
-  due_date: string | null;
+/** The core work order is the widget's with its timestamps (README "Work orders, batches, items"). */
+interface WorkOrder extends WidgetWorkOrder {
   created_at: string;
   updated_at: string;
 }
