@@ -4,7 +4,7 @@
  * the token leaves the address bar and is exchanged once (a second tab gets the used-token message), the key
  * only travels in `X-API-Key` and lives in sessionStorage, bookings of every kind show the new stock, a double
  * tap books once (one Idempotency-Key), errors show their message (409, 429 with the wait), a VIRGIN code is
- * configured and locked, locations are created, and the screens fit 360 px. Screenshots of the main screens
+ * linked to a product, a work order or an item and locked, locations are created, and the screens fit 360 px. Screenshots of the main screens
  * at 360 px and 1280 px land in test-artifacts/widget-*.png.
  */
 import { expect } from 'chai';
@@ -251,6 +251,57 @@ describe('Widget pages: /widget/ in a browser', function () {
     await page.locator('.facts a').click();
     await page.getByRole('heading', { level: 2, name: 'Green gadget' }).waitFor();
     expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('a VIRGIN code links to a work order, another to a serialized item; scanned again, each opens its record', async () => {
+    const company = await buildCompany();
+    const location = await buildLocation(company, 'Workshop');
+    const drill = await buildProduct(company, { profile: 'SERIALIZED', name: 'Drill' });
+    await addStock(company, drill.id, location.id, 2, { serial_numbers: ['SN-100', 'SN-200'] });
+    const number = unique('WO');
+    const order = await post('/api/v1/work-orders/', { number, title: 'Service the drills', product_id: drill.id, quantity: 2, due_date: '2031-03-01' }, { token: company.token });
+    expect(order.status, JSON.stringify(order.body)).to.equal(201);
+    const items = await get(`/api/v1/widget/items/?product_id=${drill.id}`, { apiKey: company.apiKey });
+    const sn200 = (items.body.items as { id: string; serial_number: string }[]).find((i) => i.serial_number === 'SN-200')!;
+    const chooseTarget = (page: Page, name: string) => page.locator('.configure .segmented label', { hasText: new RegExp(`^${name}$`) }).click();
+
+    // A work order: picked from the open ones.
+    const orderCode = await generateCode(company);
+    const first = await newPage();
+    await first.page.goto(scan.scanUrl(orderCode));
+    await first.page.getByRole('heading', { level: 3, name: 'Set up this code' }).waitFor();
+    await chooseTarget(first.page, 'Work order');
+    await first.page.getByLabel(new RegExp(`^${number} Service the drills`)).check();
+    await first.page.getByRole('button', { name: 'Link code' }).click();
+    await waitForText(first.page, '.facts', `Work order: Work order ${number} Service the drills`);
+    let info = await get(`/api/v1/widget/qr_info/?code=${orderCode}`, { apiKey: company.apiKey });
+    expect(info.body).to.include({ status: 'CONFIGURED', target_type: 'WORK_ORDER', target_id: order.body.id });
+    expect(problems(first)).to.deep.equal([]);
+
+    // A serialized item: its product first, then the serial number.
+    const itemCode = await generateCode(company);
+    const second = await newPage();
+    await second.page.goto(scan.scanUrl(itemCode));
+    await second.page.getByRole('heading', { level: 3, name: 'Set up this code' }).waitFor();
+    await chooseTarget(second.page, 'Item');
+    await second.page.getByLabel('Product of the item').selectOption(drill.id);
+    await second.page.getByLabel(/^SN-200/).check();
+    await second.page.getByRole('button', { name: 'Link code' }).click();
+    await waitForText(second.page, '.facts', 'Item: An item of Drill');
+    info = await get(`/api/v1/widget/qr_info/?code=${itemCode}`, { apiKey: company.apiKey });
+    expect(info.body).to.include({ status: 'CONFIGURED', target_type: 'ITEM', target_id: sn200.id, product_model_id: drill.id });
+    expect(problems(second)).to.deep.equal([]);
+
+    // Scanned again: the work order's code opens the open work orders with it marked, the item's its product.
+    const rescanOrder = await newPage();
+    await rescanOrder.page.goto(scan.scanUrl(orderCode));
+    await rescanOrder.page.getByRole('heading', { level: 2, name: 'Open work orders' }).waitFor();
+    await waitForText(rescanOrder.page, '.work-orders li[aria-current="true"]', number);
+    const rescanItem = await newPage();
+    await rescanItem.page.goto(scan.scanUrl(itemCode));
+    await rescanItem.page.getByRole('heading', { level: 2, name: 'Drill' }).waitFor();
+    expect(problems(rescanOrder)).to.deep.equal([]);
+    expect(problems(rescanItem)).to.deep.equal([]);
   });
 
   it('lists products with stock (search, location filter), shows batches and items, transfers a serialized item, creates a location and lists open work orders', async () => {
