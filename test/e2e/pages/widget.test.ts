@@ -4,8 +4,8 @@
  * the token leaves the address bar and is exchanged once (a second tab gets the used-token message), the key
  * only travels in `X-API-Key` and lives in sessionStorage, bookings of every kind show the new stock, a double
  * tap books once (one Idempotency-Key), errors show their message (409, 429 with the wait), a VIRGIN code is
- * linked to a product, a work order or an item and locked, locations are created, and the screens fit 360 px. Screenshots of the main screens
- * at 360 px and 1280 px land in test-artifacts/widget-*.png.
+ * linked to a product, a work order or an item and locked, locations are created, and the screens fit 360 px.
+ * Screenshots of the main screens at 360 px and 1280 px land in test-artifacts/widget-*.png.
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
