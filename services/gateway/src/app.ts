@@ -15,7 +15,7 @@ import { tokenRouter } from './routes/token/router';
 import { usersRouter } from './routes/users/router';
 import { gatewayHealthRouter } from './routes/health';
 import { cors, parseDashboardOrigins } from './http/cors';
-import { DocumentedPath, documentedPaths, methodNotAllowed, methodNotAllowedAfterApiKey } from './http/methods';
+import { MethodTable, methodNotAllowed, methodNotAllowedAfterApiKey, methodTable } from './http/methods';
 import { SERVICE_APIS, allOperations } from './docs/apis';
 import { buildOpenApiDocument } from './docs/document';
 import { schemaRouter } from './docs/schema-router';
@@ -44,7 +44,7 @@ export function createGatewayApp(deps: GatewayDeps, rateLimits: RateLimits = cre
 
   app.use(anonymousGatewayLimiter(rateLimits));
   // One method table for both 405 checks: before authentication here, after the API key in the dispatcher.
-  const methods = documentedPaths(allOperations());
+  const methods = methodTable(allOperations());
   app.use(methodNotAllowed(methods));
   app.use(schemaRouter(buildOpenApiDocument({ apis: SERVICE_APIS, deprecations })));
   app.use(docsUiRouter());
@@ -62,7 +62,7 @@ export function createGatewayApp(deps: GatewayDeps, rateLimits: RateLimits = cre
 }
 
 /** Authenticates a request the route table claims and hands it to that service's proxy. */
-function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits, methods: DocumentedPath[]): RequestHandler {
+function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits, methods: MethodTable): RequestHandler {
   const { config, logger } = deps;
   const proxyOptions = { internalJwtSecret: config.INTERNAL_JWT_SECRET, timeoutMs: config.PROXY_TIMEOUT_MS, logger };
   const proxies: Record<ServiceName, RequestHandler> = {
@@ -81,12 +81,16 @@ function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits, methods: D
     api_key: routeLimiter(rateLimits, 'api_key'),
   };
   // Widget paths check the key before the method: every method needs a permission (SPEC.md), 401/403 first.
-  const afterApiKey = methodNotAllowedAfterApiKey(methods);
+  const afterApiKey: Record<ServiceName, RequestHandler> = {
+    inventory: methodNotAllowedAfterApiKey(methods, 'inventory'),
+    qr: methodNotAllowedAfterApiKey(methods, 'qr'),
+    monitor: methodNotAllowedAfterApiKey(methods, 'monitor'),
+  };
   return (req, res, next) => {
     const route = routeFor(req.path);
     if (!route) return next();
     const forward = (err?: unknown) => (err ? next(err) : proxies[route.service](req, res, next));
-    const proxy = (err?: unknown) => (err ? next(err) : afterApiKey(req, res, forward));
+    const proxy = (err?: unknown) => (err ? next(err) : route.auth === 'api_key' ? afterApiKey[route.service](req, res, forward) : forward());
     const limit = (err?: unknown) => (err ? next(err) : limiters[route.auth](req, res, proxy));
     void Promise.resolve(authenticators[route.auth](req, res, limit)).catch(next);
   };

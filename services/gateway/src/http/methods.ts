@@ -21,20 +21,20 @@
  * invalid key 401, so there the key is checked first and the 405 comes after it (`methodNotAllowedAfterApiKey`,
  * run by the dispatcher between API key authentication and the proxy).
  */
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError, type ApiOperation } from '@pi/common';
 import { routeFor } from '../proxy/route-table';
 
 /** Who answers a path: the service the route table proxies it to, or the gateway itself. */
 type Owner = string;
-const ownerOf = (path: string): Owner => routeFor(path)?.service ?? 'gateway';
 
-export interface DocumentedPath {
-  template: string;
+interface DocumentedPath {
   pattern: RegExp;
-  owner: Owner;
   methods: Set<string>;
 }
+
+/** The documented path templates of each owner, built once at start: a request only tries its owner's. */
+export type MethodTable = Map<Owner, DocumentedPath[]>;
 
 /** The order methods are listed in `Allow`. */
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -52,63 +52,59 @@ export function templatePattern(template: string): RegExp {
   return new RegExp(`^${body}/?$`, 'i');
 }
 
-/** One row per documented path template, with its methods and the service that answers it. */
-export function documentedPaths(operations: ApiOperation[]): DocumentedPath[] {
-  const byTemplate = new Map<string, DocumentedPath>();
+/** One row per documented path template with its methods, grouped by the service that answers it. */
+export function methodTable(operations: ApiOperation[]): MethodTable {
+  const byTemplate = new Map<string, DocumentedPath & { owner: Owner }>();
   for (const op of operations) {
     let row = byTemplate.get(op.path);
     if (!row) {
-      row = { template: op.path, pattern: templatePattern(op.path), owner: ownerOf(op.path), methods: new Set() };
+      row = { pattern: templatePattern(op.path), owner: routeFor(op.path)?.service ?? 'gateway', methods: new Set() };
       byTemplate.set(op.path, row);
     }
     row.methods.add(op.method.toUpperCase());
   }
-  return [...byTemplate.values()];
+  const table: MethodTable = new Map();
+  for (const row of byTemplate.values()) table.set(row.owner, [...(table.get(row.owner) ?? []), row]);
+  return table;
 }
 
 /**
- * The methods a concrete path accepts: the union over every template of its owning service that matches it,
- * or undefined for a path the document does not know (left to the routes, which 404 it).
+ * The methods a concrete path accepts: the union over every template of its owner that matches it, with HEAD
+ * wherever GET is (Express answers it) and OPTIONS everywhere; undefined for a path the document does not know
+ * (left to the routes, which 404 it).
  */
-export function allowedMethods(paths: DocumentedPath[], path: string): string[] | undefined {
-  const owner = ownerOf(path);
-  const matching = paths.filter((p) => p.owner === owner && p.pattern.test(path));
+function allowedMethods(table: MethodTable, owner: Owner, path: string): Set<string> | undefined {
+  const matching = (table.get(owner) ?? []).filter((p) => p.pattern.test(path));
   if (!matching.length) return undefined;
-  const methods = new Set(matching.flatMap((p) => [...p.methods]));
-  return METHOD_ORDER.filter((m) => methods.has(m) && m !== 'HEAD' && m !== 'OPTIONS');
-}
-
-/** The `Allow` value: HEAD wherever GET is (Express answers it), and OPTIONS everywhere. */
-export function allowHeader(methods: string[]): string {
-  const all = new Set(methods);
-  if (all.has('GET')) all.add('HEAD');
-  all.add('OPTIONS');
-  return METHOD_ORDER.filter((m) => all.has(m)).join(', ');
+  const allowed = new Set(matching.flatMap((p) => [...p.methods]));
+  if (allowed.has('GET')) allowed.add('HEAD');
+  allowed.add('OPTIONS');
+  return allowed;
 }
 
 /** Answers 405 (or 204 to a plain OPTIONS) for a documented path asked with a method it lacks; else next(). */
-function answer(paths: DocumentedPath[]): RequestHandler {
+function answer(table: MethodTable, owner: Owner, req: Request, res: Response, next: NextFunction): void {
+  const allowed = allowedMethods(table, owner, req.path);
+  if (!allowed || (allowed.has(req.method) && req.method !== 'OPTIONS')) return next();
+  const allow = METHOD_ORDER.filter((m) => allowed.has(m));
+  res.setHeader('Allow', allow.join(', '));
+  if (req.method === 'OPTIONS') return void res.status(204).end();
+  next(new AppError(405, 'method_not_allowed', `Method ${req.method} not allowed.`, { allowed_methods: allow }));
+}
+
+/** Before authentication: every documented path except the widget paths that take an API key. */
+export function methodNotAllowed(table: MethodTable): RequestHandler {
   return (req, res, next) => {
-    const methods = allowedMethods(paths, req.path);
-    if (!methods) return next();
-    const allow = allowHeader(methods);
-    if (allow.split(', ').includes(req.method) && req.method !== 'OPTIONS') return next();
-    res.setHeader('Allow', allow);
-    if (req.method === 'OPTIONS') return void res.status(204).end();
-    next(new AppError(405, 'method_not_allowed', `Method ${req.method} not allowed.`, { allowed_methods: allow.split(', ') }));
+    const route = routeFor(req.path);
+    if (route?.auth === 'api_key') return next();
+    answer(table, route?.service ?? 'gateway', req, res, next);
   };
 }
 
-const takesApiKey = (path: string) => routeFor(path)?.auth === 'api_key';
-
-/** Before authentication: every documented path except the widget paths that take an API key. */
-export function methodNotAllowed(paths: DocumentedPath[]): RequestHandler {
-  const check = answer(paths);
-  return (req, res, next) => (takesApiKey(req.path) ? next() : check(req, res, next));
-}
-
-/** After API key authentication (and its permission check): the widget paths that take an API key. */
-export function methodNotAllowedAfterApiKey(paths: DocumentedPath[]): RequestHandler {
-  const check = answer(paths);
-  return (req, res, next) => (takesApiKey(req.path) ? check(req, res, next) : next());
+/**
+ * After API key authentication (and its permission check), for the widget paths of `service` that take an API
+ * key: the dispatcher knows the route already, so this looks nothing up again.
+ */
+export function methodNotAllowedAfterApiKey(table: MethodTable, service: Owner): RequestHandler {
+  return (req, res, next) => answer(table, service, req, res, next);
 }
