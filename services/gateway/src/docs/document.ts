@@ -6,7 +6,7 @@
 import Joi from 'joi';
 import parseJoi from 'joi-to-json';
 import { ApiOperation, ResponseSpec, ServiceApi, errorBodySchema } from '@pi/common';
-import type { DocumentedDeprecation } from '../proxy/deprecations';
+import type { Deprecation } from '../proxy/deprecations';
 
 type JsonSchema = Record<string, any>;
 export type OpenApiDocument = Record<string, any>;
@@ -16,7 +16,7 @@ const API_VERSION = '1.0.0';
 
 export interface DocumentOptions {
   apis: ServiceApi[];
-  deprecations: DocumentedDeprecation[];
+  deprecations: Deprecation[];
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -175,7 +175,7 @@ function errorResponse(description: string, status: number) {
   return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 }
 
-function markDeprecated(paths: Record<string, Record<string, any>>, d: DocumentedDeprecation) {
+function markDeprecated(paths: Record<string, Record<string, any>>, d: Deprecation) {
   const op = paths[d.path]?.[d.method];
   if (!op) throw new Error(`The deprecation table names ${d.method.toUpperCase()} ${d.path}, which is not documented`);
   const note = `Deprecated: ${d.what}.` + (d.sunset ? ` Removal on ${d.sunset} (\`X-API-Sunset\`).` : '');

@@ -1,24 +1,23 @@
 /**
  * Deprecated operations, in one table (SPEC.md, Versioning 4–6): their answers carry
  * `X-API-Deprecated: true` and, where a removal date exists, `X-API-Sunset`. The gateway sets them because it
- * is the one place that sees the request as the client sent it (it strips `api_key` before forwarding).
+ * is the one place that sees the request as the client sent it (it strips `api_key` before forwarding). A row
+ * says what it covers once: the headers match its documented path (and parameter), and the OpenAPI document
+ * (docs/document.ts) marks the same operation.
  */
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
+import type { HttpMethod } from '@pi/common';
+import { templatePattern } from '../http/methods';
 
-/** What the OpenAPI document shows of a deprecation (docs/document.ts marks it). */
-export interface DocumentedDeprecation {
+export interface Deprecation {
   /** What is deprecated, for the README and the OpenAPI document. */
   what: string;
   /** The documented operation it belongs to. */
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  method: HttpMethod;
   path: string;
   /** A deprecated query parameter of that operation; absent when the whole operation is deprecated. */
   parameter?: string;
   sunset?: string;
-}
-
-export interface Deprecation extends DocumentedDeprecation {
-  matches(req: Request): boolean;
 }
 
 export function deprecationTable(config: { QR_API_KEY_URL_SUNSET: string }): Deprecation[] {
@@ -28,15 +27,15 @@ export function deprecationTable(config: { QR_API_KEY_URL_SUNSET: string }): Dep
       method: 'get',
       path: '/go/{code}/',
       parameter: 'api_key',
-      matches: (req) => req.path.startsWith('/go/') && 'api_key' in (req.query as Record<string, unknown>),
       sunset: config.QR_API_KEY_URL_SUNSET,
     },
   ];
 }
 
 export function deprecationHeaders(table: Deprecation[]): RequestHandler {
+  const rows = table.map((d) => ({ ...d, pattern: templatePattern(d.path) }));
   return (req, res, next) => {
-    const hit = table.find((d) => d.matches(req));
+    const hit = rows.find((d) => d.pattern.test(req.path) && (!d.parameter || d.parameter in (req.query as Record<string, unknown>)));
     if (hit) {
       res.setHeader('X-API-Deprecated', 'true');
       if (hit.sunset) res.setHeader('X-API-Sunset', hit.sunset);
