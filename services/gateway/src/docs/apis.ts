@@ -1,8 +1,9 @@
 /** Every service's part (the gateway's own routes count twice: its API and its pages) of the OpenAPI document, in the order the document shows them. */
 import type { ApiOperation, ServiceApi } from '@pi/common';
-import { inventoryApi } from '@pi/inventory';
-import { monitorApi } from '@pi/monitor';
-import { qrApi } from '@pi/qr';
+// The services' `openapi` modules alone: the gateway reads their operations, never loads their routes.
+import { inventoryApi } from '@pi/inventory/openapi';
+import { monitorApi } from '@pi/monitor/openapi';
+import { qrApi } from '@pi/qr/openapi';
 import { gatewayApi } from '../openapi';
 import { pagesApi } from '../pages/operations';
 
