@@ -2,7 +2,7 @@
  * Booking requests as the API receives them, turned into ledger commands inside one idempotent
  * transaction, and answered with the new stock (read in the same transaction).
  */
-import type { Location, ProductModel } from '@pi/common';
+import type { ProductModel } from '@pi/common';
 import { stockDisplay } from '../engine/quantity';
 import { stockTotals } from '../ledger/balances';
 import { Booked, CountRequest, InRequest, OutRequest, TransferRequest, bookCount, bookIn, bookOut, transferStock } from '../ledger/book';
@@ -117,22 +117,19 @@ export function bookCoreMovement(ctx: BookingContext, req: CoreMovementRequest, 
     const product = await bookableProduct(ctx.identity, req.product_id, tx);
     const { inbound, outbound } = await systemLocations(ctx.identity.companyId, tx);
     let booked: Booked;
-    let touched: Location[];
     if (req.from_location_id === inbound) {
       const to = await physicalLocation(ctx.identity, req.to_location_id, 'to_location_id', tx);
       booked = await bookIn(ctx, tx, product, to, req, 'ADD');
-      touched = [to];
     } else if (req.to_location_id === outbound) {
       const from = await physicalLocation(ctx.identity, req.from_location_id, 'from_location_id', tx);
       booked = await bookOut(ctx, tx, product, from, req, 'SUBTRACT');
-      touched = [from];
     } else {
       const from = await physicalLocation(ctx.identity, req.from_location_id, 'from_location_id', tx);
       const to = await physicalLocation(ctx.identity, req.to_location_id, 'to_location_id', tx);
       booked = await transferStock(ctx, tx, product, from, to, req);
-      touched = [from, to];
     }
-    const shown = await displays(ctx, tx, product, touched.map((l) => l.id));
+    // The core answer shows the total only.
+    const shown = await displays(ctx, tx, product, []);
     return { status: 201, body: { new_stock_display: shown.total, ...bookedFields(booked) } };
   });
 }

@@ -75,14 +75,17 @@ export function fefoParts(sequelize: Sequelize, transaction: Transaction, produc
   );
 }
 
-/** A product's total stock (all physical locations) and its stock at each of `locationIds`, in that order, read in the booking. */
+/**
+ * A product's total stock (all physical locations) and its stock at each of `locationIds`, in that order, read
+ * in the booking. One row whatever `locationIds` holds: a caller that shows only the total passes none.
+ */
 export async function stockTotals(sequelize: Sequelize, transaction: Transaction, productId: string, locationIds: string[]) {
-  const rows = await sequelize.query<{ total: string; at_location: string }>(
-    `SELECT t.total, COALESCE((SELECT SUM(quantity) FROM stock_balances WHERE product_id = $1 AND location_id = l.id), 0) AS at_location
-       FROM (SELECT COALESCE(SUM(quantity), 0) AS total FROM stock_balances WHERE product_id = $1) t,
-            unnest($2::uuid[]) WITH ORDINALITY AS l(id, n)
-      ORDER BY l.n`,
+  const [row] = await sequelize.query<{ total: string; at: string[] }>(
+    `SELECT COALESCE((SELECT SUM(quantity) FROM stock_balances WHERE product_id = $1), 0)::text AS total,
+            ARRAY(SELECT COALESCE((SELECT SUM(quantity) FROM stock_balances WHERE product_id = $1 AND location_id = l.id), 0)::text
+                    FROM unnest($2::uuid[]) WITH ORDINALITY AS l(id, n)
+                   ORDER BY l.n) AS at`,
     { bind: [productId, locationIds], transaction, type: QueryTypes.SELECT },
   );
-  return { total: rows[0].total, at: rows.map((r) => r.at_location) };
+  return row;
 }
