@@ -6,8 +6,8 @@
  * the form's error box, which also carries the message and the request id.
  */
 import { ApiError } from './api.js';
-import { Child, fill, h, uid } from './dom.js';
-import { errorBox } from './ui.js';
+import { Child, fill, h, uid, uuid } from './dom.js';
+import { DialogHandle, errorBox, openDialog } from './ui.js';
 
 export interface Option {
   value: string;
@@ -369,17 +369,16 @@ export class Form {
     let box: HTMLElement;
     if (err instanceof FieldError) {
       place(err.field, err.message);
-      box = errorBox(new Error('Check the highlighted field.'));
+      box = errorBox(new Error('Check the highlighted field.'), { details: leftovers });
     } else if (err instanceof ApiError) {
       const { fieldish, other } = problemsOf(err);
       for (const [path, message] of fieldish) place(path, message);
       leftovers.push(...other);
-      box = errorBox(err, new Set(Object.keys(err.body.details ?? {})));
-      if (placed) box.querySelector('.error-title')?.append(' ', h('span', null, 'See the messages next to the fields.'));
+      // Every detail is either next to its field or among the leftovers.
+      box = errorBox(err, { details: leftovers, note: placed ? 'See the messages next to the fields.' : undefined });
     } else {
       box = errorBox(err);
     }
-    if (leftovers.length) box.insertBefore(h('ul', null, leftovers.map(([k, v]) => h('li', null, k ? [h('code', null, k), ': '] : null, v))), box.children[1] ?? null);
     fill(this.errorSlot, box);
     const firstInvalid = this.el.querySelector<HTMLElement>('[aria-invalid="true"]');
     (firstInvalid ?? this.errorSlot).focus();
@@ -405,6 +404,51 @@ export class Form {
       this.submitButton.removeAttribute('aria-busy');
     }
   }
+}
+
+// ----------------------------------------------------------------------------------------------- dialogs
+
+export interface FormDialogOptions {
+  fields: (FieldSpec | FieldGroup)[];
+  submitLabel: string;
+  /** Sends the change; when it succeeds the dialog closes (an error stays in the form). */
+  save: (values: Values) => unknown;
+  /** After the dialog closed (a notice, a reload). */
+  after?: (values: Values) => unknown;
+  /** Wires the form before it is shown (e.g. fields that follow each other). */
+  setup?: (form: Form) => void;
+}
+
+/** An edit dialog: a form whose successful submit saves, closes the dialog, then runs `after`. */
+export function formDialog(title: string, opts: FormDialogOptions): DialogHandle {
+  return openDialog(title, (close) => {
+    const form = new Form({
+      fields: opts.fields,
+      submitLabel: opts.submitLabel,
+      resetOnSuccess: false,
+      onSubmit: async (values) => {
+        await opts.save(values);
+        close();
+        await opts.after?.(values);
+      },
+    });
+    opts.setup?.(form);
+    return form.el;
+  });
+}
+
+// ------------------------------------------------------------------------------------- idempotency keys
+
+/**
+ * The `Idempotency-Key` of a form's request: the same for a resend of the unchanged form (after a failure), a
+ * new one once the form changes (a replayed key with another body is refused) or a send succeeded (`next`).
+ */
+export function idempotencyKeys(form: Form): { headers(): Record<string, string>; next(): void } {
+  let key = uuid();
+  const next = () => (key = uuid());
+  form.el.addEventListener('input', next);
+  form.el.addEventListener('change', next);
+  return { headers: () => ({ 'Idempotency-Key': key }), next };
 }
 
 // ------------------------------------------------------------------------------------------- converters

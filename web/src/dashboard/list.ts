@@ -44,6 +44,14 @@ export function table<T>(columns: Column<T>[], rows: T[], opts: TableOptions<T>)
   );
 }
 
+/** The status filter of lists of records that can be deactivated (`is_active`). */
+export const ACTIVE_FILTER: FieldSpec = {
+  name: 'is_active',
+  label: 'Status',
+  type: 'select',
+  options: [{ value: '', label: 'Active and inactive' }, { value: 'true', label: 'Active' }, { value: 'false', label: 'Inactive' }],
+};
+
 export interface PagedListOptions<T> {
   path: string;
   columns: Column<T>[];

@@ -44,15 +44,36 @@ function detailText(value: unknown): string {
   return JSON.stringify(value);
 }
 
+export interface ErrorBoxOptions {
+  /**
+   * The detail rows to list, as `[key, text]` (a row with an empty key shows its text alone), instead of the
+   * details of an ApiError; also listed for other errors.
+   */
+  details?: [string, string][];
+  /** Details of an ApiError not to list (shown elsewhere); when `details` is not given. */
+  skip?: Iterable<string>;
+  /** Said after the message, in the title (e.g. where the other messages are). */
+  note?: string;
+}
+
 /**
- * An API error as shown to people: the message, then each detail not shown next to a field (`skip`), the
- * request id for support, and when to retry after a rate limit.
+ * An API error as shown to people: the message, then each detail not shown elsewhere, when to retry after a
+ * rate limit, and the request id for support.
  */
-export function errorBox(err: unknown, skip: Set<string> = new Set()): HTMLElement {
-  const box = h('div', { class: 'error-box', role: 'alert' }, h('p', { class: 'error-title' }, messageOf(err)));
+export function errorBox(err: unknown, opts: ErrorBoxOptions = {}): HTMLElement {
+  const title = h('p', { class: 'error-title' }, messageOf(err), opts.note ? [' ', h('span', null, opts.note)] : null);
+  const box = h('div', { class: 'error-box', role: 'alert' }, title);
+  let rows: HTMLElement[] = [];
+  if (opts.details) {
+    rows = opts.details.map(([key, text]) => h('li', null, key ? [h('code', null, key), ': '] : null, text));
+  } else if (err instanceof ApiError) {
+    const skip = new Set(opts.skip ?? []);
+    rows = Object.entries(err.body.details ?? {})
+      .filter(([key]) => !skip.has(key))
+      .map(([key, value]) => h('li', null, h('code', null, key), ': ', detailText(value)));
+  }
+  if (rows.length) box.append(h('ul', null, rows));
   if (err instanceof ApiError) {
-    const rest = Object.entries(err.body.details ?? {}).filter(([key]) => !skip.has(key));
-    if (rest.length) box.append(h('ul', null, rest.map(([key, value]) => h('li', null, h('code', null, key), ': ', detailText(value)))));
     if (err.body.retry_after) box.append(h('p', null, `Try again in ${err.body.retry_after} s.`));
     if (err.requestId) box.append(h('p', { class: 'muted small' }, `Code ${err.code} · request id `, h('code', null, err.requestId)));
   }
@@ -223,6 +244,9 @@ const STATUS_TONES: Record<string, 'ok' | 'warn' | 'bad' | 'muted' | 'info'> = {
 
 /** A status or severity value as a coloured badge (the text carries the meaning, colour only helps). */
 export const statusBadge = (status: string) => badge(status, STATUS_TONES[status] ?? 'muted');
+
+/** A record's `is_active` as a badge: active or inactive. */
+export const activeBadge = (isActive: boolean) => (isActive ? badge('active', 'ok') : badge('inactive'));
 
 export const yesNo = (value: boolean) => (value ? 'yes' : 'no');
 

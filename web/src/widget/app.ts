@@ -3,7 +3,7 @@
  * hash carries only screen names and record ids, never a key.
  */
 import type { ApiError, WidgetApi } from './api.js';
-import type { Ctx, View } from './context.js';
+import { type Ctx, type View, productsOf } from './context.js';
 import { Child, h, replaceChildren } from './dom.js';
 import type { Location, ProductList, ProductSummary, QrInfo } from './types.js';
 import { locationView, locationsView } from './views/locations.js';
@@ -58,13 +58,34 @@ export interface StartOptions {
   onQrChange?(qr: QrInfo): void;
   /** The first screen has been shown. */
   onFirstRender?(): void;
+  /** The locations, when the caller has just read them (the key check of embedded mode): the cache starts with them. */
+  locations?: Location[];
 }
 
 export function startApp(options: StartOptions): Ctx {
   const ui = shell();
-  let locationsCache: Promise<Location[]> | undefined;
+  let locationsCache: Promise<Location[]> | undefined = options.locations ? Promise.resolve(options.locations) : undefined;
   let productsCache: Promise<ProductSummary[]> | undefined;
+  /** `productsCache` is still on its way (not answered yet). */
+  let productsPending = false;
   let stopped = false;
+
+  function requestProducts(): Promise<ProductSummary[]> {
+    const request = options.api.get<ProductList>('').then((r) => productsOf(ctx, r));
+    productsCache = request;
+    productsPending = true;
+    request.then(
+      () => {
+        if (productsCache === request) productsPending = false;
+      },
+      () => {
+        if (productsCache !== request) return;
+        productsCache = undefined;
+        productsPending = false;
+      },
+    );
+    return request;
+  }
 
   const ctx: Ctx = {
     api: options.api,
@@ -81,15 +102,14 @@ export function startApp(options: StartOptions): Ctx {
       locationsCache = undefined;
     },
     products() {
-      productsCache ??= options.api.get<ProductList>('').then((r) => {
-        ctx.setCompany(r.company);
-        return [...r.products, ...r.poly_products].sort((a, b) => a.name.localeCompare(b.name));
-      });
-      productsCache.catch(() => (productsCache = undefined));
-      return productsCache;
+      return productsCache ?? requestProducts();
+    },
+    freshProducts() {
+      return productsCache && productsPending ? productsCache : requestProducts();
     },
     invalidateProducts() {
       productsCache = undefined;
+      productsPending = false;
     },
     setCompany(name: string) {
       ui.company.textContent = name;

@@ -1,6 +1,6 @@
 /** What every view gets: the API client, the scanned code (if any), shared caches and small UI services. */
 import type { WidgetApi } from './api.js';
-import type { Location, ProductSummary, QrInfo } from './types.js';
+import type { Location, ProductList, ProductSummary, QrInfo } from './types.js';
 
 export interface BookingMemory {
   operation?: string;
@@ -23,6 +23,8 @@ export interface Ctx {
   invalidateLocations(): void;
   /** Every product (all locations; cached until invalidated): for names and pickers. */
   products(): Promise<ProductSummary[]>;
+  /** Every product as of now: the request on its way if there is one, else a new one (which refills the cache). */
+  freshProducts(): Promise<ProductSummary[]>;
   invalidateProducts(): void;
   setCompany(name: string): void;
   setQr(qr: QrInfo): void;
@@ -32,6 +34,12 @@ export interface Ctx {
 
 /** A screen: fills `view` (already in the page), reading route parameters from `params`. */
 export type View = (ctx: Ctx, view: HTMLElement, params: string[]) => Promise<void> | void;
+
+/** A product list answer as one list (products and poly products, by name); the company goes into the header. */
+export function productsOf(ctx: Pick<Ctx, 'setCompany'>, answer: ProductList): ProductSummary[] {
+  ctx.setCompany(answer.company);
+  return [...answer.products, ...answer.poly_products].sort((a, b) => a.name.localeCompare(b.name));
+}
 
 /** `12.5` with the product's decimals and unit, like the service's `stock_display`. */
 export function formatQuantity(quantity: number, decimals: number, unit: string): string {

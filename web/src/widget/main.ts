@@ -11,6 +11,7 @@ import { showScreen, startApp } from './app.js';
 import { Child, h } from './dom.js';
 import { errorText, waitText } from './messages.js';
 import { ScanSession, clearSession, loadSession, saveSession } from './session.js';
+import type { Location } from './types.js';
 
 /** The `source` of every message between the widget and sdk.js. */
 const CHANNEL = 'pi-inventory-widget';
@@ -119,8 +120,10 @@ function bootEmbedded(): void {
     window.clearTimeout(waiting);
     watchHeight(post);
     const api = new WidgetApi(data.apiKey);
+    let locations: Location[];
     try {
-      await api.get('locations/'); // a cheap check of the key before anything is shown
+      // A cheap check of the key before anything is shown; the answer fills the locations cache.
+      locations = (await api.get<{ locations: Location[] }>('locations/')).locations;
     } catch (err) {
       const code = err instanceof ApiError ? err.code : 'error';
       showScreen('The widget cannot open', errorText(err));
@@ -131,6 +134,7 @@ function bootEmbedded(): void {
       api,
       mode: 'embed',
       qr: null,
+      locations,
       onUnauthorized: (err) => {
         showScreen('The key was refused', errorText(err));
         post({ type: 'error', code: err.code, message: err.message, status: err.status });

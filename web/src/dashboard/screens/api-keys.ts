@@ -5,10 +5,10 @@
  */
 import { del, patch, post } from '../api.js';
 import { fill, fromLocalInput, h, time, toLocalInput } from '../dom.js';
-import { FieldSpec, Form, Values, lines, text } from '../form.js';
+import { FieldSpec, Form, Values, formDialog, lines, text } from '../form.js';
 import { PagedList } from '../list.js';
 import type { Screen } from '../screen.js';
-import { actions, badge, button, confirmAction, notify, openDialog, panel, screenHeader, secretField } from '../ui.js';
+import { actions, badge, button, confirmAction, notify, panel, screenHeader, secretField } from '../ui.js';
 
 interface ApiKey {
   id: string;
@@ -146,22 +146,19 @@ export const screen: Screen = {
     const body = (values: Values) => ({ name: text(values.name) ?? '', permissions: values.permissions, allowed_domains: lines(values.allowed_domains) });
 
     function editKey(key: ApiKey): void {
-      openDialog(`Edit ${key.name}`, (close) => {
-        const initialExpiry = toLocalInput(key.expires_at);
-        const form = new Form({
-          fields: keyFields(key),
-          submitLabel: 'Save key',
-          resetOnSuccess: false,
-          onSubmit: async (values) => {
-            const changes: Record<string, unknown> = body(values);
-            if (values.expires_at !== initialExpiry) changes.expires_at = fromLocalInput(values.expires_at) ?? null;
-            await patch(`/api/v1/api-keys/${key.id}/`, changes);
-            close();
-            notify(`Key ${text(values.name)} saved.`);
-            await list.reload();
-          },
-        });
-        return form.el;
+      const initialExpiry = toLocalInput(key.expires_at);
+      formDialog(`Edit ${key.name}`, {
+        fields: keyFields(key),
+        submitLabel: 'Save key',
+        save: async (values) => {
+          const changes: Record<string, unknown> = body(values);
+          if (values.expires_at !== initialExpiry) changes.expires_at = fromLocalInput(values.expires_at) ?? null;
+          await patch(`/api/v1/api-keys/${key.id}/`, changes);
+        },
+        after: async (values) => {
+          notify(`Key ${text(values.name)} saved.`);
+          await list.reload();
+        },
       });
     }
 

@@ -1,11 +1,11 @@
 /** Batches of BATCH products: codes, expiry dates and remaining stock (stock arrives through bookings). */
 import { patch, post } from '../api.js';
 import { h, time } from '../dom.js';
-import { FieldSpec, Form, text } from '../form.js';
+import { FieldSpec, Form, formDialog, text } from '../form.js';
 import { PagedList } from '../list.js';
 import { loadProducts, names, productLabel, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
-import { actions, badge, button, notify, openDialog, panel, screenHeader } from '../ui.js';
+import { actions, badge, button, notify, panel, screenHeader } from '../ui.js';
 
 interface Batch {
   id: string;
@@ -58,19 +58,14 @@ export const screen: Screen = {
               button(
                 'Edit',
                 () =>
-                  openDialog(`Edit batch ${b.code}`, (close) => {
-                    const form = new Form({
-                      fields: batchFields(b),
-                      submitLabel: 'Save batch',
-                      resetOnSuccess: false,
-                      onSubmit: async (values) => {
-                        await patch(`/api/v1/batches/${b.id}/`, { code: text(values.code) ?? '', expiration_date: values.expiration_date || null });
-                        close();
-                        notify(`Batch ${text(values.code)} saved.`);
-                        await list.reload();
-                      },
-                    });
-                    return form.el;
+                  formDialog(`Edit batch ${b.code}`, {
+                    fields: batchFields(b),
+                    submitLabel: 'Save batch',
+                    save: (values) => patch(`/api/v1/batches/${b.id}/`, { code: text(values.code) ?? '', expiration_date: values.expiration_date || null }),
+                    after: async (values) => {
+                      notify(`Batch ${text(values.code)} saved.`);
+                      await list.reload();
+                    },
                   }),
                 { label: `Edit batch ${b.code}` },
               ),

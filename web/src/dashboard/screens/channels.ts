@@ -5,11 +5,11 @@
  */
 import { del, get, getAll, patch, post } from '../api.js';
 import { fill, h, time } from '../dom.js';
-import { FieldSpec, Form, Values, lines, num, text } from '../form.js';
+import { FieldSpec, Form, Values, formDialog, lines, num, text } from '../form.js';
 import { table } from '../list.js';
 import { EVENT_TYPES } from '../model.js';
 import type { Screen, ScreenContext } from '../screen.js';
-import { actions, badge, button, confirmAction, errorBox, facts, notify, openDialog, panel, screenHeader, secretField, statusBadge } from '../ui.js';
+import { actions, activeBadge, button, confirmAction, errorBox, facts, notify, panel, screenHeader, secretField, statusBadge } from '../ui.js';
 import { Delivery, deliveriesList } from './deliveries.js';
 
 interface Channel {
@@ -62,7 +62,7 @@ async function renderList({ root, go }: ScreenContext): Promise<void> {
           { label: 'Kind', cell: (c) => c.kind },
           { label: 'Sends to', cell: (c) => h('span', { class: 'break' }, target(c)) },
           { label: 'Events', cell: (c) => c.events.join(', ') },
-          { label: 'Status', cell: (c) => (c.is_active ? badge('active', 'ok') : badge('inactive')) },
+          { label: 'Status', cell: (c) => activeBadge(c.is_active) },
           { label: 'Actions', class: 'actions', cell: (c) => button('Open', () => go(`#/channels/${c.id}`), { label: `Open ${c.name}` }) },
         ],
         channels,
@@ -121,7 +121,7 @@ async function renderDetail(ctx: ScreenContext): Promise<void> {
         [channel.kind === 'WEBHOOK' ? 'URL' : 'Recipients', h('span', { class: 'break' }, target(channel))],
         ['Events', channel.events.join(', ')],
         ['Max attempts', String(channel.max_attempts)],
-        ['Status', channel.is_active ? badge('active', 'ok') : badge('inactive')],
+        ['Status', activeBadge(channel.is_active)],
         ['Updated', time(channel.updated_at)],
       ]),
     );
@@ -158,19 +158,16 @@ async function renderDetail(ctx: ScreenContext): Promise<void> {
       notify('Signing secret rotated.');
     }),
     button('Edit', () =>
-      openDialog(`Edit ${channel.name}`, (close) => {
-        const form = new Form({
-          fields: channelFields(channel),
-          submitLabel: 'Save channel',
-          resetOnSuccess: false,
-          onSubmit: async (values) => {
-            channel = await patch<Channel>(`/api/v1/notification-channels/${channel.id}/`, channelBody(values, channel.kind));
-            close();
-            showFacts();
-            notify('Channel saved.');
-          },
-        });
-        return form.el;
+      formDialog(`Edit ${channel.name}`, {
+        fields: channelFields(channel),
+        submitLabel: 'Save channel',
+        save: async (values) => {
+          channel = await patch<Channel>(`/api/v1/notification-channels/${channel.id}/`, channelBody(values, channel.kind));
+        },
+        after: () => {
+          showFacts();
+          notify('Channel saved.');
+        },
       }),
     ),
     button(channel.is_active ? 'Deactivate' : 'Activate', async (btn) => {

@@ -77,7 +77,7 @@ export const screen: Screen = {
           notify(message);
         } catch (err) {
           if (err instanceof ApiError && err.code === 'import_failed') {
-            fill(outcome, h('div', { role: 'alert' }, errorBox(err, new Set(['rows'])), rowProblems(err)));
+            fill(outcome, h('div', { role: 'alert' }, errorBox(err, { skip: ['rows'] }), rowProblems(err)));
             return;
           }
           throw err;

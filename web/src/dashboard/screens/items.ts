@@ -3,12 +3,12 @@
  * retiring items are bookings (Stock screen). A serial number can be corrected.
  */
 import { patch, post } from '../api.js';
-import { h, time, uuid } from '../dom.js';
-import { Form, text } from '../form.js';
+import { h, time } from '../dom.js';
+import { Form, formDialog, idempotencyKeys, text } from '../form.js';
 import { PagedList } from '../list.js';
 import { loadLocations, loadProducts, locationOptions, names, productLabel, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
-import { badge, button, notify, openDialog, panel, screenHeader } from '../ui.js';
+import { badge, button, notify, panel, screenHeader } from '../ui.js';
 
 interface Item {
   id: string;
@@ -30,7 +30,6 @@ export const screen: Screen = {
     const serialized = (p: { profile: string }) => p.profile === 'SERIALIZED';
     const productName = names(products, productLabel);
     const locationName = names(locations, (l) => l.name);
-    let idempotencyKey = uuid();
 
     const list: PagedList<Item> = new PagedList<Item>({
       path: '/api/v1/items/',
@@ -55,19 +54,14 @@ export const screen: Screen = {
             button(
               'Correct serial',
               () =>
-                openDialog(`Correct serial number ${i.serial_number}`, (close) => {
-                  const form = new Form({
-                    fields: [{ name: 'serial_number', label: 'Serial number', required: true, value: i.serial_number }],
-                    submitLabel: 'Save serial number',
-                    resetOnSuccess: false,
-                    onSubmit: async (values) => {
-                      await patch(`/api/v1/items/${i.id}/`, { serial_number: text(values.serial_number) ?? '' });
-                      close();
-                      notify('Serial number saved.');
-                      await list.reload();
-                    },
-                  });
-                  return form.el;
+                formDialog(`Correct serial number ${i.serial_number}`, {
+                  fields: [{ name: 'serial_number', label: 'Serial number', required: true, value: i.serial_number }],
+                  submitLabel: 'Save serial number',
+                  save: (values) => patch(`/api/v1/items/${i.id}/`, { serial_number: text(values.serial_number) ?? '' }),
+                  after: async () => {
+                    notify('Serial number saved.');
+                    await list.reload();
+                  },
                 }),
               { label: `Correct serial number ${i.serial_number}` },
             ),
@@ -88,15 +82,14 @@ export const screen: Screen = {
         const created = await post<Item>(
           '/api/v1/items/',
           { product_id: values.product_id, location_id: values.location_id, serial_number: text(values.serial_number) ?? '', reason: text(values.reason) ?? '' },
-          { headers: { 'Idempotency-Key': idempotencyKey } },
+          { headers: keys.headers() },
         );
-        idempotencyKey = uuid();
+        keys.next();
         notify(`Item ${created.serial_number} added and booked in.`);
         await list.reload();
       },
     });
-    form.el.addEventListener('input', () => (idempotencyKey = uuid()));
-    form.el.addEventListener('change', () => (idempotencyKey = uuid()));
+    const keys = idempotencyKeys(form);
 
     root.append(panel('New item', form.el), list.el);
     if (!products.some(serialized)) root.append(h('p', { class: 'muted' }, 'No SERIALIZED products yet.'));

@@ -1,29 +1,24 @@
 /** Locations: physical ones (warehouses, stores, shelves, vehicles; nested by parent) and the system's virtual ones. */
 import { del, patch, post } from '../api.js';
 import { h } from '../dom.js';
-import { Form, text } from '../form.js';
-import { PagedList } from '../list.js';
+import { Form, formDialog, text } from '../form.js';
+import { ACTIVE_FILTER, PagedList } from '../list.js';
 import { Location, PHYSICAL_LOCATION_TYPES, loadLocations, locationOptions, names } from '../model.js';
 import type { Screen } from '../screen.js';
-import { actions, badge, button, confirmAction, notify, openDialog, panel, screenHeader } from '../ui.js';
+import { actions, activeBadge, badge, button, confirmAction, notify, panel, screenHeader } from '../ui.js';
 
 function editLocation(location: Location, all: Location[], done: () => void): void {
-  openDialog(`Edit ${location.name}`, (close) => {
-    const form = new Form({
-      fields: [
-        { name: 'name', label: 'Name', required: true, value: location.name },
-        { name: 'parent_id', label: 'Parent location', type: 'select', options: locationOptions(all, 'None', (l) => l.type !== 'VIRTUAL' && l.id !== location.id), value: location.parent_id ?? '' },
-      ],
-      submitLabel: 'Save location',
-      resetOnSuccess: false,
-      onSubmit: async (values) => {
-        await patch(`/api/v1/locations/${location.id}/`, { name: text(values.name) ?? '', parent_id: values.parent_id || null });
-        close();
-        notify(`Location ${text(values.name)} saved.`);
-        done();
-      },
-    });
-    return form.el;
+  formDialog(`Edit ${location.name}`, {
+    fields: [
+      { name: 'name', label: 'Name', required: true, value: location.name },
+      { name: 'parent_id', label: 'Parent location', type: 'select', options: locationOptions(all, 'None', (l) => l.type !== 'VIRTUAL' && l.id !== location.id), value: location.parent_id ?? '' },
+    ],
+    submitLabel: 'Save location',
+    save: (values) => patch(`/api/v1/locations/${location.id}/`, { name: text(values.name) ?? '', parent_id: values.parent_id || null }),
+    after: (values) => {
+      notify(`Location ${text(values.name)} saved.`);
+      done();
+    },
   });
 }
 
@@ -48,13 +43,13 @@ export const screen: Screen = {
       empty: 'No locations match.',
       filters: [
         { name: 'type', label: 'Type', type: 'select', options: [{ value: '', label: 'Any type' }, ...PHYSICAL_LOCATION_TYPES, 'VIRTUAL'] },
-        { name: 'is_active', label: 'Status', type: 'select', options: [{ value: '', label: 'Active and inactive' }, { value: 'true', label: 'Active' }, { value: 'false', label: 'Inactive' }] },
+        ACTIVE_FILTER,
       ],
       columns: [
         { label: 'Name', cell: (l) => h('strong', null, l.name), class: 'wide' },
         { label: 'Type', cell: (l) => l.type },
         { label: 'Parent', cell: (l) => (l.parent_id ? nameOf(l.parent_id) : '—') },
-        { label: 'Status', cell: (l) => [l.is_active ? badge('active', 'ok') : badge('inactive'), l.is_system ? [' ', badge('system', 'info')] : null] },
+        { label: 'Status', cell: (l) => [activeBadge(l.is_active), l.is_system ? [' ', badge('system', 'info')] : null] },
         {
           label: 'Actions',
           class: 'actions',

@@ -5,11 +5,11 @@
  */
 import { del, patch, post } from '../api.js';
 import { h } from '../dom.js';
-import { FieldError, FieldSpec, Form, FieldGroup, Values, compact, inputValue, num, text } from '../form.js';
-import { PagedList } from '../list.js';
+import { FieldError, FieldSpec, Form, FieldGroup, Values, compact, formDialog, inputValue, num, text } from '../form.js';
+import { ACTIVE_FILTER, PagedList } from '../list.js';
 import { DIMENSIONAL_UNITS, ENGINE_OF, ENGINE_TYPES, PROFILES, Product, Profile } from '../model.js';
 import type { Screen } from '../screen.js';
-import { actions, badge, button, confirmAction, notify, openDialog, panel, screenHeader } from '../ui.js';
+import { actions, activeBadge, button, confirmAction, notify, panel, screenHeader } from '../ui.js';
 
 /** The numeric keys of an engine config. */
 const NUMERIC_KEYS = ['decimals', 'min_stock', 'min_threshold', 'max_stock'];
@@ -89,20 +89,15 @@ function followProfile(form: Form): void {
 }
 
 function editProduct(product: Product, done: () => void): void {
-  openDialog(`Edit ${product.sku}`, (close) => {
-    const form = new Form({
-      fields: productFields(product),
-      submitLabel: 'Save product',
-      resetOnSuccess: false,
-      onSubmit: async (values) => {
-        await patch(`/api/v1/product-models/${product.id}/`, productBody(values));
-        close();
-        notify(`Product ${text(values.sku)} saved.`);
-        done();
-      },
-    });
-    followProfile(form);
-    return form.el;
+  formDialog(`Edit ${product.sku}`, {
+    fields: productFields(product),
+    submitLabel: 'Save product',
+    save: (values) => patch(`/api/v1/product-models/${product.id}/`, productBody(values)),
+    after: (values) => {
+      notify(`Product ${text(values.sku)} saved.`);
+      done();
+    },
+    setup: followProfile,
   });
 }
 
@@ -118,14 +113,14 @@ export const screen: Screen = {
       filters: [
         { name: 'search', label: 'Search SKU or name', type: 'search' },
         { name: 'profile', label: 'Profile', type: 'select', options: [{ value: '', label: 'Any profile' }, ...PROFILES] },
-        { name: 'is_active', label: 'Status', type: 'select', options: [{ value: '', label: 'Active and inactive' }, { value: 'true', label: 'Active' }, { value: 'false', label: 'Inactive' }] },
+        ACTIVE_FILTER,
       ],
       columns: [
         { label: 'SKU', cell: (p) => h('strong', null, p.sku) },
         { label: 'Name', cell: (p) => p.name, class: 'wide' },
         { label: 'Profile', cell: (p) => `${p.profile} · ${p.engine_type}` },
         { label: 'Unit', cell: (p) => (p.decimals ? `${p.unit}, ${p.decimals} decimals` : p.unit) },
-        { label: 'Status', cell: (p) => (p.is_active ? badge('active', 'ok') : badge('inactive')) },
+        { label: 'Status', cell: (p) => activeBadge(p.is_active) },
         {
           label: 'Actions',
           class: 'actions',

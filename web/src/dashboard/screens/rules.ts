@@ -4,11 +4,11 @@
  */
 import { del, patch, post } from '../api.js';
 import { h } from '../dom.js';
-import { FieldGroup, FieldSpec, Form, Values, compact, inputValue, num, text } from '../form.js';
-import { PagedList } from '../list.js';
+import { FieldGroup, FieldSpec, Form, Values, compact, formDialog, inputValue, num, text } from '../form.js';
+import { ACTIVE_FILTER, PagedList } from '../list.js';
 import { SEVERITIES, loadProducts, names, productLabel, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
-import { actions, badge, button, confirmAction, notify, openDialog, panel, screenHeader, statusBadge } from '../ui.js';
+import { actions, activeBadge, button, confirmAction, notify, panel, screenHeader, statusBadge } from '../ui.js';
 
 interface Rule {
   id: string;
@@ -62,19 +62,14 @@ export const screen: Screen = {
     const productName = names(products, productLabel);
 
     const editRule = (r: Rule) =>
-      openDialog(`Edit rule ${r.name ?? r.trigger_type}`, (close) => {
-        const form = new Form({
-          fields: [...common(r), ...conditionFields(r)],
-          submitLabel: 'Save rule',
-          resetOnSuccess: false,
-          onSubmit: async (values) => {
-            await patch(`/api/v1/monitoring-rules/${r.id}/`, { name: text(values.name) ?? null, severity: values.severity, condition_config: conditionBody(r.trigger_type, values) });
-            close();
-            notify('Rule saved.');
-            await list.reload();
-          },
-        });
-        return form.el;
+      formDialog(`Edit rule ${r.name ?? r.trigger_type}`, {
+        fields: [...common(r), ...conditionFields(r)],
+        submitLabel: 'Save rule',
+        save: (values) => patch(`/api/v1/monitoring-rules/${r.id}/`, { name: text(values.name) ?? null, severity: values.severity, condition_config: conditionBody(r.trigger_type, values) }),
+        after: async () => {
+          notify('Rule saved.');
+          await list.reload();
+        },
       });
 
     const list: PagedList<Rule> = new PagedList<Rule>({
@@ -85,7 +80,7 @@ export const screen: Screen = {
         { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products') },
         { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: '', label: 'Any trigger' }, 'THRESHOLD', 'DATE_OFFSET'] },
         { name: 'source', label: 'Source', type: 'select', options: [{ value: '', label: 'Any source' }, ...Object.entries(SOURCES).map(([value, label]) => ({ value, label }))] },
-        { name: 'is_active', label: 'Status', type: 'select', options: [{ value: '', label: 'Active and inactive' }, { value: 'true', label: 'Active' }, { value: 'false', label: 'Inactive' }] },
+        ACTIVE_FILTER,
       ],
       columns: [
         { label: 'Product', cell: (r) => productName(r.product_id), class: 'wide' },
@@ -93,7 +88,7 @@ export const screen: Screen = {
         { label: 'Condition', cell: condition },
         { label: 'Severity', cell: (r) => statusBadge(r.severity) },
         { label: 'Source', cell: (r) => SOURCES[r.source] ?? r.source },
-        { label: 'Status', cell: (r) => (r.is_active ? badge('active', 'ok') : badge('inactive')) },
+        { label: 'Status', cell: (r) => activeBadge(r.is_active) },
         {
           label: 'Actions',
           class: 'actions',

@@ -5,8 +5,8 @@
  * form again after a lost answer books nothing twice.
  */
 import { Page, get, post } from '../api.js';
-import { h, uuid } from '../dom.js';
-import { Form, Values, compact, lines, num, text } from '../form.js';
+import { h } from '../dom.js';
+import { Form, Values, compact, idempotencyKeys, lines, num, text } from '../form.js';
 import { PagedList } from '../list.js';
 import { Location, Product, loadLocations, loadProducts, locationOptions, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
@@ -57,7 +57,6 @@ export const screen: Screen = {
     const [products, locations] = await Promise.all([loadProducts(), loadLocations()]);
     const productById = new Map(products.map((p) => [p.id, p]));
     const initialProduct = query.get('product_id') ?? '';
-    let idempotencyKey = uuid();
 
     const form = new Form({
       label: 'Book stock',
@@ -97,17 +96,16 @@ export const screen: Screen = {
       onSubmit: async (values) => {
         const product = productById.get(values.product_id);
         const answer = await post<{ new_stock_display: string; movements: unknown[] }>('/api/v1/movements/', movementBody(values, product, locations), {
-          headers: { 'Idempotency-Key': idempotencyKey },
+          headers: keys.headers(),
         });
-        idempotencyKey = uuid();
+        keys.next();
         notify(`Booked ${product ? product.sku : ''}: ${answer.movements.length} movement(s); total now ${answer.new_stock_display}.`);
         for (const name of ['quantity', 'reason', 'batch_code', 'batch_expiration_date', 'serial_numbers']) form.setValue(name, '');
         await Promise.all([list.reload(), loadChoices().catch(() => undefined)]);
       },
     });
     // A changed form is another request: it gets a new key (a replayed key with another body is refused).
-    form.el.addEventListener('input', () => (idempotencyKey = uuid()));
-    form.el.addEventListener('change', () => (idempotencyKey = uuid()));
+    const keys = idempotencyKeys(form);
 
     /** The batches and items the chosen product has at the chosen place (for removals and transfers). */
     async function loadChoices(): Promise<void> {

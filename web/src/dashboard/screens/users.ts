@@ -1,10 +1,10 @@
 /** Users of the company (admins): create, change role, email or password, deactivate. Users are never deleted. */
 import { del, patch, post } from '../api.js';
 import { h, time } from '../dom.js';
-import { Form, compact, text } from '../form.js';
+import { Form, compact, formDialog, text } from '../form.js';
 import { PagedList } from '../list.js';
 import type { Screen } from '../screen.js';
-import { actions, badge, button, confirmAction, notify, openDialog, panel, screenHeader } from '../ui.js';
+import { actions, activeBadge, badge, button, confirmAction, notify, panel, screenHeader } from '../ui.js';
 
 interface User {
   id: string;
@@ -29,24 +29,19 @@ export const screen: Screen = {
     root.append(screenHeader('Users', 'People who sign in to this dashboard. The company always keeps one active admin.'));
 
     const editUser = (u: User) =>
-      openDialog(`Edit ${u.username}`, (close) => {
-        const form = new Form({
-          fields: [
-            { name: 'email', label: 'Email', type: 'email', value: u.email ?? '' },
-            { name: 'role', label: 'Role', type: 'select', options: ROLES, value: u.role },
-            { name: 'password', label: 'New password', type: 'password', help: 'Leave empty to keep the current one; 8–128 characters.' },
-            { name: 'is_active', label: 'Active', type: 'checkbox', value: u.is_active },
-          ],
-          submitLabel: 'Save user',
-          resetOnSuccess: false,
-          onSubmit: async (values) => {
-            await patch(`/api/v1/users/${u.id}/`, compact({ email: text(values.email) ?? null, role: values.role, is_active: values.is_active, password: values.password || undefined }));
-            close();
-            notify(`User ${u.username} saved.`);
-            await list.reload();
-          },
-        });
-        return form.el;
+      formDialog(`Edit ${u.username}`, {
+        fields: [
+          { name: 'email', label: 'Email', type: 'email', value: u.email ?? '' },
+          { name: 'role', label: 'Role', type: 'select', options: ROLES, value: u.role },
+          { name: 'password', label: 'New password', type: 'password', help: 'Leave empty to keep the current one; 8–128 characters.' },
+          { name: 'is_active', label: 'Active', type: 'checkbox', value: u.is_active },
+        ],
+        submitLabel: 'Save user',
+        save: (values) => patch(`/api/v1/users/${u.id}/`, compact({ email: text(values.email) ?? null, role: values.role, is_active: values.is_active, password: values.password || undefined })),
+        after: async () => {
+          notify(`User ${u.username} saved.`);
+          await list.reload();
+        },
       });
 
     const list: PagedList<User> = new PagedList<User>({
@@ -57,7 +52,7 @@ export const screen: Screen = {
         { label: 'Username', cell: (u) => [h('strong', null, u.username), u.id === me.id ? ' (you)' : ''] },
         { label: 'Email', cell: (u) => u.email ?? '—', class: 'wide' },
         { label: 'Role', cell: (u) => (u.role === 'admin' ? badge('admin', 'info') : badge('member')) },
-        { label: 'Status', cell: (u) => (u.is_active ? badge('active', 'ok') : badge('inactive')) },
+        { label: 'Status', cell: (u) => activeBadge(u.is_active) },
         { label: 'Created', cell: (u) => time(u.created_at) },
         {
           label: 'Actions',

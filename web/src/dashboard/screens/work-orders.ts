@@ -1,12 +1,12 @@
 /** Work orders: create, edit, and move through their statuses (OPEN ⇄ IN_PROGRESS → DONE or CANCELLED). */
 import { patch, post } from '../api.js';
 import { h, time } from '../dom.js';
-import { FieldSpec, Form, Values, inputValue, num, text } from '../form.js';
+import { FieldSpec, Form, Values, formDialog, inputValue, num, text } from '../form.js';
 import { PagedList } from '../list.js';
 import { Product, loadProducts, names, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import type { WorkOrder as WidgetWorkOrder } from '../../widget/types.js';
-import { actions, button, notify, openDialog, panel, screenHeader, statusBadge } from '../ui.js';
+import { actions, button, notify, panel, screenHeader, statusBadge } from '../ui.js';
 
 /** The core work order is the widget's with its timestamps (README "Work orders, batches, items"). */
 interface WorkOrder extends WidgetWorkOrder {
@@ -83,19 +83,14 @@ export const screen: Screen = {
                 ? button(
                     'Edit',
                     () =>
-                      openDialog(`Edit work order ${o.number}`, (close) => {
-                        const form = new Form({
-                          fields: orderFields(products, o),
-                          submitLabel: 'Save work order',
-                          resetOnSuccess: false,
-                          onSubmit: async (values) => {
-                            await patch(`/api/v1/work-orders/${o.id}/`, orderBody(values));
-                            close();
-                            notify(`Work order ${text(values.number)} saved.`);
-                            await list.reload();
-                          },
-                        });
-                        return form.el;
+                      formDialog(`Edit work order ${o.number}`, {
+                        fields: orderFields(products, o),
+                        submitLabel: 'Save work order',
+                        save: (values) => patch(`/api/v1/work-orders/${o.id}/`, orderBody(values)),
+                        after: async (values) => {
+                          notify(`Work order ${text(values.number)} saved.`);
+                          await list.reload();
+                        },
                       }),
                     { label: `Edit work order ${o.number}` },
                   )

@@ -1,5 +1,5 @@
 /** The product list (`#/products`): every product with its stock, a search box and a location filter. */
-import type { Ctx } from '../context.js';
+import { type Ctx, productsOf } from '../context.js';
 import { field, h, option, replaceChildren } from '../dom.js';
 import { errorText } from '../messages.js';
 import type { ProductList, ProductSummary } from '../types.js';
@@ -45,9 +45,9 @@ export async function productsView(ctx: Ctx, view: HTMLElement): Promise<void> {
     status.className = 'muted count';
     status.textContent = 'Loading…';
     try {
-      const answer = await ctx.api.get<ProductList>('', { location_id: ctx.filters.locationId || undefined });
-      ctx.setCompany(answer.company);
-      products = [...answer.products, ...answer.poly_products].sort((a, b) => a.name.localeCompare(b.name));
+      // All locations: the list the header and pickers use too (one request when both want it at once).
+      const locationId = ctx.filters.locationId;
+      products = locationId ? productsOf(ctx, await ctx.api.get<ProductList>('', { location_id: locationId })) : await ctx.freshProducts();
       render();
     } catch (err) {
       products = [];
