@@ -6,7 +6,9 @@
  */
 import Joi from 'joi';
 import {
+  DeliveryQueue,
   DeliveryQueueSettings,
+  Logger,
   DeliverySettings,
   ServiceConfig,
   commonEnv,
@@ -40,4 +42,13 @@ export type MonitorConfig = Pick<ServiceConfig, 'PUBLIC_BASE_URL'> & MonitorSett
  */
 export function loadMonitorSettings(source: NodeJS.ProcessEnv): MonitorSettings {
   return loadConfig(Joi.object({ NODE_ENV: commonEnv.NODE_ENV, ...monitorEnv }), source) as unknown as MonitorSettings;
+}
+
+/**
+ * The delivery queue of these settings, or none without REDIS_URL. Its name and prefix must be the notifier's,
+ * or deliveries would wait where nobody listens: the service and check_rules both take it from here.
+ */
+export function deliveryQueueOf(settings: MonitorSettings, logger?: Logger): DeliveryQueue | undefined {
+  if (!settings.REDIS_URL) return undefined;
+  return new DeliveryQueue(settings.REDIS_URL, { name: settings.DELIVERY_QUEUE_NAME, prefix: settings.DELIVERY_QUEUE_PREFIX, logger });
 }

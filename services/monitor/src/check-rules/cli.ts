@@ -6,21 +6,19 @@
  */
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
-import { DeliveryQueue, DeliveryQueueSettings, DeliverySettings, connectDatabase, deliveryEnv, deliveryQueueEnv, loadConfig, openDatabaseUrl, validateValue, withStandaloneSecrets } from '@pi/common';
+import { connectDatabase, openDatabaseUrl, validateValue, withStandaloneSecrets } from '@pi/common';
+import { deliveryQueueOf, loadMonitorSettings } from '../config';
 import { checkRules } from './run';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ args: process.argv.slice(2), options: { company: { type: 'string' } } });
   const companyId = values.company === undefined ? undefined : validateValue(Joi.string().guid().required(), values.company, 'company');
   const env = withStandaloneSecrets(process.env);
-  // The queue's name and prefix must be the notifier's, or its deliveries would wait where nobody listens.
-  const schema = Joi.object({ NODE_ENV: Joi.string().default('development'), ...deliveryEnv, ...deliveryQueueEnv });
-  const settings = loadConfig(schema, env) as DeliverySettings & DeliveryQueueSettings;
+  // The monitor service's own settings and queue: the same loader, so the two cannot drift apart.
+  const settings = loadMonitorSettings(env);
   const target = await openDatabaseUrl(env);
   const db = connectDatabase({ url: target.url, poolMax: 4 });
-  const queue = settings.REDIS_URL
-    ? new DeliveryQueue(settings.REDIS_URL, { name: settings.DELIVERY_QUEUE_NAME, prefix: settings.DELIVERY_QUEUE_PREFIX })
-    : undefined;
+  const queue = deliveryQueueOf(settings);
   try {
     const summary = await checkRules(db.sequelize, target.url, settings, { companyId, queue });
     if (summary.skipped) {
