@@ -117,7 +117,8 @@ function requestBodyOf(op: ApiOperation, shared: JsonSchema) {
   const content: Record<string, unknown> = {};
   if (body) content['application/json'] = { schema: withBodyApiKey(toJsonSchema(body, shared), op) };
   for (const [type, description] of Object.entries(others)) content[type] = { schema: { type: 'string', description } };
-  return { requestBody: { required: body ? (body.describe().flags as { presence?: string } | undefined)?.presence !== 'optional' : true, content } };
+  // validate() reads a missing body as {}: the body is required exactly when {} is refused.
+  return { requestBody: { required: body ? body.validate({}).error !== undefined : true, content } };
 }
 
 /** The third API key location (SPEC.md lookup order: query, header, body) is a property of the JSON body. */

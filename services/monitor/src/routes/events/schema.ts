@@ -14,4 +14,4 @@ export const listEventsQuery = Joi.object({
 });
 
 /** resolve/ and ignore/ take no fields (an empty body or none at all). */
-export const transitionBody = Joi.object({}).optional();
+export const transitionBody = Joi.object({});

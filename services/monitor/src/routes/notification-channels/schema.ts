@@ -58,4 +58,4 @@ export const listChannelsQuery = Joi.object({
 });
 
 /** rotate-secret/ and test/ take no fields. */
-export const emptyBody = Joi.object({}).optional();
+export const emptyBody = Joi.object({});
