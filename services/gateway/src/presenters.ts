@@ -1,6 +1,6 @@
 /** The JSON of each identity resource, decided in one place. Key values appear only where they are created. */
 import Joi from 'joi';
-import { PERMISSIONS, ROLES, TIERS } from '@pi/common';
+import { PERMISSIONS, ROLES, TIERS, timestampSchema as timestamp, uuidSchema as uuid } from '@pi/common';
 import type { ApiKey, Company, User } from '@pi/common';
 
 type Row<T> = Pick<T, Extract<keyof T, string>>;
@@ -9,8 +9,6 @@ type Row<T> = Pick<T, Extract<keyof T, string>>;
  * The response schemas of these presenters (OpenAPI, services/gateway/src/openapi.ts). Closed objects: a field
  * added to a presenter must be added here too, or the tests' answer check (test/support/openapi.ts) fails.
  */
-const uuid = Joi.string().uuid();
-const timestamp = Joi.date().iso();
 
 export const companySchema = Joi.object({
   id: uuid.required(),

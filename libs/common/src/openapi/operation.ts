@@ -57,6 +57,13 @@ export interface ApiOperation {
 /** Lets a list of operations be type-checked where it is written. */
 export const operations = (...list: ApiOperation[]): ApiOperation[] => list;
 
+/** Pieces of every service's answer schemas: an id, and an ISO 8601 UTC timestamp (as JSON carries a Date). */
+export const uuidSchema = Joi.string().uuid();
+export const timestampSchema = Joi.date().iso();
+
+/** The 200 of a page (an HTML document) in an operation's `responses`. */
+export const htmlResponse = (description: string): Record<number, ResponseSpec> => ({ 200: { description, contentType: 'text/html' } });
+
 /** The error shape of SPEC.md (Errors); every error answer of every service has it. */
 export const errorBodySchema = Joi.object({
   error: Joi.string().required().description('Human-readable message.'),

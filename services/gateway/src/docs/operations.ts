@@ -1,12 +1,11 @@
 /** The documentation's own operations. */
 import Joi from 'joi';
-import { operations } from '@pi/common';
+import { htmlResponse, operations } from '@pi/common';
 
 export const schemaQuery = Joi.object({
   format: Joi.string().valid('json', 'yaml').default('json').description('`yaml` answers the same document as YAML.'),
 });
 
-const html = (description: string) => ({ 200: { description, contentType: 'text/html' } });
 
 export const docsOperations = operations(
   {
@@ -25,6 +24,6 @@ export const docsOperations = operations(
       },
     },
   },
-  { method: 'get', path: '/api/docs/', operationId: 'getSwaggerUi', tag: 'docs', summary: 'Swagger UI', security: 'none', responses: html('Swagger UI on this document.') },
-  { method: 'get', path: '/api/redoc/', operationId: 'getRedoc', tag: 'docs', summary: 'Redoc', security: 'none', responses: html('Redoc on this document.') },
+  { method: 'get', path: '/api/docs/', operationId: 'getSwaggerUi', tag: 'docs', summary: 'Swagger UI', security: 'none', responses: htmlResponse('Swagger UI on this document.') },
+  { method: 'get', path: '/api/redoc/', operationId: 'getRedoc', tag: 'docs', summary: 'Redoc', security: 'none', responses: htmlResponse('Redoc on this document.') },
 );

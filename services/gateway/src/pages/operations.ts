@@ -1,7 +1,5 @@
 /** The pages' entry points in the OpenAPI document (their assets are static files, not operations). */
-import type { ServiceApi } from '@pi/common';
-
-const html = (description: string) => ({ 200: { description, contentType: 'text/html' } });
+import { type ServiceApi, htmlResponse } from '@pi/common';
 
 export const pagesApi: ServiceApi = {
   service: 'pages',
@@ -15,7 +13,7 @@ export const pagesApi: ServiceApi = {
       summary: 'The widget page',
       description: 'Opened from a scan (`?token=`, exchanged once) or embedded by `sdk.js` with a company API key. Any site may frame it.',
       security: 'none',
-      responses: html('The widget.'),
+      responses: htmlResponse('The widget.'),
     },
     {
       method: 'get',
@@ -35,7 +33,7 @@ export const pagesApi: ServiceApi = {
       summary: 'The administration dashboard',
       description: 'Signs in with a username and password (bearer tokens). It may not be framed.',
       security: 'none',
-      responses: html('The dashboard.'),
+      responses: htmlResponse('The dashboard.'),
     },
   ],
 };

@@ -1,9 +1,8 @@
 /** Pieces of the answer schemas (OpenAPI) that every presenter's schema uses. */
 import Joi from 'joi';
+import { timestampSchema, uuidSchema } from '@pi/common';
 
-export const uuid = Joi.string().uuid();
-/** An ISO 8601 UTC timestamp, as JSON carries a Date. */
-export const timestamp = Joi.date().iso();
+export { timestampSchema as timestamp, uuidSchema as uuid };
 /** A calendar date `YYYY-MM-DD`. */
 export const calendarDay = Joi.string()
   .pattern(/^\d{4}-\d{2}-\d{2}$/)

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { QR_STATUSES, QR_TARGET_TYPES } from '@pi/common';
+import { QR_STATUSES, QR_TARGET_TYPES, timestampSchema as timestamp, uuidSchema as uuid } from '@pi/common';
 import type { QrCode } from '@pi/common';
 import { NEXT_STATES } from '../commands/transitions';
 
@@ -34,9 +34,6 @@ export function presentQrCode(q: QrRow, baseUrl: string) {
 }
 
 /* The answers' shapes, for the OpenAPI document (openapi.ts files); each matches its presenter above. */
-
-const uuid = Joi.string().uuid();
-const timestamp = Joi.date().iso();
 
 /** The fields of presentQrInfo, shared by every schema that spreads them. */
 const qrInfoKeys = {
