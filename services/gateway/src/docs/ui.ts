@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { RequestHandler, Router } from 'express';
+import { packageRoot } from '../package-root';
 
 export const SWAGGER_UI_PATH = '/api/docs/';
 export const REDOC_PATH = '/api/redoc/';
@@ -86,15 +87,4 @@ function packageVersion(dir: string): string {
 function splitOnce(value: string, separator: string): [string, string | undefined] {
   const at = value.indexOf(separator);
   return at < 0 ? [value, undefined] : [value.slice(0, at), value.slice(at + 1)];
-}
-
-/** The gateway package's directory (holds `static/`), from `src/docs/` or the compiled `dist/src/docs/`. */
-function packageRoot(): string {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${__dirname}`);
-    dir = parent;
-  }
-  return dir;
 }

@@ -5,9 +5,10 @@
  */
 import path from 'node:path';
 import express, { Router } from 'express';
+import { packageRoot } from '../package-root';
 
-/** The repository's web/ folder, from services/gateway/dist/src/pages. */
-export const WEB_ROOT = path.resolve(__dirname, '../../../../../web');
+/** The repository's web/ folder, beside services/. */
+const WEB_ROOT = path.join(packageRoot(), '../../web');
 
 /** Asset names carry no version, so browsers revalidate them (ETag) rather than mix two releases. */
 const staticOptions = { index: false, maxAge: 0, etag: true, fallthrough: true } as const;
