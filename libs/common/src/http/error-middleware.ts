@@ -5,7 +5,7 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { UniqueConstraintError } from 'sequelize';
-import { AppError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors';
+import { AppError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors';
 import { requestIdOf } from '../identity';
 import type { Logger } from '../logger';
 
@@ -29,6 +29,18 @@ export function toAppError(err: unknown): AppError | undefined {
     return new AppError(409, 'already_exists', 'A record with these values already exists.', details);
   }
   return undefined;
+}
+
+/**
+ * A `.catch` for a write a company-scoped unique constraint may refuse (a SKU, a serial number, a username):
+ * the refusal becomes 409 `already_exists` naming `field`, with `message`, where toAppError would only say
+ * which columns clashed; any other error passes through unchanged.
+ */
+export function rethrowAlreadyExists(message: string, field: string, detail = 'already exists'): (err: unknown) => never {
+  return (err) => {
+    if (err instanceof UniqueConstraintError) throw new ConflictError('already_exists', message, { [field]: detail });
+    throw err;
+  };
 }
 
 export function errorBody(err: AppError, requestId: string) {

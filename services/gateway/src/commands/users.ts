@@ -1,15 +1,9 @@
 /** Company users: listing, creation, changes and deactivation, always inside the caller's company. */
-import { UniqueConstraintError } from 'sequelize';
 import type { Sequelize } from 'sequelize';
-import { ConflictError, Identity, PageRequest, Role, User, findOwned, pageWindow } from '@pi/common';
+import { ConflictError, Identity, PageRequest, Role, User, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
 import { hashPassword } from '../auth/passwords';
 
-export function rethrowUsernameTaken(err: unknown): never {
-  if (err instanceof UniqueConstraintError) {
-    throw new ConflictError('already_exists', 'That username is already taken.', { username: 'is already taken' });
-  }
-  throw err;
-}
+export const rethrowUsernameTaken = rethrowAlreadyExists('That username is already taken.', 'username', 'is already taken');
 
 export async function listUsers(identity: Identity, page: PageRequest) {
   const { rows, count } = await User.findAndCountAll({

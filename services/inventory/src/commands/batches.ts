@@ -5,9 +5,8 @@
  */
 import { QueryTypes } from 'sequelize';
 import type { Sequelize, Transaction } from 'sequelize';
-import { Batch, Identity, PageRequest, ProductModel, ValidationError, findOwned, pageWindow } from '@pi/common';
+import { Batch, Identity, PageRequest, ProductModel, ValidationError, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
 import type { BatchRow } from '../presenters/batch';
-import { rethrowAlreadyExists } from './already-exists';
 import { batchQuantities } from './stock-reads';
 
 export interface BatchFilters extends PageRequest {

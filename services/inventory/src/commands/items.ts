@@ -4,14 +4,13 @@
  * Outside the ledger only a serial number can be corrected.
  */
 import type { Sequelize, WhereOptions } from 'sequelize';
-import { Identity, Location, PageRequest, PhysicalItem, ProductModel, ValidationError, findOwned, pageWindow } from '@pi/common';
+import { Identity, Location, PageRequest, PhysicalItem, ProductModel, ValidationError, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
 import { bookIn } from '../ledger/book';
 import type { BookingContext } from '../ledger/context';
 import { BookingAnswer, IdempotencyClaim, runBooking } from '../ledger/run-booking';
 import { bookableProduct, physicalLocation } from '../ledger/targets';
 import { presentItem } from '../presenters/item';
 import { presentMovement } from '../presenters/movement';
-import { rethrowAlreadyExists } from './already-exists';
 
 export interface ItemFilters extends PageRequest {
   product_id?: string;

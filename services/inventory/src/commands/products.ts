@@ -7,9 +7,8 @@
  */
 import { ForeignKeyConstraintError, Op, QueryTypes, col, fn } from 'sequelize';
 import type { Order, Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { ConflictError, Identity, PageRequest, ProductModel, Profile, findOwned, pageWindow } from '@pi/common';
+import { ConflictError, Identity, PageRequest, ProductModel, Profile, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
 import { EngineConfig, validateEngineConfig } from '../engine/engine-config';
-import { rethrowAlreadyExists } from './already-exists';
 
 export interface ProductFilters extends PageRequest {
   profile?: Profile;

@@ -5,19 +5,9 @@
  * constraint, so two concurrent creates with one number cannot both succeed.
  */
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import {
-  Identity,
-  OPEN_WORK_ORDER_STATUSES,
-  PageRequest,
-  ProductModel,
-  WorkOrder,
-  WorkOrderStatus,
-  findOwned,
-  pageWindow,
-} from '@pi/common';
+import { Identity, OPEN_WORK_ORDER_STATUSES, PageRequest, ProductModel, WorkOrder, WorkOrderStatus, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
 import { InvalidTransitionError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
-import { rethrowAlreadyExists } from './already-exists';
 
 /** The statuses each status may move to. A status "moving" to itself is no transition and always allowed. */
 export const WORK_ORDER_TRANSITIONS: Readonly<Record<WorkOrderStatus, readonly WorkOrderStatus[]>> = {
