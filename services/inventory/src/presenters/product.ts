@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { PROFILES, type ProductModel } from '@pi/common';
 import { timestamp, uuid } from './schemas';
+import { ENGINE_TYPES } from '../engine/engine-config';
 
 type ProductRow = Pick<ProductModel, 'id' | 'sku' | 'name' | 'description' | 'profile' | 'engineConfig' | 'unit' | 'decimals' | 'isActive'> & {
   createdAt?: Date;
@@ -32,7 +33,7 @@ export const productSchema = Joi.object({
   name: Joi.string().required(),
   description: Joi.string().allow('', null).required(),
   profile: Joi.string().valid(...PROFILES).required().description('The tracking mode; `engine_config.engine_type` matches it.'),
-  engine_type: Joi.string().required().description('`counter`, `serialized`, `batch` or `dimensional`, as in `engine_config`.'),
+  engine_type: Joi.string().valid(...ENGINE_TYPES).required().description('`counter`, `serialized`, `batch` or `dimensional`, as in `engine_config`.'),
   engine_config: Joi.object().unknown(true).required().description('The completed engine configuration (defaults filled in).'),
   unit: Joi.string().required(),
   decimals: Joi.number().integer().min(0).required(),
