@@ -470,9 +470,15 @@ describe('GET /api/v1/export/', () => {
     const running = writeCompanyExport(sequelize, await exportCompanyOf({ companyId: company.id } as Identity), stuck);
     const openExports = () =>
       count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query ~ '(FETCH|DECLARE).*export_'");
+    // Paused means seen idle in its transaction on several samples in a row: one sample can fall between two
+    // FETCHes of an export that is still reading, and the next then sees it active.
     const deadline = Date.now() + 15_000;
-    while ((await openExports()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    if ((await openExports()) !== 1) {
+    let steady = 0;
+    while (steady < 5 && Date.now() < deadline) {
+      steady = (await openExports()) === 1 ? steady + 1 : 0;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    if (steady < 5) {
       // Never leave the export holding its connection (the run's teardown would wait on it): end it, then say what was seen.
       const sessions = await query("SELECT state, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database()");
       stuck.destroy();
