@@ -37,6 +37,12 @@ export async function api<T = any>(method: string, path: string, opts: ApiOption
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
 
+/** `res`, when its status is `status`; otherwise an error naming `what` and showing the body. */
+export function expectStatus<T>(res: ApiResponse<T>, status: number, what: string): ApiResponse<T> {
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status}: ${typeof res.body === 'string' ? res.body.slice(0, 500) : JSON.stringify(res.body)}`);
+  return res;
+}
+
 export const get = <T = any>(path: string, opts?: ApiOptions) => api<T>('GET', path, opts);
 export const post = <T = any>(path: string, body?: unknown, opts?: ApiOptions) => api<T>('POST', path, { ...opts, body });
 export const patch = <T = any>(path: string, body?: unknown, opts?: ApiOptions) => api<T>('PATCH', path, { ...opts, body });

@@ -1,31 +1,23 @@
 /**
  * Headless Chromium for the browser suites: Debian's `/usr/bin/chromium` (`apt-get install chromium`;
  * .ci/run installs it), driven by playwright-core (which downloads no browser of its own). Without it, the
- * suites are skipped with a loud banner, as the Redis suites are without Redis (support/redis.ts).
+ * suites are skipped with a loud banner, as the Redis suites are without Redis (support/redis.ts). Its path
+ * and flags are tools/test/chromium.ts's, which the standalone test (tools/test) launches it with too.
  *
  * The pages may reach the test system only: every request to a host other than 127.0.0.1/localhost is aborted
  * and recorded, and suites assert that none happened (the UIs must work with no internet access).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { expect } from 'chai';
 import { Browser, BrowserContext, ConsoleMessage, Page, chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '@pi/tools/dist/test/chromium';
 import { skipLoudly } from './skip';
 
-export const CHROMIUM_PATH = process.env.TEST_CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { CHROMIUM_PATH };
 
 /** Screenshots and other files the browser suites leave behind (git-ignored). */
 export const ARTIFACTS_DIR = path.resolve(__dirname, '../../../test-artifacts');
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -137,4 +129,81 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   const file = path.join(ARTIFACTS_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: false });
   return file;
+}
+
+// ---- the checks each UI's screens get -----------------------------------------------------------------------
+
+/** What a UI's screens are checked for, and where their screenshots go (each UI's helpers hold its own). */
+export interface PageChecks {
+  /** Prefix of the screenshot names under test-artifacts/ (say `dashboard/`). */
+  folder?: string;
+  /** No sideways scrolling also means no link or control cut off outside the window (in a row of tabs, say). */
+  controlsInWindow?: boolean;
+  /** Only form controls that are rendered need a label (not those of a collapsed panel, say). */
+  visibleControlsOnly?: boolean;
+  /** `screenshotChecked` also checks the labels at 360 px. */
+  labelsAtPhone?: boolean;
+  /** `screenshotChecked` ends at the viewport the page had (otherwise at 1280 px). */
+  restoreViewport?: boolean;
+  /** How the sideways-scrolling message names the page: `<name>: page is …` or `<name>: the page is …`. */
+  pageNoun: 'page' | 'the page';
+}
+
+/** Nothing wider than the window: a 360 px phone never scrolls sideways (nor, with `controlsInWindow`, is a control cut off). */
+export async function expectNoHorizontalScroll(page: Page, name: string, checks: PageChecks): Promise<void> {
+  const { scroll, client } = (await page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')) as {
+    scroll: number;
+    client: number;
+  };
+  expect(scroll, `${name}: ${checks.pageNoun} is ${scroll}px wide in a ${client}px window`).to.be.at.most(client);
+  if (!checks.controlsInWindow) return;
+  // Nor is any link or control cut off inside a scrolling box (say, a row of tabs).
+  const outside = await page.evaluate(`[...document.querySelectorAll('a, button, input, select, textarea, label')]
+    .filter((el) => el.getClientRects().length > 0)
+    .filter((el) => { const r = el.getBoundingClientRect(); return r.right > document.documentElement.clientWidth + 0.5 || r.left < -0.5; })
+    .map((el) => el.outerHTML.slice(0, 120))`);
+  expect(outside, `${name}: controls outside the ${client}px window`).to.deep.equal([]);
+}
+
+/** Every form control of the page (every rendered one, with `visibleControlsOnly`) has a label: a `<label for>`, or aria-label/labelledby. */
+export async function expectLabelledControls(page: Page, name: string, checks: PageChecks): Promise<void> {
+  const unlabelled = (await page.evaluate(`[...document.querySelectorAll('input, select, textarea')]
+    .filter((el) => el.type !== 'hidden' && (${checks.visibleControlsOnly ? 'el.getClientRects().length > 0' : 'true'}))
+    .filter((el) => (el.labels?.length ?? 0) === 0 && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
+    .map((el) => el.outerHTML)`)) as string[];
+  expect(unlabelled, `${name}: form controls without a label`).to.deep.equal([]);
+}
+
+/**
+ * Screenshots of the page at 360 px, checked there (no sideways scrolling; labelled controls with
+ * `labelsAtPhone`), and at 1280 px: test-artifacts/<folder><name>-360.png and -1280.png.
+ */
+export async function screenshotChecked(page: Page, name: string, checks: PageChecks): Promise<void> {
+  const start = page.viewportSize() ?? DESKTOP;
+  await screenshotAtBothWidths(page, `${checks.folder ?? ''}${name}`, async () => {
+    await expectNoHorizontalScroll(page, name, checks);
+    if (checks.labelsAtPhone) await expectLabelledControls(page, name, checks);
+  });
+  if (checks.restoreViewport) await page.setViewportSize(start);
+}
+
+/** Which of what went wrong on a page a suite counts as a problem. */
+export interface ProblemFilter {
+  /** Console errors the suite causes on purpose (say, the browser's line for each 4xx it provokes). */
+  expectedConsole: RegExp;
+  /** Whether requests that failed at the network level count. */
+  failedRequests: boolean;
+  /** Prefix each problem with its kind (`page error: `, `console: `, ...). */
+  labelled: boolean;
+}
+
+/** What the browser complained about on the page, minus what `filter` expects. */
+export function pageProblems(bp: BrowserPage, filter: ProblemFilter): string[] {
+  const kind = (label: string) => (text: string) => (filter.labelled ? `${label}${text}` : text);
+  return [
+    ...bp.pageErrors.map(kind('page error: ')),
+    ...bp.consoleErrors.filter((e) => !filter.expectedConsole.test(e)).map(kind('console: ')),
+    ...bp.blockedRequests.map(kind('request off the service: ')),
+    ...(filter.failedRequests ? bp.failedRequests.map(kind('failed request: ')) : []),
+  ];
 }

@@ -20,19 +20,21 @@ export interface TestCompany {
   apiKeyId: string;
 }
 
-export async function logIn(username: string, password: string): Promise<{ access: string; refresh: string }> {
-  const res = await post('/api/token/', { username, password });
+/** `baseUrl`: another gateway than the test system's (a deployment suite's own processes). */
+export async function logIn(username: string, password: string, opts: { baseUrl?: string } = {}): Promise<{ access: string; refresh: string }> {
+  const res = await post('/api/token/', { username, password }, { baseUrl: opts.baseUrl });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   return res.body;
 }
 
-export async function buildCompany(overrides: { name?: string; username?: string; password?: string } = {}): Promise<TestCompany> {
+/** A new company and its admin, logged in; `baseUrl` registers through another gateway than the test system's. */
+export async function buildCompany(overrides: { name?: string; username?: string; password?: string; baseUrl?: string } = {}): Promise<TestCompany> {
   const name = overrides.name ?? unique('Company');
   const username = overrides.username ?? unique('admin');
   const password = overrides.password ?? `pw-${randomBytes(8).toString('hex')}`;
-  const res = await post('/api/v1/register/', { company_name: name, username, password, email: `${username}@example.com` });
+  const res = await post('/api/v1/register/', { company_name: name, username, password, email: `${username}@example.com` }, { baseUrl: overrides.baseUrl });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
-  const tokens = await logIn(username, password);
+  const tokens = await logIn(username, password, { baseUrl: overrides.baseUrl });
   return {
     id: res.body.company.id,
     name,

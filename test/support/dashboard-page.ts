@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import type { Locator, Page } from 'playwright-core';
-import { BrowserPage, DESKTOP, screenshotAtBothWidths } from './browser';
+import { BrowserPage, PageChecks, pageProblems } from './browser';
 import { system } from './hooks';
 
 export const dashboardUrl = () => `${system().url}/dashboard/`;
@@ -81,45 +81,17 @@ export async function notice(page: Page, text: string | RegExp): Promise<void> {
   await page.locator('.notices .notice', { hasText: text }).waitFor();
 }
 
-/** Nothing on the page is wider than the window (no sideways scrolling). */
-export async function expectNoHorizontalScroll(page: Page, name: string): Promise<void> {
-  const { scroll, client } = (await page.evaluate(
-    '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
-  )) as { scroll: number; client: number };
-  expect(scroll, `${name}: the page is ${scroll}px wide in a ${client}px window`).to.be.at.most(client);
-}
-
-/** Every visible form control has a label (`<label for>`, or aria-label / aria-labelledby). */
-export async function expectLabelledControls(page: Page, name: string): Promise<void> {
-  const unlabelled = (await page.evaluate(`[...document.querySelectorAll('input, select, textarea')]
-    .filter((el) => el.type !== 'hidden' && el.getClientRects().length > 0)
-    .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
-    .map((el) => el.outerHTML)`)) as string[];
-  expect(unlabelled, `${name}: form controls without a label`).to.deep.equal([]);
-}
-
 /**
- * The screen as it is now, at 360 px (checked: labelled controls, no sideways scrolling) and at 1280 px:
- * test-artifacts/dashboard/<name>-360.png and -1280.png. Ends at the width it started with.
+ * The checks of every dashboard screen (support/browser.ts): at 360 px labelled controls (the rendered ones)
+ * and no sideways scrolling; screenshots at test-artifacts/dashboard/<name>-360.png and -1280.png, ending at
+ * the width it started with.
  */
-export async function screenshotBoth(page: Page, name: string): Promise<void> {
-  const start = page.viewportSize() ?? DESKTOP;
-  await screenshotAtBothWidths(page, `dashboard/${name}`, async () => {
-    await expectNoHorizontalScroll(page, name);
-    await expectLabelledControls(page, name);
-  });
-  await page.setViewportSize(start);
-}
+export const DASHBOARD_CHECKS: PageChecks = { folder: 'dashboard/', visibleControlsOnly: true, labelsAtPhone: true, restoreViewport: true, pageNoun: 'the page' };
 
 /** What the browser complained about, minus the failed loads of API answers a test provoked on purpose. */
 export function unexpectedProblems(bp: BrowserPage, expectedStatuses: number[] = []): string[] {
-  const expected = new RegExp(`Failed to load resource: the server responded with a status of (${expectedStatuses.join('|') || 'none'})\\b`);
-  return [
-    ...bp.pageErrors.map((e) => `page error: ${e}`),
-    ...bp.consoleErrors.filter((e) => !expected.test(e)).map((e) => `console: ${e}`),
-    ...bp.blockedRequests.map((u) => `request off the service: ${u}`),
-    ...bp.failedRequests.map((r) => `failed request: ${r}`),
-  ];
+  const expectedConsole = new RegExp(`Failed to load resource: the server responded with a status of (${expectedStatuses.join('|') || 'none'})\\b`);
+  return pageProblems(bp, { expectedConsole, failedRequests: true, labelled: true });
 }
 
 /** `sha256=<hex>` of the webhook body with the channel secret, as X-PI-Signature carries it. */

@@ -6,16 +6,15 @@
  *   browser this starts one more QR service (same database and secrets) whose PUBLIC_BASE_URL is the address
  *   of one more gateway in front of it, so `/go/<code>/` lands on a widget that answers.
  * - `serveEmbeddingPage()`: a page of "another site" (another origin) that loads sdk.js from the gateway.
- * - request recording, and screenshots at phone and desktop widths.
+ * - request recording, and the checks (`WIDGET_CHECKS`) of the screens at phone and desktop widths.
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import type { Page, Request } from 'playwright-core';
 import { closeServer, createLogger, createServiceApp, listen } from '@pi/common';
 import { qrPublicRoutes, qrRoutes } from '@pi/qr';
-import { screenshotAtBothWidths } from './browser';
+import type { PageChecks } from './browser';
 import { system } from './hooks';
 import { LogCapture, RunningGateway } from './system';
 
@@ -111,30 +110,12 @@ export function expiredToken(code: string, companyId: string): string {
   });
 }
 
-/** Screenshots of the page at 360 px (checked: no sideways scrolling) and 1280 px (test-artifacts/<name>-360.png, -1280.png); ends at 1280 px. */
-export async function screenshotBoth(page: Page, name: string): Promise<void> {
-  await screenshotAtBothWidths(page, name, () => expectNoHorizontalScroll(page, name));
-}
-
-/** Nothing wider than the screen: a 360 px phone never scrolls sideways. */
-export async function expectNoHorizontalScroll(page: Page, name: string): Promise<void> {
-  const widths = (await page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')) as { scroll: number; client: number };
-  expect(widths.scroll, `${name}: page is ${widths.scroll}px wide in a ${widths.client}px window`).to.be.at.most(widths.client);
-  // Nor is any link or control cut off inside a scrolling box (say, a row of tabs).
-  const outside = await page.evaluate(`[...document.querySelectorAll('a, button, input, select, textarea, label')]
-    .filter((el) => el.getClientRects().length > 0)
-    .filter((el) => { const r = el.getBoundingClientRect(); return r.right > document.documentElement.clientWidth + 0.5 || r.left < -0.5; })
-    .map((el) => el.outerHTML.slice(0, 120))`);
-  expect(outside, `${name}: controls outside the ${widths.client}px window`).to.deep.equal([]);
-}
-
-/** Every visible form control of the page has a label (a `<label for>`, or aria-label/labelledby). */
-export async function expectLabelledControls(page: Page, name: string): Promise<void> {
-  const unlabelled = await page.evaluate(`[...document.querySelectorAll('input, select, textarea')]
-    .filter((el) => el.type !== 'hidden' && (el.labels?.length ?? 0) === 0 && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
-    .map((el) => el.outerHTML)`);
-  expect(unlabelled, `${name}: form controls without a label`).to.deep.equal([]);
-}
+/**
+ * The checks of the widget's screens (support/browser.ts): at 360 px no sideways scrolling and no control cut
+ * off outside the window; screenshots at test-artifacts/<name>-360.png and -1280.png, ending at 1280 px.
+ * `expectLabelledControls` with these checks covers every control, rendered or not.
+ */
+export const WIDGET_CHECKS: PageChecks = { controlsInWindow: true, pageNoun: 'page' };
 
 /** Waits until the element matching `selector` contains `text`. */
 export async function waitForText(page: Page, selector: string, text: string, timeout = 10_000): Promise<void> {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { chromium } from 'playwright-core';
 import { freePort } from '@pi/common';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, loudBanner } from './chromium';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const LAUNCHER = path.join(ROOT, 'tools/dist/src/standalone/main.js');
@@ -322,15 +323,11 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
  * (skipped, loudly, where it is not installed; .ci/run installs it). Only the launcher's gateway is reachable.
  */
 async function expectPagesWork(baseUrl: string, username: string, password: string): Promise<void> {
-  const chromiumPath = process.env.TEST_CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (!fs.existsSync(chromiumPath)) {
-    process.stdout.write(`\n${'*'.repeat(100)}\n*** CHROMIUM IS NOT INSTALLED at ${chromiumPath}: the standalone pages check is SKIPPED\n${'*'.repeat(100)}\n\n`);
+  if (!fs.existsSync(CHROMIUM_PATH)) {
+    loudBanner(`CHROMIUM IS NOT INSTALLED at ${CHROMIUM_PATH}: the standalone pages check is SKIPPED`);
     return;
   }
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage();
     const outside: string[] = [];

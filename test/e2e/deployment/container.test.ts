@@ -15,8 +15,9 @@ import { freePort } from '@pi/common';
 import { ROOT } from './support/files';
 import { skipLoudly } from '../../support/skip';
 import { eventually } from '../../support/wait';
-import { registerCompany } from './support/processes';
-import { runToExit, sampleValue } from './support/settings';
+import { buildCompany } from '../../support/builders';
+import { runToExit } from '../../support/processes';
+import { sampleValue } from './support/settings';
 
 function engineProblem(): string | undefined {
   const docker = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { encoding: 'utf8', timeout: 20_000 });
@@ -69,7 +70,7 @@ describe('deployment: docker build and docker compose up (needs a container engi
       5 * 60_000,
       2000,
     );
-    const company = await registerCompany(gateway);
+    const company = await buildCompany({ baseUrl: gateway });
     expect(company.token).to.be.a('string');
     const locations = await fetch(`${gateway}/api/v1/locations/`, { headers: { authorization: `Bearer ${company.token}` } });
     expect(locations.status).to.equal(200);

@@ -19,7 +19,8 @@ import { startReceiver } from '../../support/receiver';
 import { Tenant, attemptsOf, createChannel, createDelivery, deliverySettings, dropChannels, reload, uniqueQueue } from '../notify/fixtures';
 import { ROOT } from './support/files';
 import { eventually, sleep } from '../../support/wait';
-import { Company, RunningProcess, killAll, productAndLocation, registerCompany, startProcess } from './support/processes';
+import { TestCompany, TestProduct, buildCompany, buildLocation, buildProduct } from '../../support/builders';
+import { RunningProcess, killAll, startProcess } from '../../support/processes';
 
 const entry = (service: string) => path.join(ROOT, `services/${service}/dist/src/main.js`);
 const secret = () => randomBytes(32).toString('hex');
@@ -63,13 +64,14 @@ async function refuses(url: string): Promise<boolean> {
 describe('deployment: graceful shutdown on SIGTERM', function () {
   this.timeout(60_000);
   const running: RunningProcess[] = [];
-  let company: Company;
-  let product: { id: string; sku: string; name: string };
+  let company: TestCompany;
+  let product: TestProduct;
   let location: { id: string };
 
   before(async () => {
-    company = await registerCompany(system().url);
-    ({ product, location } = await productAndLocation(system().url, company));
+    company = await buildCompany();
+    product = await buildProduct(company);
+    location = await buildLocation(company);
   });
   afterEach(() => killAll(running));
 
@@ -176,18 +178,7 @@ describe('deployment: graceful shutdown on SIGTERM', function () {
     it('a webhook delivery in flight when SIGTERM arrives is sent, recorded as delivered, and the process exits 0 once it is', async () => {
       const receiver = await startReceiver();
       const settings = deliverySettings();
-      const tenant: Tenant = {
-        company: {
-          id: company.id,
-          name: company.name,
-          admin: { id: company.userId, username: company.username, password: company.password },
-          token: company.token,
-          refresh: company.refresh,
-          apiKey: company.apiKey,
-          apiKeyId: company.apiKeyId,
-        },
-        product: { ...product, profile: 'STANDARD', engine_config: { engine_type: 'counter' } },
-      };
+      const tenant: Tenant = { company, product };
       const channel = await createChannel(tenant, settings, { url: receiver.url });
       const names = uniqueQueue();
       const queue = new DeliveryQueue(REDIS_URL, names);

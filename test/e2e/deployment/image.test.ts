@@ -9,12 +9,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { api, expectStatus } from '../../support/api';
+import { buildCompany } from '../../support/builders';
 import { TestDatabase, createTestDatabase } from '../../support/database';
+import { RunningProcess, killAll } from '../../support/processes';
 import { REDIS_URL, redisAvailable } from '../../support/redis';
 import { freePort } from '@pi/common';
 import { ROOT, composeEnvironment, copyArgs, execForm, loadCompose, parseDockerfile } from './support/files';
 import { runPi, startPi } from './support/image';
-import { RunningProcess, call, expectStatus, killAll, registerCompany } from './support/processes';
 import { runtimeTree } from './support/runtime-tree';
 import { SERVICES, ServiceName, processSpecs, sampleValue, scriptEntry } from './support/settings';
 
@@ -121,21 +123,23 @@ describe('deployment: the image (Dockerfile), its runtime tree outside Docker', 
 
     it('answers a registration and a login, and proxies to every service', async () => {
       const gateway = `http://127.0.0.1:${ports.gateway}`;
-      expectStatus(await call(gateway, 'GET', '/readyz'), 200, 'gateway /readyz');
-      const company = await registerCompany(gateway);
-      expectStatus(await call(gateway, 'GET', '/api/v1/locations/', { token: company.token }), 200, 'inventory through the gateway');
-      expectStatus(await call(gateway, 'GET', '/api/v1/widget/locations/', { apiKey: company.apiKey }), 200, 'the widget API');
-      expectStatus(await call(gateway, 'GET', '/api/v1/monitoring-rules/', { token: company.token }), 200, 'monitor through the gateway');
+      expectStatus(await api('GET', '/readyz', { baseUrl: gateway }), 200, 'gateway /readyz');
+      const company = await buildCompany({ baseUrl: gateway });
+      expectStatus(await api('GET', '/api/v1/locations/', { baseUrl: gateway, token: company.token }), 200, 'inventory through the gateway');
+      expectStatus(await api('GET', '/api/v1/widget/locations/', { baseUrl: gateway, apiKey: company.apiKey }), 200, 'the widget API');
+      expectStatus(await api('GET', '/api/v1/monitoring-rules/', { baseUrl: gateway, token: company.token }), 200, 'monitor through the gateway');
       for (const name of SERVICES) {
-        expectStatus(await call(`http://127.0.0.1:${ports[name]}`, 'GET', '/healthz'), 200, `${name} /healthz`);
-        expectStatus(await call(`http://127.0.0.1:${ports[name]}`, 'GET', '/readyz'), 200, `${name} /readyz${name === 'notifier' && !haveRedis ? ' (no Redis: no worker)' : ''}`);
+        // A service's own port, not the gateway the OpenAPI document describes.
+        const service = { baseUrl: `http://127.0.0.1:${ports[name]}`, undocumented: true };
+        expectStatus(await api('GET', '/healthz', service), 200, `${name} /healthz`);
+        expectStatus(await api('GET', '/readyz', service), 200, `${name} /readyz${name === 'notifier' && !haveRedis ? ' (no Redis: no worker)' : ''}`);
       }
     });
 
     it('renders QR labels as PNG and PDF (fonts from the dejavu-fonts-ttf package, resvg and pdfkit from theirs)', async () => {
       const gateway = `http://127.0.0.1:${ports.gateway}`;
-      const company = await registerCompany(gateway);
-      const codes = expectStatus(await call(gateway, 'POST', '/api/v1/qr-codes/', { token: company.token, body: { count: 1 } }), 201, 'QR codes');
+      const company = await buildCompany({ baseUrl: gateway });
+      const codes = expectStatus(await api('POST', '/api/v1/qr-codes/', { baseUrl: gateway, token: company.token, body: { count: 1 } }), 201, 'QR codes');
       const code = codes.body.results[0].code as string;
       const png = await fetch(`${gateway}/api/v1/qr-codes/${code}/label.png`, { headers: { authorization: `Bearer ${company.token}` } });
       expect(png.status).to.equal(200);

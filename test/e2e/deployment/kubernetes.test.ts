@@ -12,6 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { createTestDatabase } from '../../support/database';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { REDIS_URL, redisAvailable } from '../../support/redis';
@@ -19,7 +20,6 @@ import { skipLoudly } from '../../support/skip';
 import { K8S_DIR, K8sObject, loadManifestDocs, parseDockerfile, parseYamlDocs, podSpecOf, selects } from './support/files';
 import { runPi, startPi } from './support/image';
 import { unknownFields, validateWithModel } from './support/k8s-schema';
-import { productAndLocation, registerCompany } from './support/processes';
 import { ProcessSpec, SERVICES, configProblems, knownBySchema, processSpecs, requiredByProcess, requiredBySchema, sampleValue } from './support/settings';
 
 const NAMESPACE = 'pi-inventory';
@@ -265,8 +265,9 @@ describe('deployment: Kubernetes manifests (k8s/)', function () {
     expect(pi).to.include(`check_rules) exec node ${spec.entry} "$@"`);
 
     // Run it as the CronJob does, scoped to a company of its own (the test database is shared by every suite).
-    const company = await registerCompany(system().url);
-    await productAndLocation(system().url, company, { min_stock: 5 });
+    const company = await buildCompany();
+    await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 5 } });
+    await buildLocation(company);
     const queue = `deliveries-deploy-${Date.now()}`;
     const secrets: Record<string, string> = { DATABASE_URL: testDatabaseUrl(), SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, REDIS_URL: REDIS_URL };
     const env = environmentOf(container, (key) => secrets[key] ?? '');

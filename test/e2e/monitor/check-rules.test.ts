@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -8,6 +7,7 @@ import { checkRules, loadMonitorSettings } from '@pi/monitor';
 import { get, post } from '../../support/api';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
+import { runToExit } from '../../support/processes';
 import { REDIS_URL, requireRedis } from '../../support/redis';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { buildChannel } from './helpers';
@@ -128,17 +128,13 @@ describe('npm run check_rules (the command)', () => {
     const script = path.resolve(__dirname, '../../../../services/monitor/dist/src/check-rules/cli.js');
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: testDatabaseUrl(), SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' };
     delete env.REDIS_URL;
-    const child = spawn(process.execPath, [script, '--company', company.id], { env });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, text: out } = await runToExit(process.execPath, [script, '--company', company.id], { env });
     expect(code, out).to.equal(0);
     expect(out).to.include('companies: 1').and.to.include('events opened: 1').and.to.include('products evaluated: 1');
     const rows = await system().db.sequelize.query('SELECT status FROM event_log WHERE product_id = $1', { bind: [product.id], type: QueryTypes.SELECT });
     expect(rows).to.deep.equal([{ status: 'OPEN' }]);
-    const bad = spawn(process.execPath, [script, '--company', 'not-a-uuid'], { env });
-    expect(await new Promise<number | null>((resolve) => bad.on('exit', resolve))).to.equal(1);
+    const bad = await runToExit(process.execPath, [script, '--company', 'not-a-uuid'], { env });
+    expect(bad.code).to.equal(1);
   });
 });
 
@@ -243,11 +239,8 @@ describe('npm run check_rules with the Redis queue', () => {
         ALLOW_LOOPBACK_WEBHOOKS: 'true',
         EMAIL_BACKEND: 'console',
       };
-      const child = spawn(process.execPath, [script, '--company', company.id], { env });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.stderr.on('data', (d) => (out += d));
-      expect(await new Promise<number | null>((resolve) => child.on('exit', resolve)), out).to.equal(0);
+      const { code, text: out } = await runToExit(process.execPath, [script, '--company', company.id], { env });
+      expect(code, out).to.equal(0);
       expect(out).to.include('deliveries enqueued: 1');
       expect(await queue.queue.getWaitingCount()).to.equal(1);
       expect(receiver.requests).to.have.length(0);

@@ -4,7 +4,6 @@
  * recorded and its job is taken over, and SIGTERM lets the delivery in flight finish. Each test has its own
  * queue name and key prefix. Without Redis the Redis suites are skipped, loudly.
  */
-import { ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -25,6 +24,7 @@ import {
   startDeliveryWorker,
 } from '@pi/common';
 import { system, testDatabaseUrl } from '../../support/hooks';
+import { ROOT, RunningProcess, startProcess } from '../../support/processes';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { eventually, sleep } from '../../support/wait';
 import {
@@ -42,49 +42,28 @@ import {
   uniqueQueue,
 } from './fixtures';
 
-const ROOT = path.resolve(__dirname, '../../../..');
 const NOTIFIER = path.join(ROOT, 'services/notifier/dist/src/main.js');
 
-interface NotifierProcess {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+type NotifierProcess = RunningProcess & { url: string };
 
+/** The notifier's entry point on a free port, once it listens. */
 async function startNotifier(env: Record<string, string>): Promise<NotifierProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [NOTIFIER], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_POOL_MAX: '5', NOTIFIER_PORT: String(port), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const notifier = { child, url: `http://127.0.0.1:${port}`, output: () => out, exited };
-  await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`notifier exited with ${child.exitCode}:\n${out}`);
-      return out.includes('"msg":"listening"');
-    },
-    'the notifier to listen',
-    15_000,
+  const notifier = await startProcess(
+    'notifier',
+    process.execPath,
+    [NOTIFIER],
+    { NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_POOL_MAX: '5', NOTIFIER_PORT: String(port), ...env },
+    { timeoutMs: 15_000 },
   );
-  return notifier;
+  return { ...notifier, url: `http://127.0.0.1:${port}` };
 }
 
+/** Sends `signal` (unless the notifier is gone already) and answers how it exited. */
 async function stopNotifier(notifier: NotifierProcess | undefined, signal: NodeJS.Signals, timeoutMs = 20_000) {
-  if (!notifier || notifier.child.exitCode !== null || notifier.child.signalCode !== null) return notifier?.exited;
-  notifier.child.kill(signal);
-  const timer = sleep(timeoutMs).then(() => 'timeout' as const);
-  const result = await Promise.race([notifier.exited, timer]);
-  if (result === 'timeout') {
-    notifier.child.kill('SIGKILL');
-    throw new Error(`notifier did not exit within ${timeoutMs} ms of ${signal}:\n${notifier.output()}`);
-  }
-  return result;
+  if (!notifier) return undefined;
+  const { code, signal: by } = await notifier.stop(signal, timeoutMs);
+  return { code, signal: by };
 }
 
 describe('notification delivery: the queue', () => {

@@ -9,9 +9,10 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { checkRules, loadMonitorSettings } from '@pi/monitor';
 import { get, post } from '../../support/api';
-import { BrowserPage, DESKTOP, PHONE, saveScreenshot, useBrowser } from '../../support/browser';
+import { BrowserPage, DESKTOP, PHONE, saveScreenshot, screenshotChecked, useBrowser } from '../../support/browser';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, unique } from '../../support/builders';
 import {
+  DASHBOARD_CHECKS,
   confirm,
   dashboardUrl,
   fieldError,
@@ -21,7 +22,6 @@ import {
   notice,
   openPanel,
   screenHeading,
-  screenshotBoth,
   settled,
   signInWithKeyboard,
   signatureOf,
@@ -521,7 +521,7 @@ describe('dashboard (browser)', function () {
       await page.setViewportSize(PHONE);
       await page.goto(dashboardUrl());
       await page.getByLabel('Username').waitFor();
-      await screenshotBoth(page, 'sign-in');
+      await screenshotChecked(page, 'sign-in', DASHBOARD_CHECKS);
       await signInWithKeyboard(page, company.admin.username, company.admin.password);
 
       // The menu on a phone.
@@ -549,7 +549,7 @@ describe('dashboard (browser)', function () {
       ];
       for (const [name, hash, heading] of screens) {
         await goTo(page, hash, heading);
-        await screenshotBoth(page, name);
+        await screenshotChecked(page, name, DASHBOARD_CHECKS);
       }
 
       // A channel's page, and the product form with the server's errors, at both widths.
@@ -559,7 +559,7 @@ describe('dashboard (browser)', function () {
       await page.getByRole('button', { name: 'Send test' }).click();
       await page.locator('.test-result', { hasText: 'DELIVERED' }).waitFor();
       await page.getByText('Attempts (1)').first().click();
-      await screenshotBoth(page, 'channel');
+      await screenshotChecked(page, 'channel', DASHBOARD_CHECKS);
 
       await goTo(page, '#/products', 'Products');
       const form = await openPanel(page, 'New product');
@@ -570,7 +570,7 @@ describe('dashboard (browser)', function () {
       await form.getByRole('button', { name: 'Create product' }).click();
       await form.getByRole('alert').waitFor();
       expect(await fieldError(form.getByLabel('Unit'))).to.include('unit');
-      await screenshotBoth(page, 'product-errors');
+      await screenshotChecked(page, 'product-errors', DASHBOARD_CHECKS);
 
       await page.setViewportSize(DESKTOP);
       expect(unexpectedProblems(bp, [400])).to.deep.equal([]);

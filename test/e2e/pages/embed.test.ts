@@ -9,10 +9,10 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { get } from '../../support/api';
-import { BrowserPage, useBrowser } from '../../support/browser';
+import { BrowserPage, pageProblems, screenshotChecked, useBrowser } from '../../support/browser';
 import { TestCompany, addStock, buildApiKey, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system } from '../../support/hooks';
-import { EmbeddingSite, recordRequests, screenshotBoth, serveEmbeddingPage } from '../../support/pages';
+import { EmbeddingSite, WIDGET_CHECKS, recordRequests, serveEmbeddingPage } from '../../support/pages';
 import { balanceOf } from '../../support/stock';
 
 interface MountResult {
@@ -29,7 +29,7 @@ function mount(page: Page, apiKey: unknown): Promise<MountResult> {
 }
 
 function problems(bp: BrowserPage): string[] {
-  return [...bp.pageErrors, ...bp.consoleErrors.filter((e) => !/Failed to load resource|blocked by CORS policy/.test(e)), ...bp.blockedRequests];
+  return pageProblems(bp, { expectedConsole: /Failed to load resource|blocked by CORS policy/, failedRequests: false, labelled: false });
 }
 
 describe('Widget SDK: /widget/sdk.js embeds the widget on another site', function () {
@@ -107,7 +107,7 @@ describe('Widget SDK: /widget/sdk.js embeds the widget on another site', functio
 
     await frame.getByRole('link', { name: '← All products' }).click();
     await frame.getByRole('heading', { level: 2, name: 'Products' }).waitFor();
-    await screenshotBoth(page, 'embed-products');
+    await screenshotChecked(page, 'embed-products', WIDGET_CHECKS);
     expect(problems(bp)).to.deep.equal([]);
   });
 
@@ -139,7 +139,7 @@ describe('Widget SDK: /widget/sdk.js embeds the widget on another site', functio
     const alert = bp.page.locator('#stock [role="alert"]');
     expect(await alert.textContent()).to.include('The inventory widget cannot be shown.').and.include('allowed domains');
     expect(bp.requests.some((r) => r.url.includes('/widget/?embed='))).to.equal(false);
-    await screenshotBoth(bp.page, 'embed-refused');
+    await screenshotChecked(bp.page, 'embed-refused', WIDGET_CHECKS);
   });
 
   it('refuses an invalid key and a missing one', async () => {

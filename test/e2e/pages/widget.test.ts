@@ -10,18 +10,9 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { get, post } from '../../support/api';
-import { BrowserPage, useBrowser } from '../../support/browser';
+import { BrowserPage, expectLabelledControls, expectNoHorizontalScroll, pageProblems, screenshotChecked, useBrowser } from '../../support/browser';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, configuredCode, generateCode, unique } from '../../support/builders';
-import {
-  ScanGateway,
-  expectLabelledControls,
-  expectNoHorizontalScroll,
-  expiredToken,
-  recordRequests,
-  screenshotBoth,
-  startScanGateway,
-  waitForText,
-} from '../../support/pages';
+import { ScanGateway, WIDGET_CHECKS, expiredToken, recordRequests, startScanGateway, waitForText } from '../../support/pages';
 import { query } from '../../support/sql';
 import { balanceOf } from '../../support/stock';
 
@@ -33,7 +24,7 @@ const movementsOf = (productId: string) =>
 
 /** What went wrong on the page, minus the browser's own line for each answered 4xx (the tests cause those). */
 function problems(bp: BrowserPage): string[] {
-  return [...bp.pageErrors, ...bp.consoleErrors.filter((e) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(e)), ...bp.blockedRequests, ...bp.failedRequests];
+  return pageProblems(bp, { expectedConsole: /Failed to load resource: the server responded with a status of 4\d\d/, failedRequests: true, labelled: false });
 }
 
 async function chooseOperation(page: Page, name: string): Promise<void> {
@@ -117,8 +108,8 @@ describe('Widget pages: /widget/ in a browser', function () {
       expect(r.postData ?? '', 'no key in a body').to.not.include(scanKey);
       if (r.url.startsWith(`${scan.url}/api/v1/widget/`) && !r.url.endsWith('/exchange_token/')) expect(r.headers['x-api-key'], r.url).to.equal(scanKey);
     }
-    await expectLabelledControls(page, 'product');
-    await screenshotBoth(page, 'widget-product');
+    await expectLabelledControls(page, 'product', WIDGET_CHECKS);
+    await screenshotChecked(page, 'widget-product', WIDGET_CHECKS);
 
     // A reload keeps the session of this tab (sessionStorage), without a token.
     await page.reload();
@@ -132,7 +123,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     expect(second.url()).to.equal(`${scan.url}/widget/`);
     expect(await second.locator('.screen').textContent()).to.include('Scan the QR code again');
     expect(await second.evaluate('sessionStorage.length')).to.equal(0);
-    await screenshotBoth(second, 'widget-token-used');
+    await screenshotChecked(second, 'widget-token-used', WIDGET_CHECKS);
     expect(problems(bp)).to.deep.equal([]);
   });
 
@@ -198,7 +189,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     await page.getByRole('button', { name: 'Subtract stock' }).click();
     await waitForText(page, '.booking-notice .notice-error', 'Insufficient stock: 10 available, 50 requested.');
     expect(await page.locator('.booking-notice [role="alert"]').count()).to.equal(1);
-    await screenshotBoth(page, 'widget-error-409');
+    await screenshotChecked(page, 'widget-error-409', WIDGET_CHECKS);
 
     // The gateway's 429 shape (README "Rate limits"), answered for the next booking.
     await page.route('**/api/v1/widget/*/transaction/', (route) =>
@@ -232,8 +223,8 @@ describe('Widget pages: /widget/ in a browser', function () {
     expect(page.url()).to.equal(`${scan.url}/widget/#/qr`);
     await page.getByLabel('Search').fill('green');
     await page.getByLabel(/^Green gadget/).check();
-    await expectLabelledControls(page, 'qr setup');
-    await screenshotBoth(page, 'widget-qr-setup');
+    await expectLabelledControls(page, 'qr setup', WIDGET_CHECKS);
+    await screenshotChecked(page, 'widget-qr-setup', WIDGET_CHECKS);
     await page.getByRole('button', { name: 'Link code' }).click();
     await page.getByRole('heading', { level: 3, name: 'Lock this code' }).waitFor();
     await waitForText(page, '.facts', 'Green gadget');
@@ -246,7 +237,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     await waitForText(page, '.facts', 'Locked');
     info = await get(`/api/v1/widget/qr_info/?code=${code}`, { apiKey: company.apiKey });
     expect(info.body).to.include({ status: 'LOCKED', target_id: product.id });
-    await screenshotBoth(page, 'widget-qr-locked');
+    await screenshotChecked(page, 'widget-qr-locked', WIDGET_CHECKS);
     // The product is one tap away.
     await page.locator('.facts a').click();
     await page.getByRole('heading', { level: 2, name: 'Green gadget' }).waitFor();
@@ -326,8 +317,8 @@ describe('Widget pages: /widget/ in a browser', function () {
     await waitForText(page, '.count', '3 products');
     expect(await page.locator('.product-link .name').allTextContents()).to.deep.equal(['Blue widget', 'Drill', 'Milk']);
     expect(await page.locator('.product-link .stock').allTextContents()).to.deep.equal(['Stock: 13 pcs', 'Stock: 2 pcs', 'Stock: 6 pcs']);
-    await expectLabelledControls(page, 'products');
-    await screenshotBoth(page, 'widget-products');
+    await expectLabelledControls(page, 'products', WIDGET_CHECKS);
+    await screenshotChecked(page, 'widget-products', WIDGET_CHECKS);
     await page.getByLabel('Stock at').selectOption(back.id);
     await waitForText(page, '.product-link .stock', 'Stock: 3 pcs');
     expect(await page.locator('.product-link .stock').allTextContents()).to.deep.equal(['Stock: 3 pcs', 'Stock: 0 pcs', 'Stock: 0 pcs']);
@@ -340,7 +331,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     await page.getByRole('heading', { level: 2, name: 'Milk' }).waitFor();
     await waitForText(page, 'table.data', 'LOT-7');
     expect(await page.locator('table.data').last().textContent()).to.include('2031-05-01');
-    await screenshotBoth(page, 'widget-product-batches');
+    await screenshotChecked(page, 'widget-product-batches', WIDGET_CHECKS);
 
     // A serialized product: its items, and a transfer of one of them.
     await page.evaluate(`window.location.hash = '#/products/${drill.id}'`);
@@ -372,8 +363,8 @@ describe('Widget pages: /widget/ in a browser', function () {
     const locations = await get('/api/v1/widget/locations/', { apiKey: company.apiKey });
     expect(locations.body.locations.filter((l: { name: string }) => l.name === 'Van 7')).to.have.length(1);
     expect(locations.body.locations.find((l: { name: string }) => l.name === 'Van 7').type).to.equal('VEHICLE');
-    await expectLabelledControls(page, 'locations');
-    await screenshotBoth(page, 'widget-locations');
+    await expectLabelledControls(page, 'locations', WIDGET_CHECKS);
+    await screenshotChecked(page, 'widget-locations', WIDGET_CHECKS);
     await page.locator('.location-list a', { hasText: 'Back room' }).click();
     await page.getByRole('heading', { level: 2, name: 'Back room' }).waitFor();
     await waitForText(page, '.product-list', 'Drill');
@@ -383,7 +374,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     await page.getByRole('heading', { level: 2, name: 'Open work orders' }).waitFor();
     await waitForText(page, '.work-orders', 'Assemble shelves');
     expect(await page.locator('.work-orders').textContent()).to.include('Due 2031-01-15').and.include(`${product.name} (${product.sku})`);
-    await screenshotBoth(page, 'widget-work-orders');
+    await screenshotChecked(page, 'widget-work-orders', WIDGET_CHECKS);
     expect(problems(bp)).to.deep.equal([]);
   });
 
@@ -397,8 +388,8 @@ describe('Widget pages: /widget/ in a browser', function () {
     await page.getByRole('heading', { level: 1, name: 'This link has expired' }).waitFor();
     expect(page.url()).to.equal(`${scan.url}/widget/`);
     expect(await page.locator('.screen').textContent()).to.include('Scan the QR code again');
-    await expectNoHorizontalScroll(page, 'expired');
-    await screenshotBoth(page, 'widget-token-expired');
+    await expectNoHorizontalScroll(page, 'expired', WIDGET_CHECKS);
+    await screenshotChecked(page, 'widget-token-expired', WIDGET_CHECKS);
 
     await page.goto(`${scan.url}/widget/`);
     await page.getByRole('heading', { level: 1, name: 'Scan a QR code' }).waitFor();

@@ -1,7 +1,6 @@
 /** Running the image's commands from the runtime tree (support/runtime-tree.ts), as a container would. */
 import path from 'node:path';
-import { Finished, runToExit } from './settings';
-import { RunningProcess, startProcess } from './processes';
+import { Finished, RunningProcess, runToExit, startProcess } from '../../../support/processes';
 import { imageEnv, piCommand, runtimeTree } from './runtime-tree';
 
 /** The environment of a container of the image: the image's ENV, then the container's own `env`. */

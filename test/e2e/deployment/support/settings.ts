@@ -4,7 +4,6 @@
  * libs/common), and the processes' own refusal to start without a setting (their real entry points, run with
  * an empty environment). The suites check the compose file and the manifests against these.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +14,7 @@ import { gatewayConfigSchema } from '@pi/gateway';
 import { monitorEnv } from '@pi/monitor';
 import { notifierEnv } from '@pi/notifier';
 import { qrEnv } from '@pi/qr';
+import { runToExit } from '../../../support/processes';
 import { ROOT } from './files';
 
 export const SERVICES = ['gateway', 'inventory', 'qr', 'monitor', 'notifier'] as const;
@@ -133,37 +133,4 @@ async function findRequired(spec: ProcessSpec, rounds: number): Promise<string[]
     fs.rmSync(cwd, { recursive: true, force: true });
   }
   return [...required].sort();
-}
-
-export interface Finished {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  text: string;
-}
-
-/** Runs a command to its end (killing it after `timeoutMs`), with stdout and stderr together. */
-export function runToExit(
-  command: string,
-  args: string[],
-  opts: { cwd?: string; env: Record<string, string>; timeoutMs?: number; input?: string },
-): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd ?? ROOT, env: opts.env, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-    let text = '';
-    child.stdout!.on('data', (c: Buffer) => (text += c.toString('utf8')));
-    child.stderr!.on('data', (c: Buffer) => (text += c.toString('utf8')));
-    if (child.stdin) {
-      child.stdin.on('error', () => {}); // a command that exits without reading its input
-      child.stdin.end(opts.input);
-    }
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, text });
-    });
-  });
 }
