@@ -92,6 +92,8 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
         // Always replaced: a client's own X-Internal-Auth never reaches a service. Public routes get an anonymous one.
         proxyReq.setHeader(INTERNAL_AUTH_HEADER, signInternalToken(req.identity, requestIdOf(req), opts.internalJwtSecret));
         if (req.body && typeof req.body === 'object' && 'api_key' in req.body) delete (req.body as Record<string, unknown>).api_key;
+        // A body the gateway parsed (and inflated) is sent on re-serialized, as plain JSON.
+        if (req.body !== undefined && req.readableEnded) proxyReq.removeHeader('content-encoding');
         fixRequestBody(proxyReq, req);
       },
       proxyRes: (proxyRes, req, res) => {

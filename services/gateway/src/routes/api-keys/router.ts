@@ -1,6 +1,6 @@
 /** /api/v1/api-keys/: company API keys, for admins. The value is in the answer to create and rotate only. */
 import { Router } from 'express';
-import { buildPage, idParam, schemas, validate } from '@pi/common';
+import { ROUTER_OPTIONS, buildPage, idParam, schemas, validate } from '@pi/common';
 import { authenticateUser, requireAdmin } from '../../auth/authenticate';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from '../../commands/api-keys';
 import type { GatewayDeps } from '../../deps';
@@ -8,7 +8,7 @@ import { presentApiKey } from '../../presenters';
 import { createKeyBody, listKeysQuery, updateKeyBody } from './schema';
 
 export function apiKeysRouter({ config, sequelize }: GatewayDeps): Router {
-  const router = Router();
+  const router = Router(ROUTER_OPTIONS);
   const base = '/api/v1/api-keys';
   router.use(base, authenticateUser(config.JWT_SECRET), requireAdmin);
 
