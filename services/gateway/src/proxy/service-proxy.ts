@@ -26,13 +26,17 @@ export interface ServiceProxyOptions {
   logger: Logger;
 }
 
-/** Removes `api_key` from a path's query string. */
+/** `api_key` in any case, spelling or nesting: `API_KEY`, `api-key`, `api_key[]`, `api_key[0]`. */
+const isApiKeyParam = (name: string) => name.split(/[[\].]/)[0].toLowerCase().replace(/[^a-z0-9]/g, '') === 'apikey';
+
+/** Removes `api_key` (every spelling of it) from a path's query string. */
 export function withoutApiKeyParam(path: string): string {
   const q = path.indexOf('?');
   if (q < 0) return path;
   const params = new URLSearchParams(path.slice(q + 1));
-  if (!params.has('api_key')) return path;
-  params.delete('api_key');
+  const names = [...new Set(params.keys())].filter(isApiKeyParam);
+  if (!names.length) return path;
+  for (const name of names) params.delete(name);
   const rest = params.toString();
   return rest ? `${path.slice(0, q)}?${rest}` : path.slice(0, q);
 }
