@@ -5,7 +5,7 @@ import { authenticateUser, requireAdmin } from '../../auth/authenticate';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from '../../commands/api-keys';
 import type { GatewayDeps } from '../../deps';
 import { presentApiKey } from '../../presenters';
-import { createKeyBody, listKeysQuery, updateKeyBody } from './schema';
+import { createKeyBody, listKeysQuery, rotateKeyBody, updateKeyBody } from './schema';
 
 export function apiKeysRouter({ config, sequelize }: GatewayDeps): Router {
   const router = Router(ROUTER_OPTIONS);
@@ -32,7 +32,7 @@ export function apiKeysRouter({ config, sequelize }: GatewayDeps): Router {
     res.json(presentApiKey(row.get({ plain: true })));
   });
 
-  router.post(`${base}/:id/rotate/`, validate({ params: schemas.idParams }), async (req, res) => {
+  router.post(`${base}/:id/rotate/`, validate({ params: schemas.idParams, body: rotateKeyBody }), async (req, res) => {
     const { row, value } = await rotateApiKey(sequelize, req.identity!, idParam(req));
     res.json(presentApiKey(row.get({ plain: true }), value));
   });
