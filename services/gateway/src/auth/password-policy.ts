@@ -10,18 +10,24 @@
  * slow-hash attack"). Our hashes are scrypt at 2^16 and logins are throttled to 10 a minute, so 3 is the
  * usual minimum for such a system; 4 would refuse many passphrases people can remember.
  */
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import { adjacencyGraphs, dictionary as commonDictionary } from '@zxcvbn-ts/language-common';
-import { dictionary as englishDictionary, translations } from '@zxcvbn-ts/language-en';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { ValidationError } from '@pi/common';
 
 export const MIN_PASSWORD_SCORE = 3;
 
 let estimator: ZxcvbnFactory | undefined;
 
-/** Built on first use: the dictionaries take a moment to rank. */
+/**
+ * Loaded and built on first use, not at start: the dictionaries are megabytes of JSON to load and rank, and
+ * most processes that import this module (every gateway start, the admin CLI's other commands) never need them.
+ */
 function zxcvbn(): ZxcvbnFactory {
-  estimator ??= new ZxcvbnFactory({ translations, graphs: adjacencyGraphs, dictionary: { ...commonDictionary, ...englishDictionary } });
+  if (!estimator) {
+    const { ZxcvbnFactory: Factory } = require('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core');
+    const common = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
+    const english = require('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en');
+    estimator = new Factory({ translations: english.translations, graphs: common.adjacencyGraphs, dictionary: { ...common.dictionary, ...english.dictionary } });
+  }
   return estimator;
 }
 
