@@ -88,7 +88,7 @@ describe('/api/v1/users/', () => {
   it('refuses a username that exists in any company, whatever its case (409 already_exists)', async () => {
     const company = await buildCompany();
     const other = await buildCompany();
-    const res = await post('/api/v1/users/', { username: company.admin.username.toUpperCase(), password: 'password123' }, { token: other.token });
+    const res = await post('/api/v1/users/', { username: company.admin.username.toUpperCase(), password: 'pw-long-enough' }, { token: other.token });
     expect(res.status).to.equal(409);
     expect(res.body.code).to.equal('already_exists');
     expect(res.body.details).to.have.property('username');

@@ -12,8 +12,8 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Page, Request } from 'playwright-core';
-import { closeServer, createLogger, createServiceApp, listen } from '@pi/common';
-import { qrPublicRoutes, qrRoutes } from '@pi/qr';
+import { closeServer, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
+import { qrApi, qrPublicRoutes, qrRoutes } from '@pi/qr';
 import type { PageChecks } from './browser';
 import { system } from './hooks';
 import { LogCapture, RunningGateway } from './system';
@@ -31,7 +31,7 @@ export async function startScanGateway(): Promise<ScanGateway> {
   // The QR routes read PUBLIC_BASE_URL per request: it is set once the gateway's port is known.
   const config = { PUBLIC_BASE_URL: 'http://127.0.0.1:1', QR_TOKEN_SECRET: sys.qrTokenSecret };
   const ctx = { db: sys.db, config };
-  const app = createServiceApp({ logger: createLogger('qr-scan', 'info', new LogCapture()), db: sys.db, internalJwtSecret: sys.internalJwtSecret }, qrRoutes(ctx), qrPublicRoutes(ctx));
+  const app = createServiceApp({ logger: createLogger('qr-scan', 'info', new LogCapture()), db: sys.db, internalJwtSecret: sys.internalJwtSecret, paths: pathsOf(qrApi) }, qrRoutes(ctx), qrPublicRoutes(ctx));
   const qrServer = await listen(app, 0, '127.0.0.1');
   let gateway: RunningGateway;
   try {

@@ -7,12 +7,12 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Router } from 'express';
-import { Database, Logger, closeServer, connectDatabase, createLogger, createServiceApp, listen } from '@pi/common';
+import { Database, Logger, closeServer, connectDatabase, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
 import { GatewayConfig, UsageRecorder, createGatewayApp, createRateLimits, loadGatewayConfig } from '@pi/gateway';
-import { inventoryRoutes } from '@pi/inventory';
-import { loadMonitorSettings, monitorRoutes } from '@pi/monitor';
-import { notifierRoutes } from '@pi/notifier';
-import { qrPublicRoutes, qrRoutes } from '@pi/qr';
+import { inventoryApi, inventoryRoutes } from '@pi/inventory';
+import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
+import { NOTIFIER_PATHS, notifierRoutes } from '@pi/notifier';
+import { qrApi, qrPublicRoutes, qrRoutes } from '@pi/qr';
 
 export class LogCapture extends Writable {
   readonly lines: string[] = [];
@@ -61,8 +61,8 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
   const publicBaseUrl = 'http://localhost:8000';
 
   const servers: http.Server[] = [];
-  const startService = async (name: string, routes: Router, publicRoutes?: Router) => {
-    const app = createServiceApp({ logger: logger(name), db, internalJwtSecret }, routes, publicRoutes);
+  const startService = async (name: string, paths: string[], routes: Router, publicRoutes?: Router) => {
+    const app = createServiceApp({ logger: logger(name), db, internalJwtSecret, paths }, routes, publicRoutes);
     const server = await listen(app, 0, '127.0.0.1');
     servers.push(server);
     return urlOf(server);
@@ -79,10 +79,10 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
     logger: logger('monitor'),
   };
   const serviceUrls = {
-    inventory: await startService('inventory', inventoryRoutes(ctx)),
-    qr: await startService('qr', qrRoutes(qrCtx), qrPublicRoutes(qrCtx)),
-    monitor: await startService('monitor', monitorRoutes(monitorCtx)),
-    notifier: await startService('notifier', notifierRoutes()),
+    inventory: await startService('inventory', pathsOf(inventoryApi), inventoryRoutes(ctx)),
+    qr: await startService('qr', pathsOf(qrApi), qrRoutes(qrCtx), qrPublicRoutes(qrCtx)),
+    monitor: await startService('monitor', pathsOf(monitorApi), monitorRoutes(monitorCtx)),
+    notifier: await startService('notifier', NOTIFIER_PATHS, notifierRoutes()),
   };
 
   const startGateway = async (env: Record<string, string> = {}): Promise<RunningGateway> => {

@@ -1,12 +1,15 @@
 /**
- * The public entry point: request id, security headers, access log, JSON parsing, the gateway's own identity
- * routes, then every other public path authenticated and proxied to its owning service (proxy/route-table.ts).
+ * The public entry point: request id, the public path table (every path resolved once, by one set of rules,
+ * to the documented route it reaches or to a 404: http/public-paths.ts), security headers, access log, JSON
+ * parsing, the gateway's own identity routes, then every other public path authenticated and proxied to its
+ * owning service. Every policy below reads the route from `req.publicPath`, never from a pattern of its own.
  */
 import express, { Express, RequestHandler } from 'express';
-import { accessLog, errorMiddleware, notFoundMiddleware, requestId } from '@pi/common';
+import { accessLog, errorMiddleware, jsonBody, notFoundMiddleware, requestId } from '@pi/common';
 import { authenticateApiKey, authenticateUser } from './auth/authenticate';
 import type { GatewayDeps } from './deps';
-import { AuthKind, ServiceName, routeFor } from './proxy/route-table';
+import { publicPathTable } from './proxy/route-table';
+import { AuthKind, SERVICE_NAMES, ServiceName, refuseUnroutedPaths, resolvePublicPath } from './http/public-paths';
 import { createServiceProxy } from './proxy/service-proxy';
 import { deprecationHeaders, deprecationTable } from './proxy/deprecations';
 import { apiKeysRouter } from './routes/api-keys/router';
@@ -15,37 +18,51 @@ import { tokenRouter } from './routes/token/router';
 import { usersRouter } from './routes/users/router';
 import { gatewayHealthRouter } from './routes/health';
 import { cors, parseDashboardOrigins } from './http/cors';
-import { MethodTable, methodNotAllowed, methodNotAllowedAfterApiKey, methodTable } from './http/methods';
-import { SERVICE_APIS, allOperations } from './docs/apis';
+import { methodNotAllowed, methodNotAllowedAfterApiKey } from './http/methods';
+import { SERVICE_APIS } from './docs/apis';
 import { buildOpenApiDocument } from './docs/document';
 import { schemaRouter } from './docs/schema-router';
 import { docsUiRouter } from './docs/ui';
 import { securityHeaders } from './http/security-headers';
 import { pagesRouter } from './pages/router';
-import { RateLimits, anonymousGatewayLimiter, createRateLimits, ownUserRoutesLimiter, routeLimiter, trustProxySetting } from './rate-limits';
+import {
+  RateLimits,
+  anonymousGatewayLimiter,
+  assertScopedOperationsExist,
+  createRateLimits,
+  ownUserRoutesLimiter,
+  routeLimiter,
+  trustProxySetting,
+} from './rate-limits';
 
 /** `rateLimits` is built from the config when not given (main.ts passes its own to close it on shutdown). */
 export function createGatewayApp(deps: GatewayDeps, rateLimits: RateLimits = createRateLimits(deps.config, deps.logger)): Express {
   const { config, logger } = deps;
+  const paths = publicPathTable();
+  assertScopedOperationsExist(new Set(paths.routes.flatMap((route) => [...route.operations.values()].map((op) => op.operationId))));
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   // The client address of rate limits: X-Forwarded-For is believed only from TRUSTED_PROXIES.
   app.set('trust proxy', trustProxySetting(config.TRUSTED_PROXIES));
   app.use(requestId());
+  // First: everything after this sees the path as the table spells it, and which route it is.
+  app.use(resolvePublicPath(paths));
   app.use(securityHeaders(config.PUBLIC_BASE_URL));
   app.use(accessLog(logger));
+  app.use(refuseUnroutedPaths());
   // Before the rate limiters and authentication: a preflight carries no credentials (README "CORS and methods").
   app.use(cors({ dashboardOrigins: parseDashboardOrigins(config.DASHBOARD_ORIGINS) }));
   app.use(gatewayHealthRouter(deps));
-  app.use(express.json({ limit: config.BODY_LIMIT }));
+  app.use(jsonBody({ limit: config.BODY_LIMIT }));
   const deprecations = deprecationTable(config);
   app.use(deprecationHeaders(deprecations));
 
   app.use(anonymousGatewayLimiter(rateLimits));
-  // One method table for both 405 checks: before authentication here, after the API key in the dispatcher.
-  const methods = methodTable(allOperations());
-  app.use(methodNotAllowed(methods));
+  // 405 before authentication here; for widget paths after the API key, in the dispatcher.
+  app.use(methodNotAllowed());
   app.use(schemaRouter(buildOpenApiDocument({ apis: SERVICE_APIS, deprecations })));
   app.use(docsUiRouter());
   app.use(pagesRouter());
@@ -54,22 +71,22 @@ export function createGatewayApp(deps: GatewayDeps, rateLimits: RateLimits = cre
   app.use(ownUserRoutesLimiter(rateLimits, config.JWT_SECRET));
   app.use(usersRouter(deps));
   app.use(apiKeysRouter(deps));
-  app.use(serviceDispatcher(deps, rateLimits, methods));
+  app.use(serviceDispatcher(deps, rateLimits));
 
   app.use(notFoundMiddleware());
   app.use(errorMiddleware(logger));
   return app;
 }
 
-/** Authenticates a request the route table claims and hands it to that service's proxy. */
-function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits, methods: MethodTable): RequestHandler {
+/** Authenticates a request whose path a service owns (by the public path table) and hands it to that service's proxy. */
+function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits): RequestHandler {
   const { config, logger } = deps;
   const proxyOptions = { internalJwtSecret: config.INTERNAL_JWT_SECRET, timeoutMs: config.PROXY_TIMEOUT_MS, logger };
-  const proxies: Record<ServiceName, RequestHandler> = {
-    inventory: createServiceProxy({ ...proxyOptions, target: config.INVENTORY_URL }),
-    qr: createServiceProxy({ ...proxyOptions, target: config.QR_URL }),
-    monitor: createServiceProxy({ ...proxyOptions, target: config.MONITOR_URL }),
-  };
+  const targets: Record<ServiceName, string> = { inventory: config.INVENTORY_URL, qr: config.QR_URL, monitor: config.MONITOR_URL };
+  const proxies = Object.fromEntries(SERVICE_NAMES.map((name) => [name, createServiceProxy({ ...proxyOptions, target: targets[name] })])) as Record<
+    ServiceName,
+    RequestHandler
+  >;
   const authenticators: Record<AuthKind, RequestHandler> = {
     none: (_req, _res, next) => next(),
     user: authenticateUser(config.JWT_SECRET),
@@ -81,17 +98,14 @@ function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits, methods: M
     api_key: routeLimiter(rateLimits, 'api_key'),
   };
   // Widget paths check the key before the method: every method needs a permission (SPEC.md), 401/403 first.
-  const afterApiKey: Record<ServiceName, RequestHandler> = {
-    inventory: methodNotAllowedAfterApiKey(methods, 'inventory'),
-    qr: methodNotAllowedAfterApiKey(methods, 'qr'),
-    monitor: methodNotAllowedAfterApiKey(methods, 'monitor'),
-  };
+  const afterApiKey = methodNotAllowedAfterApiKey();
   return (req, res, next) => {
-    const route = routeFor(req.path);
-    if (!route) return next();
-    const forward = (err?: unknown) => (err ? next(err) : proxies[route.service](req, res, next));
-    const proxy = (err?: unknown) => (err ? next(err) : route.auth === 'api_key' ? afterApiKey[route.service](req, res, forward) : forward());
-    const limit = (err?: unknown) => (err ? next(err) : limiters[route.auth](req, res, proxy));
-    void Promise.resolve(authenticators[route.auth](req, res, limit)).catch(next);
+    const service = req.publicPath?.service;
+    if (!service) return next();
+    const auth = req.publicPath!.route.auth;
+    const forward = (err?: unknown) => (err ? next(err) : proxies[service](req, res, next));
+    const proxy = (err?: unknown) => (err ? next(err) : auth === 'api_key' ? afterApiKey(req, res, forward) : forward());
+    const limit = (err?: unknown) => (err ? next(err) : limiters[auth](req, res, proxy));
+    void Promise.resolve(authenticators[auth](req, res, limit)).catch(next);
   };
 }

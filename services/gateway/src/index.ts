@@ -11,3 +11,4 @@ export { SERVICE_APIS, allOperations } from './docs/apis';
 export { deprecationTable } from './proxy/deprecations';
 export { templatePattern } from './http/methods';
 export { createRateLimits } from './rate-limits';
+export { MIN_PASSWORD_SCORE } from './auth/password-policy';

@@ -33,6 +33,10 @@ describe('proxying', () => {
     expect(withoutApiKeyParam('/api/v1/widget/?api_key=pik_x&location_id=1')).to.equal('/api/v1/widget/?location_id=1');
     expect(withoutApiKeyParam('/api/v1/widget/?api_key=pik_x')).to.equal('/api/v1/widget/');
     expect(withoutApiKeyParam('/api/v1/widget/?a=1')).to.equal('/api/v1/widget/?a=1');
+    for (const name of ['API_KEY', 'api-key', 'apiKey', 'api_key[]', 'api_key%5B%5D', 'api_key[0]', 'Api_Key[x][y]']) {
+      expect(withoutApiKeyParam(`/api/v1/widget/?${name}=pik_x&location_id=1`), name).to.equal('/api/v1/widget/?location_id=1');
+    }
+    expect(withoutApiKeyParam('/api/v1/widget/?api_key_hint=1')).to.equal('/api/v1/widget/?api_key_hint=1');
   });
 
   it('routes every public path family to its owning service with the right authentication', () => {

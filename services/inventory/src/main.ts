@@ -1,8 +1,9 @@
 /** Inventory service: catalog, locations, the stock ledger and the widget inventory endpoints (DESIGN.md §1). */
-import { runService } from '@pi/common';
+import { pathsOf, runService } from '@pi/common';
+import { inventoryApi } from './openapi';
 import { inventoryRoutes } from './routes';
 
-runService({ name: 'inventory', portVariable: 'INVENTORY_PORT', defaultPort: 8001, routes: inventoryRoutes }).catch((err) => {
+runService({ name: 'inventory', portVariable: 'INVENTORY_PORT', defaultPort: 8001, routes: inventoryRoutes, paths: pathsOf(inventoryApi) }).catch((err) => {
   process.stderr.write(`inventory failed to start: ${(err as Error).stack}\n`);
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 /** Monitor service: monitoring rules, the event log, notification channels and the delivery log (DESIGN.md §1). */
-import { runService } from '@pi/common';
+import { pathsOf, runService } from '@pi/common';
 import { MonitorSettings, deliveryQueueOf, monitorEnv } from './config';
+import { monitorApi } from './openapi';
 import { monitorRoutes } from './routes';
 
 runService<MonitorSettings>({
@@ -8,6 +9,7 @@ runService<MonitorSettings>({
   portVariable: 'MONITOR_PORT',
   defaultPort: 8003,
   env: monitorEnv,
+  paths: pathsOf(monitorApi),
   routes: ({ db, config, logger }) => {
     // With Redis, channel tests are queued for the notifier. The producer holds nothing unsent (enqueue resolves
     // once Redis has the job), so the process may simply exit with it open.

@@ -5,7 +5,7 @@
  */
 import { runService } from '@pi/common';
 import { DeliveryMetrics } from './metrics';
-import { notifierRoutes } from './routes';
+import { NOTIFIER_PATHS, notifierRoutes } from './routes';
 import { NotifierSettings, notifierEnv, startNotifierWorker } from './worker';
 
 const metrics = new DeliveryMetrics();
@@ -16,6 +16,7 @@ runService<NotifierSettings>({
   defaultPort: 8004,
   env: notifierEnv,
   routes: () => notifierRoutes({ metrics }),
+  paths: NOTIFIER_PATHS,
   start: (ctx) => startNotifierWorker(ctx, metrics),
 }).catch((err) => {
   process.stderr.write(`notifier failed to start: ${(err as Error).stack}\n`);

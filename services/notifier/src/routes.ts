@@ -5,6 +5,9 @@
 import { Router } from 'express';
 import { DeliveryMetrics, METRICS_CONTENT_TYPE } from './metrics';
 
+/** The paths of these routes (the notifier has no OpenAPI module: it is not public). */
+export const NOTIFIER_PATHS = ['/metrics'];
+
 export interface NotifierRouteDeps {
   metrics?: DeliveryMetrics;
 }

@@ -1,9 +1,10 @@
 /** QR service: QR codes and their state machine, `/go/<code>/`, redirect tokens and labels (DESIGN.md §1). */
-import { runService } from '@pi/common';
+import { pathsOf, runService } from '@pi/common';
 import { QrSettings, qrEnv } from './config';
+import { qrApi } from './openapi';
 import { qrPublicRoutes, qrRoutes } from './routes';
 
-runService<QrSettings>({ name: 'qr', portVariable: 'QR_PORT', defaultPort: 8002, env: qrEnv, routes: qrRoutes, publicRoutes: qrPublicRoutes }).catch((err) => {
+runService<QrSettings>({ name: 'qr', portVariable: 'QR_PORT', defaultPort: 8002, env: qrEnv, routes: qrRoutes, publicRoutes: qrPublicRoutes, paths: pathsOf(qrApi) }).catch((err) => {
   process.stderr.write(`qr failed to start: ${(err as Error).stack}\n`);
   process.exit(1);
 });

@@ -15,9 +15,10 @@ import {
   freePort,
   listen,
   parseEncryptionKey,
+  pathsOf,
   verifySignature,
 } from '@pi/common';
-import { loadMonitorSettings, monitorRoutes } from '@pi/monitor';
+import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
 import { del, get, patch, post } from '../../support/api';
 import { expectErrorShape, expectNotFound, expectPermissionDenied, expectValidationError } from '../../support/assertions';
 import { TestCompany, buildCompany, buildUser } from '../../support/builders';
@@ -403,7 +404,7 @@ describe('POST /api/v1/notification-channels/{id}/test/ with a delivery queue (R
       ...loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: s.secretEncryptionKey, REDIS_URL, DELIVERY_QUEUE_NAME: queueName }),
     };
     const logger = createLogger('monitor', 'info', s.logs);
-    const app = createServiceApp({ logger, db: s.db, internalJwtSecret: s.internalJwtSecret }, monitorRoutes({ db: s.db, config, logger, queue }));
+    const app = createServiceApp({ logger, db: s.db, internalJwtSecret: s.internalJwtSecret, paths: pathsOf(monitorApi) }, monitorRoutes({ db: s.db, config, logger, queue }));
     const server = await listen(app, 0, '127.0.0.1');
     const gateway = await s.startGateway({ MONITOR_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
     try {

@@ -13,15 +13,30 @@ interface BodyParserError extends Error {
   type?: string;
   status?: number;
   limit?: number;
+  code?: unknown;
+  expose?: boolean;
 }
+
+/** zlib's and Brotli's decoding errors (`Z_DATA_ERROR`, `Z_BUF_ERROR`, `ERR__ERROR_FORMAT_PADDING_1`…), as body-parser passes them on. */
+const isInflateError = (err: BodyParserError) => err.status === 400 && typeof err.code === 'string' && /^(Z_|ERR__)/.test(err.code);
 
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
   const bp = err as BodyParserError;
   if (bp?.type === 'entity.parse.failed') return new ValidationError({ body: 'is not valid JSON' }, 'Malformed JSON in request body.');
   if (bp?.type === 'entity.too.large') return new PayloadTooLargeError(bp.limit ? `${bp.limit} bytes` : 'the configured size');
-  if (bp?.type === 'encoding.unsupported' || bp?.type === 'charset.unsupported') {
-    return new AppError(415, 'unsupported_media_type', bp.message);
+  if (bp?.type === 'encoding.unsupported') {
+    return new AppError(415, 'unsupported_media_type', bp.message, { 'content-encoding': 'is not one of identity, gzip, deflate, br' });
+  }
+  if (bp?.type === 'charset.unsupported') return new AppError(415, 'unsupported_media_type', bp.message, { 'content-type': 'has an unsupported charset' });
+  // A body that is not what its Content-Encoding says (plain JSON sent as gzip, a truncated stream): the
+  // client's mistake, never a 500.
+  if (bp && isInflateError(bp)) return new ValidationError({ body: 'does not match its Content-Encoding' }, 'The request body could not be decoded.');
+  if (bp?.type === 'request.size.invalid') return new ValidationError({ body: 'does not match its Content-Length' }, 'The request body is incomplete.');
+  // Any other client error Express or body-parser raises (http-errors marks them `expose`), e.g. a path
+  // parameter that is not valid percent-encoded UTF-8: its own 4xx, never a 500.
+  if (bp && bp.expose === true && typeof bp.status === 'number' && bp.status >= 400 && bp.status < 500) {
+    return new AppError(bp.status, bp.status === 400 ? 'validation_error' : 'bad_request', bp.message);
   }
   if (err instanceof UniqueConstraintError) {
     const fields = Object.keys(err.fields ?? {}).filter((f) => f !== 'company_id');

@@ -48,6 +48,8 @@ export interface ServiceDefinition<E extends object = object> {
   /** The service's own environment variables, validated with the common ones. */
   env?: Record<string, Joi.Schema>;
   routes(ctx: ServiceContext<E>): Router;
+  /** The path templates the service answers (`pathsOf(api)` of its OpenAPI module); the shared skeleton refuses any other. */
+  paths: string[];
   /** Routes reachable with the gateway's anonymous token (e.g. a QR scan). */
   publicRoutes?(ctx: ServiceContext<E>): Router;
   /** Background work beside the HTTP server (e.g. a queue worker), started before the server listens. */
@@ -68,7 +70,7 @@ export async function runService<E extends object = object>(def: ServiceDefiniti
   const ctx = { db, config, logger };
   const extras: ServiceExtras = (await def.start?.(ctx)) ?? {};
   const app = createServiceApp(
-    { logger, db, internalJwtSecret: config.INTERNAL_JWT_SECRET, readinessChecks: extras.readinessChecks },
+    { logger, db, internalJwtSecret: config.INTERNAL_JWT_SECRET, readinessChecks: extras.readinessChecks, paths: def.paths },
     def.routes(ctx),
     def.publicRoutes?.(ctx),
   );

@@ -1,6 +1,7 @@
 /**
  * The Express skeleton every internal service shares: request id, access log, health endpoints (open, for
- * probes), the internal-auth wall (gateway tokens only), JSON body parsing, the service's public routes
+ * probes), the internal-auth wall (gateway tokens only), the path gate (only the service's documented
+ * templates, spelled by the gateway's rules: http/paths.ts), JSON body parsing, the service's public routes
  * (anonymous gateway tokens allowed), then its authenticated routes, 404 and the error shape.
  */
 import express, { Express, RequestHandler, Router } from 'express';
@@ -10,6 +11,8 @@ import type { Logger } from '../logger';
 import { accessLog } from './access-log';
 import { errorMiddleware, notFoundMiddleware } from './error-middleware';
 import { healthRouter } from './health';
+import { jsonBody } from './json-body';
+import { pathGate } from './paths';
 import { requestId } from './request-id';
 import { PermissionDeniedError } from '../errors';
 import { permissionForMethod } from '../identity';
@@ -28,6 +31,8 @@ export interface ServiceAppOptions {
   db: Database;
   internalJwtSecret: string;
   bodyLimit?: string;
+  /** The path templates the service answers (its documented operations' paths: `pathsOf(api)`); nothing else gets through. */
+  paths: string[];
   /** Extra readiness checks besides the database (e.g. Redis). */
   readinessChecks?: Array<() => Promise<void>>;
 }
@@ -36,11 +41,14 @@ export function createServiceApp(opts: ServiceAppOptions, routes: Router, public
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.use(requestId());
   app.use(accessLog(opts.logger));
   app.use(healthRouter(opts.db, opts.readinessChecks));
   app.use(requireInternalAuth(opts.internalJwtSecret));
-  app.use(express.json({ limit: opts.bodyLimit ?? '1mb' }));
+  app.use(pathGate(opts.paths));
+  app.use(jsonBody({ limit: opts.bodyLimit ?? '1mb' }));
   if (publicRoutes) app.use(publicRoutes);
   app.use(requireIdentity);
   app.use(requireMethodPermission());

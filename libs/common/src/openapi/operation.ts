@@ -96,3 +96,8 @@ export interface ServiceApi {
   tags: { name: string; description: string }[];
   operations: ApiOperation[];
 }
+
+/** The distinct path templates of a service's operations: what its app answers (http/service-app.ts). */
+export function pathsOf(api: ServiceApi): string[] {
+  return [...new Set(api.operations.map((op) => op.path))];
+}

@@ -1,6 +1,9 @@
 /**
  * Company API keys. A value is generated on creation and on rotation, returned once, and stored only as a
  * hash: rotation replaces the hash, so the old value fails on the very next request on every gateway.
+ * A revoked key and an expired key are final: changes and rotation answer 409 (`key_revoked`,
+ * `key_expired`); an expired key cannot be revived by moving its expiry, a new key is created instead. Either
+ * can still be revoked (DELETE), which takes an expired key out of the list.
  */
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
 import { ApiKey, ConflictError, Identity, NotFoundError, PageRequest, Permission, Tier, findOwned, generateKeyValue, pageWindow } from '@pi/common';
@@ -44,9 +47,17 @@ export async function createApiKey(identity: Identity, input: NewApiKey) {
   return { row, value: key.value };
 }
 
-async function lockActiveKey(identity: Identity, id: string, transaction: Transaction) {
+/** Expired by the same clock the gateway's authentication uses. */
+const hasExpired = (row: ApiKey) => row.expiresAt !== null && new Date(row.expiresAt).getTime() <= Date.now();
+
+async function lockActiveKey(identity: Identity, id: string, transaction: Transaction, { allowExpired = false } = {}) {
   const row = await findOwned(ApiKey, id, identity.companyId, { transaction, lock: true, what: 'API key' });
   if (row.revokedAt) throw new ConflictError('key_revoked', 'This API key has been revoked.');
+  if (!allowExpired && hasExpired(row)) {
+    throw new ConflictError('key_expired', 'This API key has expired and cannot be changed or revived; create a new key instead.', {
+      expires_at: new Date(row.expiresAt!).toISOString(),
+    });
+  }
   return row;
 }
 
@@ -81,7 +92,7 @@ export function rotateApiKey(sequelize: Sequelize, identity: Identity, id: strin
 
 export function revokeApiKey(sequelize: Sequelize, identity: Identity, id: string) {
   return sequelize.transaction(async (transaction) => {
-    const row = await lockActiveKey(identity, id, transaction);
+    const row = await lockActiveKey(identity, id, transaction, { allowExpired: true });
     row.revokedAt = new Date();
     await row.save({ transaction });
     await revokeMintedFrom(row.id, transaction);

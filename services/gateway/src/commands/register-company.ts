@@ -5,6 +5,7 @@
  */
 import type { Sequelize } from 'sequelize';
 import { ApiKey, Company, Location, User, generateKeyValue } from '@pi/common';
+import { assertStrongPassword } from '../auth/password-policy';
 import { hashPassword } from '../auth/passwords';
 import { rethrowUsernameTaken } from './users';
 
@@ -16,6 +17,7 @@ export interface RegistrationInput {
 }
 
 export async function registerCompany(sequelize: Sequelize, input: RegistrationInput, passwordCost: number) {
+  assertStrongPassword(input.password, { username: input.username, email: input.email, companyName: input.companyName });
   const passwordHash = await hashPassword(input.password, passwordCost);
   const key = generateKeyValue();
   return sequelize

@@ -1,6 +1,7 @@
 /** Company users: listing, creation, changes and deactivation, always inside the caller's company. */
 import type { Sequelize } from 'sequelize';
-import { ConflictError, Identity, PageRequest, Role, User, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
+import { Company, ConflictError, Identity, PageRequest, Role, User, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
+import { assertStrongPassword } from '../auth/password-policy';
 import { hashPassword } from '../auth/passwords';
 
 export const rethrowUsernameTaken = rethrowAlreadyExists('That username is already taken.', 'username', 'is already taken');
@@ -26,7 +27,24 @@ export interface NewUser {
   role: Role;
 }
 
+/** The company's name, which a password of its users must not be (README "Passwords"). */
+async function companyNameOf(companyId: string): Promise<string | undefined> {
+  return (await Company.findByPk(companyId, { attributes: ['name'], raw: true }))?.name;
+}
+
+/**
+ * A new password for a user of the caller's company, checked against that user's names. A user of another
+ * company (or none) is left to the change itself, which answers 403/404 without saying more.
+ */
+async function assertStrongNewPassword(identity: Identity, userId: string, password: string, newEmail?: string | null) {
+  const user = await User.findOne({ where: { id: userId, companyId: identity.companyId }, attributes: ['username', 'email'], raw: true });
+  if (!user) return;
+  const companyName = await companyNameOf(identity.companyId);
+  assertStrongPassword(password, { username: user.username, email: newEmail ?? user.email, companyName });
+}
+
 export async function createUser(identity: Identity, input: NewUser, passwordCost: number) {
+  assertStrongPassword(input.password, { username: input.username, email: input.email, companyName: await companyNameOf(identity.companyId) });
   const passwordHash = await hashPassword(input.password, passwordCost);
   return User.create({
     companyId: identity.companyId,
@@ -47,6 +65,7 @@ export interface UserChanges {
 
 /** Applies changes; a company never loses its last active admin. */
 export async function updateUser(sequelize: Sequelize, identity: Identity, id: string, changes: UserChanges, passwordCost: number) {
+  if (changes.password) await assertStrongNewPassword(identity, id, changes.password, changes.email);
   const passwordHash = changes.password ? await hashPassword(changes.password, passwordCost) : undefined;
   return sequelize.transaction(async (transaction) => {
     const user = await findOwned(User, id, identity.companyId, { transaction, lock: true, what: 'User' });

@@ -1,12 +1,12 @@
 /** `GET /api/schema/`: the OpenAPI document as JSON, or YAML with `?format=yaml`. Built once per process. */
 import { Router } from 'express';
 import YAML from 'yaml';
-import { validate } from '@pi/common';
+import { ROUTER_OPTIONS, validate } from '@pi/common';
 import type { OpenApiDocument } from './document';
 import { schemaQuery } from './operations';
 
 export function schemaRouter(document: OpenApiDocument): Router {
-  const router = Router();
+  const router = Router(ROUTER_OPTIONS);
   const json = JSON.stringify(document);
   const yaml = YAML.stringify(document, { aliasDuplicateObjects: false });
   router.get('/api/schema/', validate({ query: schemaQuery }), (req, res) => {

@@ -16,10 +16,13 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { RequestHandler, Router } from 'express';
+import { ROUTER_OPTIONS } from '@pi/common';
 import { packageRoot } from '../package-root';
 
 export const SWAGGER_UI_PATH = '/api/docs/';
 export const REDOC_PATH = '/api/redoc/';
+/** Where the UIs' assets are mounted (entries of the public path table, proxy/route-table.ts). */
+export const DOCS_ASSET_MOUNTS = [`${SWAGGER_UI_PATH}assets/`, `${REDOC_PATH}assets/`];
 
 /** Of swagger-ui-dist: what the page loads, and the source maps the browser's developer tools ask for. */
 const SWAGGER_UI_FILES = ['swagger-ui-bundle.js', 'swagger-ui-bundle.js.map', 'swagger-ui.css', 'swagger-ui.css.map', 'favicon-16x16.png', 'favicon-32x32.png'];
@@ -39,7 +42,7 @@ export function docsUiRouter(): Router {
   const swaggerTag = versionTag(packageVersion(swaggerUi), ...contents(ownSwaggerUi));
   const redocTag = versionTag(packageVersion(path.dirname(redoc)), ...contents(ownRedoc));
 
-  const router = Router();
+  const router = Router(ROUTER_OPTIONS);
   router.use(`${SWAGGER_UI_PATH}assets`, onlyFiles(own, ownSwaggerUi), onlyFiles(swaggerUi, SWAGGER_UI_FILES));
   router.use(`${REDOC_PATH}assets`, onlyFiles(own, ownRedoc), onlyFiles(redoc, REDOC_FILES));
   router.get(SWAGGER_UI_PATH, page(render(path.join(own, 'swagger-ui.html'), swaggerTag)));
@@ -55,16 +58,11 @@ function onlyFiles(dir: string, names: string[]): RequestHandler {
 }
 
 /**
- * The page; `/api/docs` (Express matches it without the slash) is redirected to `/api/docs/` so that the
- * page's relative asset and document URLs resolve. The redirect is relative too (a path prefix keeps working).
+ * The page. `/api/docs` (without the final slash) never gets here: the public path table redirects it to
+ * `/api/docs/` (http/public-paths.ts), so that the page's relative asset and document URLs resolve.
  */
 function page(html: string): RequestHandler {
-  return (req, res) => {
-    const [pathname, query] = splitOnce(req.originalUrl, '?');
-    if (!pathname.endsWith('/')) {
-      const last = pathname.slice(pathname.lastIndexOf('/') + 1);
-      return void res.redirect(301, `${last}/${query === undefined ? '' : `?${query}`}`);
-    }
+  return (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.type('text/html; charset=utf-8').send(html);
   };
@@ -82,9 +80,4 @@ function versionTag(...parts: (string | Buffer)[]): string {
 
 function packageVersion(dir: string): string {
   return (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
-function splitOnce(value: string, separator: string): [string, string | undefined] {
-  const at = value.indexOf(separator);
-  return at < 0 ? [value, undefined] : [value.slice(0, at), value.slice(at + 1)];
 }

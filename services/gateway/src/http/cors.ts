@@ -7,11 +7,12 @@
  * - core paths (every other `/api/…`): only origins listed in `DASHBOARD_ORIGINS`; a preflight from any other
  *   origin is refused with 403 `origin_not_allowed`, an actual request from one gets no CORS headers.
  * No `Access-Control-Allow-Credentials`: callers use bearer tokens and API keys, never cookies.
+ * Which policy a path has comes from the public path table (`req.publicPath`, http/public-paths.ts), like
+ * every other policy: a path the table does not take gets no CORS headers (it is answered 404).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { PermissionDeniedError } from '@pi/common';
-import { routeFor } from '../proxy/route-table';
 
 export const WIDGET_ALLOW_METHODS = 'GET, POST, OPTIONS';
 export const CORE_ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
@@ -19,9 +20,6 @@ export const WIDGET_ALLOW_HEADERS = 'Content-Type, X-API-Key, Idempotency-Key, X
 export const CORE_ALLOW_HEADERS = `${WIDGET_ALLOW_HEADERS}, Authorization`;
 export const EXPOSE_HEADERS = 'Retry-After, X-Request-Id, X-API-Deprecated, X-API-Sunset, Idempotent-Replayed';
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
-
-const WIDGET_PATH = /^\/api\/v1\/widget(\/.*)?$/i;
-const API_PATH = /^\/api(\/.*)?$/i;
 
 /** `https://Admin.example.com/` → `https://admin.example.com`; throws on anything that is not an http(s) origin. */
 export function normalizeOrigin(value: string): string {
@@ -83,13 +81,13 @@ function answerPreflight(res: Response, origin: string, methods: string, headers
 export function cors(options: { dashboardOrigins: string[] }): RequestHandler {
   const dashboard = new Set(options.dashboardOrigins);
   return (req, res, next) => {
-    const path = req.path;
-    if (WIDGET_PATH.test(path)) {
+    const route = req.publicPath?.route;
+    if (route?.cors === 'widget') {
       appendVary(res, 'Origin');
       const origin = req.get('origin');
       if (origin === undefined) return next();
       if (isPreflight(req)) return answerPreflight(res, origin, WIDGET_ALLOW_METHODS, WIDGET_ALLOW_HEADERS);
-      const publicRoute = routeFor(path)?.auth === 'none';
+      const publicRoute = route.auth === 'none';
       beforeHeaders(res, () => {
         appendVary(res, 'Origin'); // again: a proxied answer may have replaced Vary with the service's own
         // An API key request reaches here with an identity only if its Origin passed `allowed_domains`.
@@ -97,7 +95,7 @@ export function cors(options: { dashboardOrigins: string[] }): RequestHandler {
       });
       return next();
     }
-    if (!API_PATH.test(path)) return next();
+    if (route?.cors !== 'core') return next();
     if (dashboard.size > 0) appendVary(res, 'Origin');
     const origin = req.get('origin');
     if (origin === undefined) return next();

@@ -2,17 +2,16 @@
  * 405 for every documented path, the gateway's own and the ones proxied to the services alike: a path the
  * OpenAPI document knows, asked with a method it doesn't have, answers `method_not_allowed` in the error shape
  * with an `Allow` header, before authentication; a plain `OPTIONS` (not a CORS preflight, which cors.ts
- * answers first) gets 204 with `Allow`. The table is built from the document's operations (`allOperations()`),
- * so it cannot drift from the routes: test/e2e/openapi/document.test.ts holds the document to every service's
- * Express routes.
+ * answers first) gets 204 with `Allow`. The methods come from the document's operations, through the one
+ * public path table (http/public-paths.ts: `req.publicPath`), so they cannot drift from the routes:
+ * test/e2e/openapi/document.test.ts holds the document to every service's Express routes.
  *
  * A concrete path can match several templates: `/api/v1/widget/move/` is both `/api/v1/widget/move/` (POST)
  * and `/api/v1/widget/{id}/` (GET). Express routes by path alone, trying every route in turn, so the
  * inventory service sends `GET /api/v1/widget/move/` to the `{id}` route (which answers 400 naming `id`). The
  * methods of a path are therefore the union over every template that matches it, the way Express computes
  * its own `Allow`: 405 only where no route of the owning service would take the request, so nothing a
- * service answers today is cut off here. Only templates of the service the route table sends the path to
- * count: `/api/v1/widget/lock_qr/` goes to the QR service, where inventory's `/api/v1/widget/{id}/` (GET)
+ * service answers today is cut off here. Only templates of the owner the table sends the path to count: `/api/v1/widget/lock_qr/` goes to the QR service, where inventory's `/api/v1/widget/{id}/` (GET)
  * does not exist, so `GET /api/v1/widget/lock_qr/` is a 405 with `Allow: POST, OPTIONS`.
  *
  * Where: the gateway's own paths, core (bearer) paths and public paths are answered before authentication
@@ -22,26 +21,15 @@
  * run by the dispatcher between API key authentication and the proxy).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { AppError, type ApiOperation } from '@pi/common';
-import { routeFor } from '../proxy/route-table';
-
-/** Who answers a path: the service the route table proxies it to, or the gateway itself. */
-type Owner = string;
-
-interface DocumentedPath {
-  pattern: RegExp;
-  methods: Set<string>;
-}
-
-/** The documented path templates of each owner, built once at start: a request only tries its owner's. */
-export type MethodTable = Map<Owner, DocumentedPath[]>;
+import { AppError } from '@pi/common';
+import type { ResolvedPath } from './public-paths';
 
 /** The order methods are listed in `Allow`. */
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /**
- * `/api/v1/users/{id}/` → `^/api/v1/users/[^/]+/?$`, case-insensitive and with the trailing slash optional, as
- * Express (and path-to-regexp) match routes by default.
+ * `/api/v1/users/{id}/` → `^/api/v1/users/[^/]+/?$`: a template as a pattern on paths already spelled as the
+ * table spells them (case-sensitive; the final slash optional, as the table treats it). For the tests' checks.
  */
 export function templatePattern(template: string): RegExp {
   const body = template
@@ -49,42 +37,25 @@ export function templatePattern(template: string): RegExp {
     .split('/')
     .map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/');
-  return new RegExp(`^${body}/?$`, 'i');
-}
-
-/** One row per documented path template with its methods, grouped by the service that answers it. */
-export function methodTable(operations: ApiOperation[]): MethodTable {
-  const byTemplate = new Map<string, DocumentedPath & { owner: Owner }>();
-  for (const op of operations) {
-    let row = byTemplate.get(op.path);
-    if (!row) {
-      row = { pattern: templatePattern(op.path), owner: routeFor(op.path)?.service ?? 'gateway', methods: new Set() };
-      byTemplate.set(op.path, row);
-    }
-    row.methods.add(op.method.toUpperCase());
-  }
-  const table: MethodTable = new Map();
-  for (const row of byTemplate.values()) table.set(row.owner, [...(table.get(row.owner) ?? []), row]);
-  return table;
+  return new RegExp(`^${body}/?$`);
 }
 
 /**
- * The methods a concrete path accepts: the union over every template of its owner that matches it, with HEAD
- * wherever GET is (Express answers it) and OPTIONS everywhere; undefined for a path the document does not know
- * (left to the routes, which 404 it).
+ * The methods a resolved path accepts: the union over every template of its owner that takes it, with HEAD
+ * wherever GET is (Express answers it) and OPTIONS everywhere; undefined for a mount (static files), which
+ * has no documented methods and is left to its router.
  */
-function allowedMethods(table: MethodTable, owner: Owner, path: string): Set<string> | undefined {
-  const matching = (table.get(owner) ?? []).filter((p) => p.pattern.test(path));
-  if (!matching.length) return undefined;
-  const allowed = new Set(matching.flatMap((p) => [...p.methods]));
+function allowedMethods(resolved: ResolvedPath): Set<string> | undefined {
+  const allowed = resolved.documentedMethods();
+  if (!allowed.size) return undefined;
   if (allowed.has('GET')) allowed.add('HEAD');
   allowed.add('OPTIONS');
   return allowed;
 }
 
 /** Answers 405 (or 204 to a plain OPTIONS) for a documented path asked with a method it lacks; else next(). */
-function answer(table: MethodTable, owner: Owner, req: Request, res: Response, next: NextFunction): void {
-  const allowed = allowedMethods(table, owner, req.path);
+function answer(req: Request, res: Response, next: NextFunction): void {
+  const allowed = req.publicPath && allowedMethods(req.publicPath);
   if (!allowed || (allowed.has(req.method) && req.method !== 'OPTIONS')) return next();
   const allow = METHOD_ORDER.filter((m) => allowed.has(m));
   res.setHeader('Allow', allow.join(', '));
@@ -93,18 +64,14 @@ function answer(table: MethodTable, owner: Owner, req: Request, res: Response, n
 }
 
 /** Before authentication: every documented path except the widget paths that take an API key. */
-export function methodNotAllowed(table: MethodTable): RequestHandler {
+export function methodNotAllowed(): RequestHandler {
   return (req, res, next) => {
-    const route = routeFor(req.path);
-    if (route?.auth === 'api_key') return next();
-    answer(table, route?.service ?? 'gateway', req, res, next);
+    if (req.publicPath?.route.auth === 'api_key') return next();
+    answer(req, res, next);
   };
 }
 
-/**
- * After API key authentication (and its permission check), for the widget paths of `service` that take an API
- * key: the dispatcher knows the route already, so this looks nothing up again.
- */
-export function methodNotAllowedAfterApiKey(table: MethodTable, service: Owner): RequestHandler {
-  return (req, res, next) => answer(table, service, req, res, next);
+/** After API key authentication (and its permission check), for the widget paths that take an API key. */
+export function methodNotAllowedAfterApiKey(): RequestHandler {
+  return answer;
 }

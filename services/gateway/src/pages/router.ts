@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import express, { Router } from 'express';
+import { ROUTER_OPTIONS } from '@pi/common';
 import { packageRoot } from '../package-root';
 
 /** The repository's web/ folder, beside services/. */
@@ -13,9 +14,14 @@ const WEB_ROOT = path.join(packageRoot(), '../../web');
 /** Asset names carry no version, so browsers revalidate them (ETag) rather than mix two releases. */
 const staticOptions = { index: false, maxAge: 0, etag: true, fallthrough: true } as const;
 
+const PAGES = ['widget', 'dashboard'];
+
+/** Where the pages' assets are mounted (entries of the public path table, proxy/route-table.ts). */
+export const PAGE_ASSET_MOUNTS = PAGES.map((page) => `/${page}/assets/`);
+
 export function pagesRouter(): Router {
-  const router = Router();
-  for (const page of ['widget', 'dashboard']) {
+  const router = Router(ROUTER_OPTIONS);
+  for (const page of PAGES) {
     router.get(`/${page}/`, (_req, res) => {
       res.setHeader('Cache-Control', 'no-cache');
       res.sendFile(path.join(WEB_ROOT, 'static', page, 'index.html'));

@@ -2,12 +2,12 @@
  * Deprecated operations, in one table (SPEC.md, Versioning 4–6): their answers carry
  * `X-API-Deprecated: true` and, where a removal date exists, `X-API-Sunset`. The gateway sets them because it
  * is the one place that sees the request as the client sent it (it strips `api_key` before forwarding). A row
- * says what it covers once: the headers match its documented path (and parameter), and the OpenAPI document
- * (docs/document.ts) marks the same operation.
+ * says what it covers once: the headers go on the answers of the documented operation it names (the one the
+ * request reaches through the public path table, `req.publicPath`, in whatever spelling it was sent), when
+ * the deprecated parameter is present; the OpenAPI document (docs/document.ts) marks the same operation.
  */
 import type { RequestHandler } from 'express';
 import type { HttpMethod } from '@pi/common';
-import { templatePattern } from '../http/methods';
 
 export interface Deprecation {
   /** What is deprecated, for the README and the OpenAPI document. */
@@ -33,9 +33,9 @@ export function deprecationTable(config: { QR_API_KEY_URL_SUNSET: string }): Dep
 }
 
 export function deprecationHeaders(table: Deprecation[]): RequestHandler {
-  const rows = table.map((d) => ({ ...d, pattern: templatePattern(d.path) }));
   return (req, res, next) => {
-    const hit = rows.find((d) => d.pattern.test(req.path) && (!d.parameter || d.parameter in (req.query as Record<string, unknown>)));
+    const op = req.publicPath?.operationFor(req.method);
+    const hit = op && table.find((d) => d.method === op.method && d.path === op.path && (!d.parameter || d.parameter in (req.query as Record<string, unknown>)));
     if (hit) {
       res.setHeader('X-API-Deprecated', 'true');
       if (hit.sunset) res.setHeader('X-API-Sunset', hit.sunset);

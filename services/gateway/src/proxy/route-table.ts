@@ -1,32 +1,33 @@
 /**
- * Which service owns which public path, and how its callers authenticate. The gateway's own routes
- * (tokens, registration, users, API keys, docs, pages) are mounted before this table is consulted.
+ * Which part of the system owns which public path, and how its callers authenticate. There is no list of
+ * patterns here any more: it is the public path table (http/public-paths.ts), built from the operations each
+ * service documents beside its routes, so the proxy, the policies and the routers cannot disagree on a path.
  */
-export type ServiceName = 'inventory' | 'qr' | 'monitor';
-export type AuthKind = 'none' | 'user' | 'api_key';
+import { SERVICE_APIS } from '../docs/apis';
+import { DOCS_ASSET_MOUNTS } from '../docs/ui';
+import { AuthKind, PublicMount, PublicPaths, ServiceName } from '../http/public-paths';
+import { PAGE_ASSET_MOUNTS } from '../pages/router';
 
-export interface ServiceRoute {
-  pattern: RegExp;
-  service: ServiceName;
-  auth: AuthKind;
-}
+export type { AuthKind, ServiceName } from '../http/public-paths';
 
-const under = (...names: string[]) => new RegExp(`^/api/v1/(${names.join('|')})(/.*)?$`);
-
-export const SERVICE_ROUTES: ServiceRoute[] = [
-  { pattern: /^\/api\/v1\/widget\/exchange_token\/?$/, service: 'qr', auth: 'none' },
-  { pattern: /^\/api\/v1\/widget\/(qr_info|configure_qr|lock_qr)\/?$/, service: 'qr', auth: 'api_key' },
-  { pattern: /^\/api\/v1\/widget(\/.*)?$/, service: 'inventory', auth: 'api_key' },
-  { pattern: /^\/go\/[^/]+\/?$/, service: 'qr', auth: 'none' },
-  { pattern: under('qr-codes'), service: 'qr', auth: 'user' },
-  { pattern: under('monitoring-rules', 'events', 'notification-channels', 'notification-deliveries'), service: 'monitor', auth: 'user' },
-  {
-    pattern: under('product-models', 'stock', 'movements', 'locations', 'items', 'batches', 'work-orders', 'export'),
-    service: 'inventory',
-    auth: 'user',
-  },
+/** The static mounts beside the documented operations: the pages' and the documentation UIs' assets. */
+export const PUBLIC_MOUNTS: PublicMount[] = [
+  ...PAGE_ASSET_MOUNTS.map((prefix) => ({ prefix, owner: 'pages' as const })),
+  ...DOCS_ASSET_MOUNTS.map((prefix) => ({ prefix, owner: 'gateway' as const })),
 ];
 
-export function routeFor(path: string): ServiceRoute | undefined {
-  return SERVICE_ROUTES.find((r) => r.pattern.test(path));
+let table: PublicPaths | undefined;
+
+/** The gateway's public path table, built once. */
+export function publicPathTable(): PublicPaths {
+  table ??= new PublicPaths(SERVICE_APIS, PUBLIC_MOUNTS);
+  return table;
+}
+
+/** The service a raw path is proxied to and how its callers authenticate; undefined for the gateway's own paths and unknown ones. */
+export function routeFor(path: string): { service: ServiceName; auth: AuthKind } | undefined {
+  const result = publicPathTable().resolve(path);
+  if ('reason' in result) return undefined;
+  const service = result.resolved.service;
+  return service ? { service, auth: result.resolved.route.auth } : undefined;
 }

@@ -26,13 +26,17 @@ export interface ServiceProxyOptions {
   logger: Logger;
 }
 
-/** Removes `api_key` from a path's query string. */
+/** `api_key` in any case, spelling or nesting: `API_KEY`, `api-key`, `api_key[]`, `api_key[0]`. */
+const isApiKeyParam = (name: string) => name.split(/[[\].]/)[0].toLowerCase().replace(/[^a-z0-9]/g, '') === 'apikey';
+
+/** Removes `api_key` (every spelling of it) from a path's query string. */
 export function withoutApiKeyParam(path: string): string {
   const q = path.indexOf('?');
   if (q < 0) return path;
   const params = new URLSearchParams(path.slice(q + 1));
-  if (!params.has('api_key')) return path;
-  params.delete('api_key');
+  const names = [...new Set(params.keys())].filter(isApiKeyParam);
+  if (!names.length) return path;
+  for (const name of names) params.delete(name);
   const rest = params.toString();
   return rest ? `${path.slice(0, q)}?${rest}` : path.slice(0, q);
 }
@@ -92,6 +96,8 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
         // Always replaced: a client's own X-Internal-Auth never reaches a service. Public routes get an anonymous one.
         proxyReq.setHeader(INTERNAL_AUTH_HEADER, signInternalToken(req.identity, requestIdOf(req), opts.internalJwtSecret));
         if (req.body && typeof req.body === 'object' && 'api_key' in req.body) delete (req.body as Record<string, unknown>).api_key;
+        // A body the gateway parsed (and inflated) is sent on re-serialized, as plain JSON.
+        if (req.body !== undefined && req.readableEnded) proxyReq.removeHeader('content-encoding');
         fixRequestBody(proxyReq, req);
       },
       proxyRes: (proxyRes, req, res) => {

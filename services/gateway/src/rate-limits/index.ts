@@ -1,18 +1,20 @@
 /**
  * Which counters a request is charged to. app.ts places the middlewares: the login limiter before the token
  * router, the gateway's own bearer routes before their routers, and the rest inside the service dispatcher
- * once the caller is authenticated (or known to be anonymous).
+ * once the caller is authenticated (or known to be anonymous). Which operation a request is, and so which
+ * scopes it counts against, is read from the public path table (`req.publicPath`), never from a pattern of
+ * its own: a spelling that reaches an operation reaches its counters.
  */
 import type { Request, RequestHandler } from 'express';
 import type { GatewayConfig } from '../config';
 import type { Logger } from '@pi/common';
 import { verifyUserToken } from '../auth/user-tokens';
-import type { AuthKind } from '../proxy/route-table';
+import type { AuthKind } from '../http/public-paths';
 import { RateLimits, clientAddress } from './limiter';
-import { RateLimitScope, effectiveLimits, parseRateLimitOverrides, pathScopes } from './limits';
+import { ANONYMOUS_GATEWAY_OPERATIONS, RateLimitScope, effectiveLimits, operationScopes, parseRateLimitOverrides } from './limits';
 
 export { RateLimits, RateLimitedError, clientAddress } from './limiter';
-export { RATE_LIMIT_SCOPES, SPEC_LIMITS, effectiveLimits, parseRateLimitOverrides } from './limits';
+export { RATE_LIMIT_SCOPES, SPEC_LIMITS, assertScopedOperationsExist, effectiveLimits, parseRateLimitOverrides } from './limits';
 export type { RateLimit, RateLimitScope } from './limits';
 
 type Plan = Array<[RateLimitScope, string | undefined]>;
@@ -33,21 +35,20 @@ export function trustProxySetting(trustedProxies: string): string[] | false {
   return list.length > 0 ? list : false;
 }
 
-const LOGIN_PATH = /^\/api\/token(\/refresh)?\/?$/;
-const REGISTER_PATH = /^\/api\/v1\/register\/?$/;
+/** The operation a request reaches (undefined for a method the path lacks) and the owner of its path. */
+function operationOf(req: Request): { operationId?: string; owner?: string } {
+  return { operationId: req.publicPath?.operationFor(req.method)?.operationId, owner: req.publicPath?.owner };
+}
 
 /** Login endpoints (10/min per client address); logins and registrations are also anonymous requests. */
 export function anonymousGatewayLimiter(limits: RateLimits): RequestHandler {
   return limits.middleware((req): Plan => {
-    if (req.method !== 'POST') return [];
+    const { operationId, owner } = operationOf(req);
+    if (owner !== 'gateway' || !operationId || !ANONYMOUS_GATEWAY_OPERATIONS.has(operationId)) return [];
     const ip = clientAddress(req);
-    if (LOGIN_PATH.test(req.path)) return [['login', ip], ['anonymous_daily', ip]];
-    if (REGISTER_PATH.test(req.path)) return [['anonymous_daily', ip]];
-    return [];
+    return [...operationScopes(operationId, owner).map((scope): [RateLimitScope, string] => [scope, ip]), ['anonymous_daily', ip]];
   });
 }
-
-const OWN_USER_PATHS = /^\/api\/v1\/(users|api-keys)(\/.*)?$/;
 
 /**
  * The gateway's own bearer routes (users, API keys) authenticate inside their routers; their requests count
@@ -55,7 +56,8 @@ const OWN_USER_PATHS = /^\/api\/v1\/(users|api-keys)(\/.*)?$/;
  */
 export function ownUserRoutesLimiter(limits: RateLimits, jwtSecret: string): RequestHandler {
   return limits.middleware((req): Plan => {
-    if (!OWN_USER_PATHS.test(req.path)) return [];
+    const route = req.publicPath?.route;
+    if (route?.owner !== 'gateway' || route.auth !== 'user') return [];
     const match = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '');
     if (!match) return [];
     try {
@@ -68,7 +70,8 @@ export function ownUserRoutesLimiter(limits: RateLimits, jwtSecret: string): Req
 
 /** For a route of the route table, after authentication. */
 export function planFor(auth: AuthKind, req: Request): Plan {
-  const specific = pathScopes(req.method, req.path);
+  const { operationId, owner } = operationOf(req);
+  const specific = operationScopes(operationId, owner);
   const identity = req.identity;
   if (auth === 'api_key' && identity) {
     const budgetKey = identity.budgetKeyId ?? identity.principal.id;

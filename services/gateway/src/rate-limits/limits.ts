@@ -76,14 +76,37 @@ export function effectiveLimits(overrides: RateLimitOverrides): Record<RateLimit
   return limits;
 }
 
-/** Which scopes a request counts against, besides the per-credential ones (widget, user, anonymous). */
-export function pathScopes(method: string, path: string): RateLimitScope[] {
-  const scopes: RateLimitScope[] = [];
-  if (method === 'GET' && /^\/go\/[^/]+\/?$/.test(path)) scopes.push('qr_redirect');
-  if (/^\/api\/v1\/widget\/(qr_info|configure_qr|lock_qr|exchange_token)\/?$/.test(path) || /^\/api\/v1\/qr-codes(\/.*)?$/.test(path)) {
-    scopes.push('qr_api');
-  }
-  if (method === 'POST' && /^\/api\/v1\/product-models\/import\/?$/.test(path)) scopes.push('product_import');
-  if (method === 'GET' && /^\/api\/v1\/export\/?$/.test(path)) scopes.push('company_export');
+/**
+ * Which scopes an operation counts against besides the per-credential ones (widget, user, anonymous), named by
+ * operation, not by path: the public path table (http/public-paths.ts) tells which operation a request
+ * reaches, in whatever spelling it was sent, so no spelling reaches an operation without its scopes.
+ */
+const OPERATION_SCOPES: Readonly<Record<string, readonly RateLimitScope[]>> = {
+  obtainToken: ['login'],
+  refreshToken: ['login'],
+  scanQrCode: ['qr_redirect'],
+  importProductModels: ['product_import'],
+  exportCompany: ['company_export'],
+};
+
+/** Every operation of the QR service but the redirect is a QR API request. */
+const QR_API_SERVICE = 'qr';
+const QR_API_EXCEPT = 'scanQrCode';
+
+/** The gateway's own operations without credentials that count as anonymous requests (probes, documents and pages do not). */
+export const ANONYMOUS_GATEWAY_OPERATIONS: ReadonlySet<string> = new Set(['obtainToken', 'refreshToken', 'registerCompany']);
+
+/** The operation-specific scopes of an operation of `owner` (none for a request that reaches no operation). */
+export function operationScopes(operationId: string | undefined, owner: string | undefined): RateLimitScope[] {
+  if (!operationId) return [];
+  const scopes = [...(OPERATION_SCOPES[operationId] ?? [])];
+  if (owner === QR_API_SERVICE && operationId !== QR_API_EXCEPT) scopes.push('qr_api');
   return scopes;
+}
+
+/** Stops the gateway at start when a name above is not a documented operation (renamed or removed). */
+export function assertScopedOperationsExist(operationIds: ReadonlySet<string>): void {
+  const named = [...Object.keys(OPERATION_SCOPES), QR_API_EXCEPT, ...ANONYMOUS_GATEWAY_OPERATIONS];
+  const missing = named.filter((id) => !operationIds.has(id));
+  if (missing.length) throw new Error(`rate limits name operations that are not documented: ${missing.join(', ')}`);
 }

@@ -1,9 +1,10 @@
 import { Router } from 'express';
+import { ROUTER_OPTIONS } from '@pi/common';
 import type { GatewayDeps } from '../deps';
 
 /** The gateway's own probes: alive, and able to reach the database (it authenticates against it). */
 export function gatewayHealthRouter({ sequelize }: GatewayDeps): Router {
-  const router = Router();
+  const router = Router(ROUTER_OPTIONS);
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

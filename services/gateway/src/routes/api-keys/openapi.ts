@@ -1,11 +1,12 @@
 /** Company API keys, for admins: the value is in the answers to create and rotate only. */
 import { operations, pageSchema, schemas } from '@pi/common';
 import { apiKeySchema, apiKeyWithValueSchema } from '../../presenters';
-import { createKeyBody, listKeysQuery, updateKeyBody } from './schema';
+import { createKeyBody, listKeysQuery, rotateKeyBody, updateKeyBody } from './schema';
 
 export const apiKeyPageSchema = pageSchema(apiKeySchema, 'ApiKeyPage');
 
 const REVOKED = 'A revoked key answers 409 `key_revoked`.';
+const FINAL = `${REVOKED} An expired key answers 409 \`key_expired\`: it cannot be revived (create a new key instead).`;
 
 export const apiKeysOperations = operations(
   {
@@ -51,7 +52,7 @@ export const apiKeysOperations = operations(
     operationId: 'updateApiKey',
     tag: 'api-keys',
     summary: 'Change an API key',
-    description: `Any of \`name\`, \`permissions\`, \`allowed_domains\`, \`expires_at\` (null: never expires). ${REVOKED}`,
+    description: `Any of \`name\`, \`permissions\`, \`allowed_domains\`, \`expires_at\` (null: never expires). ${FINAL}`,
     security: 'bearer',
     adminOnly: true,
     request: { params: schemas.idParams, body: updateKeyBody },
@@ -64,10 +65,10 @@ export const apiKeysOperations = operations(
     operationId: 'rotateApiKey',
     tag: 'api-keys',
     summary: 'Rotate an API key',
-    description: `A new value, shown this once; the old value fails at once on every gateway, and keys minted from this one for QR scans are revoked. ${REVOKED}`,
+    description: `No body (or \`{}\`). A new value, shown this once; the old value fails at once on every gateway, and keys minted from this one for QR scans are revoked. ${FINAL}`,
     security: 'bearer',
     adminOnly: true,
-    request: { params: schemas.idParams },
+    request: { params: schemas.idParams, body: rotateKeyBody },
     responses: { 200: { description: 'The key with its new value.', schema: apiKeyWithValueSchema } },
     errors: [409],
   },

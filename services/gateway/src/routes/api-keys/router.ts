@@ -1,14 +1,14 @@
 /** /api/v1/api-keys/: company API keys, for admins. The value is in the answer to create and rotate only. */
 import { Router } from 'express';
-import { buildPage, idParam, schemas, validate } from '@pi/common';
+import { ROUTER_OPTIONS, buildPage, idParam, schemas, validate } from '@pi/common';
 import { authenticateUser, requireAdmin } from '../../auth/authenticate';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from '../../commands/api-keys';
 import type { GatewayDeps } from '../../deps';
 import { presentApiKey } from '../../presenters';
-import { createKeyBody, listKeysQuery, updateKeyBody } from './schema';
+import { createKeyBody, listKeysQuery, rotateKeyBody, updateKeyBody } from './schema';
 
 export function apiKeysRouter({ config, sequelize }: GatewayDeps): Router {
-  const router = Router();
+  const router = Router(ROUTER_OPTIONS);
   const base = '/api/v1/api-keys';
   router.use(base, authenticateUser(config.JWT_SECRET), requireAdmin);
 
@@ -32,7 +32,7 @@ export function apiKeysRouter({ config, sequelize }: GatewayDeps): Router {
     res.json(presentApiKey(row.get({ plain: true })));
   });
 
-  router.post(`${base}/:id/rotate/`, validate({ params: schemas.idParams }), async (req, res) => {
+  router.post(`${base}/:id/rotate/`, validate({ params: schemas.idParams, body: rotateKeyBody }), async (req, res) => {
     const { row, value } = await rotateApiKey(sequelize, req.identity!, idParam(req));
     res.json(presentApiKey(row.get({ plain: true }), value));
   });

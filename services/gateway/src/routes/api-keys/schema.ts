@@ -19,4 +19,7 @@ export const updateKeyBody = Joi.object({
   expires_at: expiresAt,
 }).min(1);
 
+/** Rotation takes no fields: an unknown one is refused, as everywhere. */
+export const rotateKeyBody = Joi.object({});
+
 export const listKeysQuery = Joi.object({ ...schemas.pagination, include_revoked: Joi.boolean().default(false), include_minted: Joi.boolean().default(false) });

@@ -1,13 +1,13 @@
 /** POST /api/v1/register/: a new company with its admin user and first API key (shown this once). */
 import { Router } from 'express';
-import { PermissionDeniedError, validate } from '@pi/common';
+import { ROUTER_OPTIONS, PermissionDeniedError, validate } from '@pi/common';
 import { registerCompany } from '../../commands/register-company';
 import type { GatewayDeps } from '../../deps';
 import { presentApiKey, presentCompany, presentUser } from '../../presenters';
 import { registerBody } from './schema';
 
 export function registerRouter({ config, sequelize }: GatewayDeps): Router {
-  const router = Router();
+  const router = Router(ROUTER_OPTIONS);
   router.post('/api/v1/register/', validate({ body: registerBody }), async (req, res) => {
     if (!config.REGISTRATION_OPEN) throw new PermissionDeniedError('Registration is closed on this server.', 'registration_closed');
     const { company, user, apiKey, keyValue } = await registerCompany(

@@ -1,6 +1,6 @@
 /** /api/v1/users/: company users. Any user of the company reads; only admins write. */
 import { Router } from 'express';
-import { buildPage, idParam, schemas, validate } from '@pi/common';
+import { ROUTER_OPTIONS, buildPage, idParam, schemas, validate } from '@pi/common';
 import { authenticateUser, requireAdmin } from '../../auth/authenticate';
 import { createUser, getUser, listUsers, updateUser } from '../../commands/users';
 import type { GatewayDeps } from '../../deps';
@@ -8,7 +8,7 @@ import { presentUser } from '../../presenters';
 import { createUserBody, listUsersQuery, updateUserBody } from './schema';
 
 export function usersRouter({ config, sequelize }: GatewayDeps): Router {
-  const router = Router();
+  const router = Router(ROUTER_OPTIONS);
   const base = '/api/v1/users';
   router.use(base, authenticateUser(config.JWT_SECRET));
 

@@ -1,0 +1,132 @@
+/**
+ * Bodies that are not what their headers say, and JSON nested beyond reason: a 4xx in the error shape naming
+ * the problem, at the gateway and in the services' own parser, and nothing changed (README "Conventions").
+ */
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { expect } from 'chai';
+import { MAX_JSON_DEPTH, signInternalToken } from '@pi/common';
+import { expectErrorShape, expectValidationError } from '../support/assertions';
+import { buildCompany, unique } from '../support/builders';
+import { system } from '../support/hooks';
+import { rawRequest } from '../support/raw-http';
+import { count } from '../support/sql';
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+const nested = (depth: number, leaf = '1') => '['.repeat(depth) + leaf + ']'.repeat(depth);
+
+describe('Content-Encoding that does not match the body', () => {
+  const encodings = ['gzip', 'deflate', 'br', 'GZIP', 'Br'];
+
+  it('login, registration, a proxied create and a widget booking answer 400 naming body, and change nothing', async () => {
+    const company = await buildCompany();
+    const name = unique('Encoded');
+    const cases = [
+      { path: '/api/token/', body: json({ username: company.admin.username, password: company.admin.password }), opts: {} },
+      { path: '/api/v1/register/', body: json({ company_name: name, username: unique('enc'), password: 'pw-0f3a9c2e7b5d1a48' }), opts: {} },
+      { path: '/api/v1/locations/', body: json({ name, type: 'WAREHOUSE' }), opts: { token: company.token } },
+      { path: '/api/v1/widget/create_location/', body: json({ name, type: 'SHELF' }), opts: { apiKey: company.apiKey } },
+    ];
+    for (const c of cases) {
+      for (const encoding of ['gzip', 'deflate', 'br']) {
+        const res = await rawRequest('POST', c.path, { ...c.opts, body: c.body, headers: { 'content-encoding': encoding } });
+        expectValidationError(res, 'body');
+        expect(res.body.details.body, `${encoding} ${c.path}`).to.include('Content-Encoding');
+      }
+      // A truncated stream of the right kind is no better.
+      expectValidationError(await rawRequest('POST', c.path, { ...c.opts, body: gzipSync(c.body).subarray(0, 12), headers: { 'content-encoding': 'gzip' } }), 'body');
+    }
+    expect(await count('SELECT count(*) FROM companies WHERE name = $1', [name])).to.equal(0);
+    expect(await count('SELECT count(*) FROM locations WHERE name = $1', [name])).to.equal(0);
+  });
+
+  it('an unsupported or repeated encoding answers 415 unsupported_media_type naming content-encoding', async () => {
+    for (const encoding of ['compress', 'x-gzip', 'x-unknown', 'gzip, gzip', 'identity, br']) {
+      const res = await rawRequest('POST', '/api/token/', { body: json({ username: 'x', password: 'y' }), headers: { 'content-encoding': encoding } });
+      expectErrorShape(res, 415, 'unsupported_media_type');
+      expect(res.body.details).to.have.property('content-encoding');
+    }
+  });
+
+  it('a compressed body that inflates beyond BODY_LIMIT is 413, however small on the wire', async () => {
+    const bomb = gzipSync(Buffer.concat([Buffer.from('{"name":"'), Buffer.alloc(8 * 1024 * 1024, 'a'), Buffer.from('"}')]));
+    expect(bomb.length).to.be.below(64 * 1024);
+    const company = await buildCompany();
+    expectErrorShape(await rawRequest('POST', '/api/v1/locations/', { token: company.token, body: bomb, headers: { 'content-encoding': 'gzip' } }), 413, 'payload_too_large');
+    expectErrorShape(await rawRequest('POST', '/api/token/', { body: bomb, headers: { 'content-encoding': 'gzip' } }), 413, 'payload_too_large');
+  });
+
+  it('a body that does match its encoding is accepted, and reaches the service decoded', async () => {
+    const company = await buildCompany();
+    const compress: Record<string, (b: Buffer) => Buffer> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
+    for (const encoding of encodings) {
+      const pack = compress[encoding.toLowerCase()];
+      const login = await rawRequest('POST', '/api/token/', { body: pack(json({ username: company.admin.username, password: company.admin.password })), headers: { 'content-encoding': encoding } });
+      expect(login.status, encoding).to.equal(200);
+      const name = unique(`Gz ${encoding}`);
+      const created = await rawRequest('POST', '/api/v1/locations/', { token: company.token, body: pack(json({ name, type: 'WAREHOUSE' })), headers: { 'content-encoding': encoding } });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      expect(created.body.name).to.equal(name);
+    }
+  });
+
+  it('a CSV import (passed through to the service undecoded) that does not match its encoding is 400 from the service, importing nothing', async () => {
+    const company = await buildCompany();
+    const sku = unique('SKU');
+    const csv = `sku,name,profile,engine_type\n${sku},Encoded,STANDARD,counter\n`;
+    const res = await rawRequest('POST', '/api/v1/product-models/import/', { token: company.token, body: csv, headers: { 'content-type': 'text/csv', 'content-encoding': 'gzip' } });
+    expectValidationError(res, 'body');
+    expect(await count('SELECT count(*) FROM product_models WHERE sku = $1', [sku])).to.equal(0);
+    const ok = await rawRequest('POST', '/api/v1/product-models/import/', { token: company.token, body: gzipSync(csv), headers: { 'content-type': 'text/csv', 'content-encoding': 'gzip' } });
+    expect(ok.status, JSON.stringify(ok.body)).to.equal(201);
+  });
+});
+
+describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
+  it('answers 400 naming body at the gateway (its own routes and proxied ones), and changes nothing', async () => {
+    const company = await buildCompany();
+    const name = unique('Deep');
+    for (const depth of [MAX_JSON_DEPTH + 1, 1_000, 20_000, 100_000]) {
+      const deep = `{"name":"${name}","type":"WAREHOUSE","parent_id":${nested(depth)}}`;
+      for (const [path, opts] of [
+        ['/api/v1/locations/', { token: company.token }],
+        ['/api/v1/widget/create_location/', { apiKey: company.apiKey }],
+        ['/api/v1/users/', { token: company.token }],
+        ['/api/token/', {}],
+      ] as const) {
+        const res = await rawRequest('POST', path, { ...opts, body: deep });
+        expectValidationError(res, 'body');
+        expect(res.body.details.body, `${depth} ${path}`).to.include(String(MAX_JSON_DEPTH));
+      }
+      const objectDepth = Math.min(depth, 50_000);
+      const objects = `{"a":${'{"a":'.repeat(objectDepth)}1${'}'.repeat(objectDepth)}}`;
+      expectValidationError(await rawRequest('POST', '/api/v1/product-models/', { token: company.token, body: objects }), 'body');
+    }
+    expect(await count('SELECT count(*) FROM locations WHERE name = $1', [name])).to.equal(0);
+  });
+
+  it(`nesting up to ${MAX_JSON_DEPTH} levels is parsed and left to validation (which names the field)`, async () => {
+    const company = await buildCompany();
+    const res = await rawRequest('POST', '/api/v1/locations/', { token: company.token, body: `{"name":"x","type":"WAREHOUSE","parent_id":${nested(MAX_JSON_DEPTH - 1)}}` });
+    expectValidationError(res, 'parent_id');
+  });
+
+  it("the services' own JSON parser refuses it too (a request that did not come through the gateway)", async () => {
+    const company = await buildCompany();
+    const token = signInternalToken(
+      { companyId: company.id, principal: { kind: 'user', id: company.admin.id }, permissions: ['read', 'write', 'delete'], role: 'admin' },
+      'req-deep-json-1',
+      system().internalJwtSecret,
+    );
+    const headers = { 'x-internal-auth': token };
+    for (const [service, path] of [
+      ['inventory', '/api/v1/locations/'],
+      ['monitor', '/api/v1/monitoring-rules/'],
+      ['qr', '/api/v1/qr-codes/'],
+    ] as const) {
+      const res = await rawRequest('POST', path, { baseUrl: system().serviceUrls[service], headers, body: `{"x":${nested(50_000)}}` });
+      expectValidationError(res, 'body');
+      const encoded = await rawRequest('POST', path, { baseUrl: system().serviceUrls[service], headers: { ...headers, 'content-encoding': 'gzip' }, body: '{"x":1}' });
+      expectValidationError(encoded, 'body');
+    }
+  });
+});
