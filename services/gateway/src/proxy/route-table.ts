@@ -19,7 +19,7 @@ export const SERVICE_ROUTES: ServiceRoute[] = [
   { pattern: /^\/api\/v1\/widget(\/.*)?$/, service: 'inventory', auth: 'api_key' },
   { pattern: /^\/go\/[^/]+\/?$/, service: 'qr', auth: 'none' },
   { pattern: under('qr-codes'), service: 'qr', auth: 'user' },
-  { pattern: under('monitoring-rules', 'events', 'notification-channels', 'notification-deliveries'), service: 'monitor', auth: 'user' },
+  { pattern: under('monitoring-rules', 'events', 'notification-channels', 'notification-deliveries', 'check-rules'), service: 'monitor', auth: 'user' },
   {
     pattern: under('product-models', 'stock', 'movements', 'locations', 'items', 'batches', 'work-orders', 'export'),
     service: 'inventory',
