@@ -14,8 +14,9 @@ import { count, query } from '../../support/sql';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { buildChannel } from './helpers';
 
-/** check-rules/run.ts: the advisory lock every run takes. */
+/** check-rules/run.ts: the advisory lock around each company's check; recorded-run.ts: the one around a whole run. */
 const RUN_LOCK_ID = 7_310_442;
+const RECORDED_RUN_LOCK_ID = 7_310_443;
 
 const settings = () => loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' });
 const record = (company: TestCompany, trigger: 'scheduler' | 'command' = 'command') =>
@@ -99,6 +100,26 @@ describe('GET /api/v1/check-rules/runs/', () => {
     const [shown] = (await runsOf(company)).results;
     expect(shown).to.deep.include({ status: 'skipped', results: null });
     expect(await count('SELECT count(*) FROM event_log WHERE company_id = $1', [company.id])).to.equal(0);
+  });
+
+  it('does nothing, and records nothing, while another recorded run is going on', async () => {
+    const company = await buildCompany();
+    await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
+    const holder = new Client({ connectionString: testDatabaseUrl() });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock($1)', [RECORDED_RUN_LOCK_ID]);
+      const run = await record(company);
+      expect(run).to.deep.include({ skipped: true, id: null, companies: [] });
+    } finally {
+      await holder.query('SELECT pg_advisory_unlock($1)', [RECORDED_RUN_LOCK_ID]);
+      await holder.end();
+    }
+    expect(await runsOf(company)).to.deep.include({ count: 0 });
+    expect(await count('SELECT count(*) FROM event_log WHERE company_id = $1', [company.id])).to.equal(0);
+    const after = await record(company);
+    expect(after.skipped).to.equal(false);
+    expect(await count('SELECT count(*) FROM event_log WHERE company_id = $1', [company.id])).to.equal(1);
   });
 
   it(`keeps only the latest ${RUNS_KEPT} runs`, async () => {

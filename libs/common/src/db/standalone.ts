@@ -1,7 +1,8 @@
 /**
  * Standalone mode keeps everything under DATA_DIR: an embedded PostgreSQL cluster (`postgres/`) and
- * `standalone.json` (mode 0600) with its port and password and the development secrets generated on first
- * start. The launcher, `npm run migrate`, `npm run admin` and the test harness all find the database here.
+ * `standalone.json` (mode 0600) with its port and password, the development secrets generated on first
+ * start, and the settings the last `npm start` ran with (standalone-settings.ts). The launcher, the commands
+ * (`check_rules`, `admin`, `migrate`, `stock:verify`) and the test harness all find the database here.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

@@ -17,7 +17,7 @@ import { RecordedRun, runCheckRules } from './recorded-run';
 function summaryLines(run: RecordedRun, queued: boolean): string[] {
   const t = run.totals;
   const checked = run.companies.filter((c) => c.status !== 'skipped');
-  if (run.companies.length > 0 && checked.length === 0) return ['check_rules: another run holds the lock; nothing done'];
+  if (run.skipped || (run.companies.length > 0 && checked.length === 0)) return ['check_rules: another run holds the lock; nothing done'];
   return [
     `companies: ${checked.length}`,
     `products evaluated: ${t.products_evaluated}`,

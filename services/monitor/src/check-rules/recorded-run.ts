@@ -4,11 +4,14 @@
  * `companyId`, under its advisory lock), so each company's numbers are exactly its own, and writes them to the
  * run log (check_rules_runs, one row per company) that `GET /api/v1/check-rules/runs/` shows each company.
  *
- * - A company whose check is held by another run (its lock is taken) is `skipped`: that other run checks it.
+ * - Two recorded runs never overlap: a run takes an advisory lock of its own for its whole length, and a run
+ *   that finds it taken does nothing (and records nothing), as a second `check_rules` always did.
+ * - A company whose check finds `checkRules`' own lock taken (a direct caller of it is running) is `skipped`.
  * - A company whose check throws is `failed`; the run goes on with the next company and fails as a whole at
  *   the end (exit 1), so one company's trouble never stops the others from being checked.
  * - Only the latest RUNS_KEPT runs are kept.
  */
+import { Client } from 'pg';
 import type { Sequelize } from 'sequelize-typescript';
 import type { DeliveryQueue, DeliverySettings } from '@pi/common';
 import { RunSummary, checkRules } from './run';
@@ -19,6 +22,9 @@ export type CompanyRunStatus = 'completed' | 'failed' | 'skipped';
 
 /** Runs kept in the log; older ones are deleted by each new run. */
 export const RUNS_KEPT = 200;
+
+/** The recorded run's own advisory lock (run.ts holds another one around each company's check). */
+const RECORDED_RUN_LOCK_ID = 7_310_443;
 
 const COUNTS = ['products_evaluated', 'events_opened', 'events_resolved', 'deliveries_created', 'due_deliveries', 'delivered', 'retrying', 'failed', 'enqueued'] as const;
 type Counts = Pick<RunSummary, (typeof COUNTS)[number]>;
@@ -31,6 +37,8 @@ export interface CompanyRun extends Counts {
 }
 
 export interface RecordedRun {
+  /** Another recorded run was going on: nothing was checked or recorded. */
+  skipped: boolean;
   id: string | null;
   trigger: RunTrigger;
   startedAt: Date;
@@ -91,8 +99,30 @@ async function writeRun(sequelize: Sequelize, run: RecordedRun): Promise<string>
   });
 }
 
-/** Checks every company (or `companyId` alone), then records the run. Throws only if the company list cannot be read. */
+/**
+ * Checks every company (or `companyId` alone), then records the run; does nothing while another recorded run
+ * holds the lock. Throws only if the lock or the company list cannot be had.
+ */
 export async function runCheckRules(sequelize: Sequelize, databaseUrl: string, settings: DeliverySettings, opts: RecordedRunOptions): Promise<RecordedRun> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [RECORDED_RUN_LOCK_ID]);
+    if (!rows[0].locked) {
+      const now = new Date();
+      return { skipped: true, id: null, trigger: opts.trigger, startedAt: now, finishedAt: now, companies: [], totals: zero() };
+    }
+    try {
+      return await checkAndRecord(sequelize, databaseUrl, settings, opts);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [RECORDED_RUN_LOCK_ID]);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function checkAndRecord(sequelize: Sequelize, databaseUrl: string, settings: DeliverySettings, opts: RecordedRunOptions): Promise<RecordedRun> {
   const startedAt = new Date();
   const companies: CompanyRun[] = [];
   for (const companyId of await companiesToCheck(sequelize, opts.companyId)) {
@@ -100,7 +130,7 @@ export async function runCheckRules(sequelize: Sequelize, databaseUrl: string, s
   }
   const totals = zero();
   for (const c of companies) for (const k of COUNTS) totals[k] += c[k];
-  const run: RecordedRun = { id: null, trigger: opts.trigger, startedAt, finishedAt: new Date(), companies, totals };
+  const run: RecordedRun = { skipped: false, id: null, trigger: opts.trigger, startedAt, finishedAt: new Date(), companies, totals };
   try {
     run.id = await writeRun(sequelize, run);
   } catch (err) {
