@@ -4,155 +4,13 @@
  * through the gateway, a clean stop (exit 0, no PostgreSQL left behind), the admin CLI on the stopped
  * system, and a second start on the same DATA_DIR that still has everything.
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { chromium } from 'playwright-core';
-import { freePort } from '@pi/common';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, loudBanner } from './chromium';
-
-const ROOT = path.resolve(__dirname, '../../..');
-const LAUNCHER = path.join(ROOT, 'tools/dist/src/standalone/main.js');
-const ADMIN_CLI = path.join(ROOT, 'services/gateway/dist/src/cli/admin.js');
-const READY_LINE = 'ready: gateway listening at';
-const READY_TIMEOUT_MS = 90_000;
-const STOP_TIMEOUT_MS = 60_000;
-
-interface Launcher {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-async function distinctFreePorts(count: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort());
-  return [...ports];
-}
-
-function startLauncher(env: NodeJS.ProcessEnv): Launcher {
-  const child = spawn(process.execPath, [LAUNCHER], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-function describeOutput(launcher: Launcher): string {
-  return `\n--- stdout ---\n${launcher.stdout()}\n--- stderr ---\n${launcher.stderr()}`;
-}
-
-async function waitForReady(launcher: Launcher): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!launcher.stdout().includes(READY_LINE)) {
-    if (launcher.child.exitCode !== null || launcher.child.signalCode !== null) {
-      throw new Error(`launcher exited (${launcher.child.exitCode ?? launcher.child.signalCode}) before it was ready${describeOutput(launcher)}`);
-    }
-    if (Date.now() > deadline) throw new Error(`launcher not ready after ${READY_TIMEOUT_MS} ms${describeOutput(launcher)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** SIGTERM (or Ctrl-C's SIGINT), then wait for the exit; SIGKILL (and a failed test) if it takes too long. */
-async function stopLauncher(launcher: Launcher, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  launcher.child.kill(signal);
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), STOP_TIMEOUT_MS)));
-  const result = await Promise.race([launcher.exited, timedOut]);
-  clearTimeout(timer);
-  if (result === 'timeout') {
-    launcher.child.kill('SIGKILL');
-    throw new Error(`launcher did not exit within ${STOP_TIMEOUT_MS} ms of ${signal}${describeOutput(launcher)}`);
-  }
-  return result;
-}
-
-function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 90_000, script = ADMIN_CLI): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`admin ${args.join(' ')} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, timeoutMs);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** PIDs of processes whose command line names the cluster directory (the postmaster runs `postgres -D <dir>`). */
-function postgresProcessesOf(clusterDir: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(clusterDir) && /postgres/.test(line))
-    .map((line) => line.trim().split(/\s+/)[0]);
-}
-
-/** PIDs of processes started with DATA_DIR=<dataDir> in their environment: the launcher's services, the CLI. */
-function processesWithDataDir(dataDir: string): number[] {
-  if (!fs.existsSync('/proc')) return [];
-  const marker = `\0DATA_DIR=${dataDir}\0`;
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (`\0${fs.readFileSync(`/proc/${entry}/environ`, 'latin1')}`.includes(marker)) pids.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
-}
-
-function describeProcesses(pids: number[]): string {
-  return pids.map((pid) => `${pid}: ${fs.existsSync(`/proc/${pid}/cmdline`) ? fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ') : '?'}`).join('\n');
-}
-
-/** Nothing of the system is left running: no PostgreSQL on the cluster, no service, no CLI. */
-function expectNothingLeft(dataDir: string) {
-  const clusterDir = path.join(dataDir, 'postgres');
-  expect(postgresProcessesOf(clusterDir), `postgres processes still running for ${clusterDir}`).to.deep.equal([]);
-  expect(fs.existsSync(path.join(clusterDir, 'postmaster.pid')), 'postmaster.pid left behind').to.equal(false);
-  const left = processesWithDataDir(dataDir);
-  expect(left, `processes still running with DATA_DIR=${dataDir}:\n${describeProcesses(left)}`).to.deep.equal([]);
-}
-
-async function http(baseUrl: string, method: string, urlPath: string, opts: { token?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${baseUrl}${urlPath}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  let body: any = text;
-  if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
-  return { status: res.status, body };
-}
-
-async function logIn(baseUrl: string, username: string, password: string): Promise<string> {
-  const res = await http(baseUrl, 'POST', '/api/token/', { body: { username, password } });
-  expect(res.status, `login of ${username}: ${JSON.stringify(res.body)}`).to.equal(200);
-  expect(res.body.access).to.be.a('string').that.is.not.empty;
-  return res.body.access;
-}
+import { CHECK_RULES_CLI, Launcher, cleanUp, describeOutput, distinctFreePorts, expectNothingLeft, http, logIn, runCli, startLauncher, stopLauncher, waitForReady } from './launcher';
 
 describe('standalone launcher and admin CLI (separate processes, embedded PostgreSQL)', function () {
   this.timeout(180_000);
@@ -182,40 +40,15 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
       MONITOR_PORT: String(monitor),
       NOTIFIER_PORT: String(notifier),
       EMBEDDED_PG_PORT: String(pg),
+      // The check_rules run by hand below must be the only one (standalone-monitoring.test.ts tests the schedule).
+      CHECK_RULES_INTERVAL_SECONDS: '0',
     });
     baseUrl = `http://127.0.0.1:${gateway}`;
   });
 
   after(async function () {
     this.timeout(60_000);
-    if (launcher && launcher.child.exitCode === null && launcher.child.signalCode === null) {
-      launcher.child.kill('SIGTERM');
-      const timer = setTimeout(() => launcher?.child.kill('SIGKILL'), 30_000);
-      await launcher.exited;
-      clearTimeout(timer);
-    }
-    if (dataDir) {
-      // A cluster a failed test left running: stop its postmaster by the pid it recorded (fast shutdown).
-      const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
-      const postmaster = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : 0;
-      if (postmaster > 0) {
-        try {
-          process.kill(postmaster, 'SIGINT');
-        } catch {
-          // already gone
-        }
-        for (let i = 0; i < 100 && fs.existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 100));
-      }
-      // Anything else this suite started with its DATA_DIR (services of a launcher that died, a stuck CLI).
-      for (const pid of processesWithDataDir(dataDir)) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+    await cleanUp(dataDir, launcher);
   });
 
   it('starts on an empty DATA_DIR, serves registration and the two VIRTUAL locations, and stops cleanly on SIGTERM', async () => {
@@ -286,6 +119,7 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
     launcher = startLauncher(env);
     await waitForReady(launcher);
     expect(launcher.stdout()).to.include('database schema is up to date');
+    expect(launcher.stdout()).to.include('check_rules is not scheduled (CHECK_RULES_INTERVAL_SECONDS=0)');
 
     const firstToken = await logIn(baseUrl, first.username, first.password);
     const cliToken = await logIn(baseUrl, cli.username, cliOutput.password);
@@ -306,7 +140,7 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
     await expectPagesWork(baseUrl, first.username, first.password);
 
     // check_rules finds the running standalone database and its secrets through DATA_DIR alone.
-    const checkRules = await runCli([], env, 90_000, path.join(ROOT, 'services/monitor/dist/src/check-rules/cli.js'));
+    const checkRules = await runCli([], env, 90_000, CHECK_RULES_CLI);
     expect(checkRules.code, checkRules.stderr).to.equal(0);
     expect(checkRules.stdout).to.match(/^companies: 2$/m);
     expect(checkRules.stdout).to.include('deliveries sent: 0');

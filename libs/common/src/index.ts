@@ -16,6 +16,7 @@ export * from './auth/internal-token';
 export * from './db/database';
 export * from './db/migrator';
 export * from './db/standalone';
+export * from './db/standalone-settings';
 export * from './db/models';
 export * from './db/ownership';
 export * from './http/run-service';

@@ -1,8 +1,17 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { loadOrCreateStandaloneState, readStandaloneState } from '../src';
+import { freePort, loadOrCreateStandaloneState, readStandaloneState, settleEmbeddedPort, sharedSettingsOf, standaloneEnvironment, writeStandaloneState } from '../src';
+
+function occupy(port: number): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer((socket) => socket.destroy());
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
 
 describe('standalone state (DATA_DIR/standalone.json)', () => {
   let dir: string;
@@ -27,5 +36,83 @@ describe('standalone state (DATA_DIR/standalone.json)', () => {
     expect(upgraded.secrets.JWT_SECRET).to.equal(old.secrets.JWT_SECRET);
     expect(upgraded.secrets.QR_TOKEN_SECRET).to.be.a('string').with.length.greaterThan(30);
     expect(readStandaloneState(dir)!.secrets.QR_TOKEN_SECRET).to.equal(upgraded.secrets.QR_TOKEN_SECRET);
+  });
+});
+
+describe('standalone: the embedded database port', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-port-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps a free remembered port, and takes EMBEDDED_PG_PORT over it, remembering that one from then on', async () => {
+    const state = await loadOrCreateStandaloneState(dir, await freePort());
+    const remembered = state.postgres.port;
+    expect(await settleEmbeddedPort(dir, state)).to.equal(undefined);
+    expect(readStandaloneState(dir)!.postgres.port).to.equal(remembered);
+    const requested = await freePort();
+    expect(await settleEmbeddedPort(dir, state, requested)).to.equal(undefined);
+    expect(state.postgres.port).to.equal(requested);
+    expect(readStandaloneState(dir)!.postgres.port).to.equal(requested);
+  });
+
+  it('moves off a remembered port another program holds, and remembers the new one', async () => {
+    const state = await loadOrCreateStandaloneState(dir, await freePort());
+    const remembered = state.postgres.port;
+    const squatter = await occupy(remembered);
+    try {
+      const note = await settleEmbeddedPort(dir, state);
+      expect(state.postgres.port).to.not.equal(remembered);
+      expect(note).to.include(`port ${remembered} is in use by another program`).and.include(`port ${state.postgres.port}`);
+      expect(readStandaloneState(dir)!.postgres.port).to.equal(state.postgres.port);
+    } finally {
+      squatter.close();
+    }
+  });
+
+  it('refuses an EMBEDDED_PG_PORT another program holds, naming it, and remembers nothing', async () => {
+    const state = await loadOrCreateStandaloneState(dir, await freePort());
+    const taken = await freePort();
+    const squatter = await occupy(taken);
+    try {
+      let error: Error | undefined;
+      await settleEmbeddedPort(dir, state, taken).catch((err: Error) => (error = err));
+      expect(error?.message).to.include(`EMBEDDED_PG_PORT ${taken} is in use by another program`);
+      expect(readStandaloneState(dir)!.postgres.port).to.not.equal(taken);
+    } finally {
+      squatter.close();
+    }
+  });
+});
+
+describe('standalone: settings shared with the commands', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-settings-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('are debug mode (console email) in development unless a mail server is named, and nothing else the environment lacks', () => {
+    expect(sharedSettingsOf({})).to.deep.equal({ DEBUG: 'true' });
+    expect(sharedSettingsOf({ NODE_ENV: 'development', ALLOW_LOOPBACK_WEBHOOKS: 'true', LOG_LEVEL: 'warn' })).to.deep.equal({ NODE_ENV: 'development', DEBUG: 'true', ALLOW_LOOPBACK_WEBHOOKS: 'true' });
+    expect(sharedSettingsOf({ EMAIL_HOST: 'mail.example.com' })).to.deep.equal({ DEBUG: 'true', EMAIL_BACKEND: 'smtp', EMAIL_HOST: 'mail.example.com' });
+    expect(sharedSettingsOf({ EMAIL_HOST: 'mail.example.com', EMAIL_BACKEND: 'console' })).to.include({ EMAIL_BACKEND: 'console' });
+    expect(sharedSettingsOf({ NODE_ENV: 'production' })).to.deep.equal({ NODE_ENV: 'production' });
+    expect(sharedSettingsOf({ DEBUG: 'false' })).to.deep.equal({ DEBUG: 'false' });
+  });
+
+  it('complete a command\'s environment from DATA_DIR: generated secrets, then the recorded settings, then its own; DATABASE_URL means deployed mode', async () => {
+    const state = await loadOrCreateStandaloneState(dir, await freePort());
+    state.settings = { ALLOW_LOOPBACK_WEBHOOKS: 'true', DEBUG: 'true', SECRET_ENCRYPTION_KEY: 'given-to-npm-start' };
+    writeStandaloneState(dir, state);
+    const env = standaloneEnvironment({ DATA_DIR: dir, DEBUG: 'false' });
+    expect(env).to.include({ ALLOW_LOOPBACK_WEBHOOKS: 'true', DEBUG: 'false', SECRET_ENCRYPTION_KEY: 'given-to-npm-start', JWT_SECRET: state.secrets.JWT_SECRET });
+    const deployed = { DATA_DIR: dir, DATABASE_URL: 'postgres://db.example/inventory' };
+    expect(standaloneEnvironment(deployed)).to.equal(deployed);
+    // A data directory from before settings were recorded: the secrets, and standalone's defaults.
+    writeStandaloneState(dir, { postgres: state.postgres, secrets: state.secrets });
+    expect(standaloneEnvironment({ DATA_DIR: dir })).to.deep.equal({ ...state.secrets, DEBUG: 'true', DATA_DIR: dir });
+    expect(standaloneEnvironment({ DATA_DIR: path.join(dir, 'none') })).to.deep.equal({ DATA_DIR: path.join(dir, 'none') });
   });
 });

@@ -5,3 +5,5 @@ export type { MonitorConfig, MonitorSettings } from './config';
 export { checkRules } from './check-rules/run';
 export type { RunSummary } from './check-rules/run';
 export { monitorApi } from './openapi';
+export { RUNS_KEPT, runCheckRules } from './check-rules/recorded-run';
+export type { RecordedRun } from './check-rules/recorded-run';

@@ -1,5 +1,6 @@
 /** The monitor service's part of the OpenAPI document: one tag per resource, every public operation. */
 import type { ServiceApi } from '@pi/common';
+import { checkRulesRunOperations } from './routes/check-rules-runs/openapi';
 import { eventOperations } from './routes/events/openapi';
 import { ruleOperations } from './routes/monitoring-rules/openapi';
 import { channelOperations } from './routes/notification-channels/openapi';
@@ -12,6 +13,7 @@ export const monitorApi: ServiceApi = {
     { name: 'events', description: 'The event log: one entry per triggered rule, resolved or ignored by users.' },
     { name: 'notification-channels', description: 'Webhook and email channels that deliver events, with their signing secrets (admins only).' },
     { name: 'notification-deliveries', description: 'The delivery log: every delivery of an event to a channel, with its attempts (admins only).' },
+    { name: 'check-rules', description: 'The monitor runs (`check_rules`): when they ran and what they did for the company.' },
   ],
-  operations: [...ruleOperations, ...eventOperations, ...channelOperations, ...deliveryOperations],
+  operations: [...ruleOperations, ...eventOperations, ...channelOperations, ...deliveryOperations, ...checkRulesRunOperations],
 };

@@ -1,9 +1,10 @@
-/** Monitor service routes: monitoring rules, the event log, notification channels and the delivery log. */
+/** Monitor service routes: monitoring rules, the event log, notification channels, the delivery log and the run log. */
 import { Router } from 'express';
 import { parseEncryptionKey } from '@pi/common';
 import type { Database, DeliveryQueue, Logger } from '@pi/common';
 import type { MonitorConfig } from './config';
 import type { MonitorContext } from './context';
+import { checkRulesRunsRouter } from './routes/check-rules-runs/router';
 import { eventsRouter } from './routes/events/router';
 import { monitoringRulesRouter } from './routes/monitoring-rules/router';
 import { notificationChannelsRouter } from './routes/notification-channels/router';
@@ -21,7 +22,7 @@ export function monitorRoutes({ db, config, logger, queue }: MonitorRoutesOption
   // Decoded once; config.ts has already refused a key that does not decode to 32 bytes.
   const ctx: MonitorContext = { sequelize: db.sequelize, config, encryptionKey: parseEncryptionKey(config.SECRET_ENCRYPTION_KEY), logger, queue };
   const router = Router();
-  for (const routes of [monitoringRulesRouter, eventsRouter, notificationChannelsRouter, notificationDeliveriesRouter]) {
+  for (const routes of [monitoringRulesRouter, eventsRouter, notificationChannelsRouter, notificationDeliveriesRouter, checkRulesRunsRouter]) {
     router.use(routes(ctx));
   }
   return router;

@@ -1,23 +1,29 @@
 /**
- * k8s/: every manifest is a valid Kubernetes object, and what they describe is what the processes do: each
- * service's Deployment probes the paths it answers on the port it listens on and stops within its grace
- * period, every container's environment passes its process's own config validation, the CronJob runs the
- * real check_rules, the NetworkPolicies allow exactly the traffic the issue names, and no Secret holds a value.
+ * k8s/base: every manifest is a valid Kubernetes object, and what they describe is what the processes do: each
+ * service's Deployment probes the paths it answers on the port it listens on, applies the migrations in its
+ * init container and stops within its grace period, every container's environment passes its process's own
+ * config validation, the CronJob runs the real check_rules, the NetworkPolicies allow exactly the traffic the
+ * issue names, every Deployment has a disruption budget, and no Secret holds a value. The overlays
+ * (k8s/overlays) and the KEDA component render with `kubectl kustomize` into valid objects with their own
+ * images, replicas and budgets.
  * Commands are run the way the containers run them: the image's `pi` command in the image's layout
  * (support/runtime-tree.ts), against the run's test database.
  */
+import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import YAML from 'yaml';
+import { DeliveryQueue } from '@pi/common';
 import { buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { createTestDatabase } from '../../support/database';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { REDIS_URL, redisAvailable } from '../../support/redis';
 import { skipLoudly } from '../../support/skip';
-import { K8S_DIR, K8sObject, loadManifestDocs, parseDockerfile, parseYamlDocs, podSpecOf, selects } from './support/files';
+import { K8S_DIR, K8S_OVERLAYS_DIR, K8sObject, ROOT, loadManifestDocs, parseDockerfile, parseYamlDocs, podSpecOf, selects } from './support/files';
 import { runPi, startPi } from './support/image';
 import { unknownFields, validateWithModel } from './support/k8s-schema';
 import { ProcessSpec, SERVICES, configProblems, knownBySchema, processSpecs, requiredByProcess, requiredBySchema, sampleValue } from './support/settings';
@@ -35,7 +41,7 @@ const docs = loadManifestDocs();
 const objects = docs.filter((d) => d.object.kind !== 'Kustomization' && d.file !== SECRET_TEMPLATE).map((d) => d.object);
 const find = (kind: string, name: string): K8sObject => {
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} in k8s/`);
+  if (!found) throw new Error(`no ${kind} ${name} in k8s/base`);
   return found;
 };
 const configMap = () => find('ConfigMap', 'pi-inventory-config');
@@ -71,7 +77,63 @@ function environmentOf(container: any, secrets: (key: string) => string): Record
 const workloads = () => objects.filter((o) => podSpecOf(o));
 const containersOf = (o: K8sObject): any[] => [...(podSpecOf(o)!.spec.initContainers ?? []), ...podSpecOf(o)!.spec.containers];
 
-describe('deployment: Kubernetes manifests (k8s/)', function () {
+/**
+ * Every Deployment has exactly one PodDisruptionBudget, which keeps a pod of it up through drains yet lets a
+ * drain evict one: `minAvailable` below the fewest replicas it runs (its autoscaler's minimum, or replicas),
+ * or `maxUnavailable` of at least 1.
+ */
+function expectDisruptionBudgets(all: K8sObject[]): void {
+  const pdbs = all.filter((o) => o.kind === 'PodDisruptionBudget');
+  for (const deployment of all.filter((o) => o.kind === 'Deployment')) {
+    const name = deployment.metadata.name;
+    const budgets = pdbs.filter((p) => selects(p.spec.selector, deployment.spec.template.metadata.labels));
+    expect(budgets, `${name}: one PodDisruptionBudget`).to.have.length(1);
+    const scaler = all.find((o) => (o.kind === 'HorizontalPodAutoscaler' || o.kind === 'ScaledObject') && o.spec.scaleTargetRef.name === name);
+    const fewest = scaler?.spec.minReplicas ?? scaler?.spec.minReplicaCount ?? deployment.spec.replicas ?? 1;
+    const { minAvailable, maxUnavailable } = budgets[0].spec;
+    if (maxUnavailable !== undefined) expect(maxUnavailable, `${name} maxUnavailable`).to.be.at.least(1);
+    else expect(minAvailable, `${name} minAvailable, with at least ${fewest} replicas`).to.be.at.least(1).and.below(fewest);
+  }
+}
+
+/** `kubectl kustomize <dir>` as objects. */
+const kustomize = (dir: string): K8sObject[] => parseYamlDocs(execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' }), `kustomize ${dir}`).map((d) => d.object);
+
+function requireKubectl(ctx: Mocha.Context): void {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+  } catch {
+    skipLoudly(ctx, 'NO kubectl ON THIS MACHINE: SKIPPING the rendering of the kustomize overlays');
+  }
+}
+
+/** A copy of k8s/ to change before rendering; removed afterwards. */
+function withK8sCopy<T>(change: (dir: string) => void, use: (dir: string) => T): T {
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-k8s-'));
+  try {
+    fs.cpSync(path.join(ROOT, 'k8s'), copy, { recursive: true });
+    change(copy);
+    return use(copy);
+  } finally {
+    fs.rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+/** Every object valid for its Kubernetes (or KEDA) schema, with no unknown field, in the namespace. */
+function expectValidObjects(rendered: K8sObject[], where: string): void {
+  const problems: string[] = [];
+  for (const o of rendered) {
+    const at = `${where}: ${o.kind}/${o.metadata.name}`;
+    for (const p of validateWithModel(o)) problems.push(`${at}: ${p}`);
+    for (const p of unknownFields(o, rendered)) problems.push(`${at}: unknown field ${p}`);
+    if (o.kind !== 'Namespace') expect(o.metadata.namespace, at).to.equal(NAMESPACE);
+  }
+  expect(problems).to.deep.equal([]);
+}
+
+const imagesOf = (rendered: K8sObject[]) => new Set(rendered.filter((o) => podSpecOf(o)).flatMap((o) => containersOf(o).map((c) => c.image)));
+
+describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function () {
   this.timeout(120_000);
 
   it('parse, and every object validates against the Kubernetes schemas (kubernetes-models) with no unknown field, in the namespace', () => {
@@ -193,7 +255,8 @@ describe('deployment: Kubernetes manifests (k8s/)', function () {
         expect(c.securityContext, `${where} ${c.name}`).to.deep.equal({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
         expect(Object.keys(c.resources.requests ?? {}).sort(), `${where} ${c.name} requests`).to.deep.equal(['cpu', 'memory']);
         expect(Object.keys(c.resources.limits ?? {}).sort(), `${where} ${c.name} limits`).to.deep.equal(['cpu', 'memory']);
-        expect(c.image, `${where} ${c.name}`).to.match(/^pi-inventory:/);
+        // A bare name: each overlay points it at an image that exists (no base image "no registry has").
+        expect(c.image, `${where} ${c.name}`).to.equal('pi-inventory');
       }
     }
   });
@@ -252,7 +315,7 @@ describe('deployment: Kubernetes manifests (k8s/)', function () {
     }
   });
 
-  it('run the real check_rules from the CronJob (concurrencyPolicy Forbid), and the migrations from the Job that the Deployments wait for', async function () {
+  it('run the real check_rules from the CronJob (concurrencyPolicy Forbid), and the migrations in every Deployment\'s init container, with no Job to delete before an upgrade', async function () {
     const cron = find('CronJob', 'check-rules');
     expect(cron.spec.concurrencyPolicy).to.equal('Forbid');
     const pod = cron.spec.jobTemplate.spec.template.spec;
@@ -276,32 +339,32 @@ describe('deployment: Kubernetes manifests (k8s/)', function () {
     expect(run.code, run.text).to.equal(0);
     expect(run.text).to.include('companies: 1').and.include('products evaluated: 1').and.include('events opened: 1');
 
-    // The Job's `pi migrate` on a migrated database, then each Deployment's init container finds every migration.
-    const job = find('Job', 'migrate');
-    const migrate = job.spec.template.spec.containers[0];
-    expect(processOf(migrate)).to.include({ command: 'migrate' });
-    const migrated = await runPi(migrate.args, environmentOf(migrate, (key) => secrets[key] ?? ''));
-    expect(migrated.code, migrated.text).to.equal(0);
-    expect(migrated.text).to.include('schema is up to date');
+    // No Job (immutable once created, so it had to be deleted before each upgrade): each Deployment's init
+    // container applies the migrations, under umzug's advisory lock, before its service starts.
+    expect(objects.filter((o) => o.kind === 'Job')).to.deep.equal([]);
     for (const name of SERVICES) {
       const init = find('Deployment', name).spec.template.spec.initContainers;
-      expect(init.map((c: any) => c.args), name).to.deep.equal([['wait-for-migrations']]);
+      expect(init.map((c: any) => c.args), name).to.deep.equal([['migrate']]);
+      expect(find('Deployment', name).spec.strategy.rollingUpdate.maxUnavailable, `${name}: the old pods serve while the new ones migrate`).to.equal(0);
     }
     const init = find('Deployment', 'gateway').spec.template.spec.initContainers[0];
-    const waited = await runPi(init.args, environmentOf(init, (key) => secrets[key] ?? ''), 15_000);
-    expect(waited.code, waited.text).to.equal(0);
-    expect(waited.text).to.match(/the schema has all \d+ migrations of this image/);
+    const migrated = await runPi(init.args, environmentOf(init, (key) => secrets[key] ?? ''));
+    expect(migrated.code, migrated.text).to.equal(0);
+    expect(migrated.text).to.include('schema is up to date');
 
-    // On a new database the init container waits, and lets its pod start once the Job has run.
+    // On a new database: the first pod's init container applies every migration; two starting at once
+    // apply each one once (the advisory lock), and the next finds the schema up to date.
     const fresh = await createTestDatabase();
     try {
-      const freshSecrets = (key: string) => (key === 'DATABASE_URL' ? fresh.url : '');
-      const waiting = await startPi('wait-for-migrations', init.args, { ...environmentOf(init, freshSecrets), WAIT_FOR_MIGRATIONS_INTERVAL_MS: '200' }, { waitFor: /no schema_migrations table yet/ });
-      expect(waiting.child.exitCode).to.equal(null);
-      const applied = await runPi(migrate.args, environmentOf(migrate, freshSecrets));
-      expect(applied.code, applied.text).to.equal(0);
-      expect(await waiting.exited, waiting.output()).to.deep.equal({ code: 0, signal: null });
-      expect(waiting.output()).to.match(/the schema has all \d+ migrations of this image/);
+      const freshEnv = environmentOf(init, (key) => (key === 'DATABASE_URL' ? fresh.url : ''));
+      const [first, second] = await Promise.all([runPi(init.args, freshEnv), runPi(init.args, freshEnv)]);
+      expect(first.code, first.text).to.equal(0);
+      expect(second.code, second.text).to.equal(0);
+      const applied = [first.text, second.text].map((t) => /applied: (.*)/.exec(t)?.[1]).filter(Boolean);
+      expect(applied, `${first.text}\n${second.text}`).to.have.length(1);
+      expect([first.text, second.text].join('\n')).to.include('schema is up to date');
+      const again = await runPi(init.args, freshEnv);
+      expect(again.text).to.include('schema is up to date');
     } finally {
       await fresh.drop();
     }
@@ -310,7 +373,7 @@ describe('deployment: Kubernetes manifests (k8s/)', function () {
   describe('NetworkPolicies', () => {
     const policies = () => objects.filter((o) => o.kind === 'NetworkPolicy');
     const component = (c: string) => ({ 'app.kubernetes.io/name': 'pi-inventory', 'app.kubernetes.io/component': c, 'app.kubernetes.io/part-of': 'pi-inventory' });
-    const COMPONENTS = ['gateway', 'inventory', 'qr', 'monitor', 'notifier', 'check-rules', 'migrate'];
+    const COMPONENTS = ['gateway', 'inventory', 'qr', 'monitor', 'notifier', 'check-rules'];
     const stranger = { app: 'something-else' };
     const POSTGRES = { 'app.kubernetes.io/name': 'postgresql' };
     const REDIS = { 'app.kubernetes.io/name': 'redis' };
@@ -402,7 +465,7 @@ describe('deployment: Kubernetes manifests (k8s/)', function () {
     });
   });
 
-  it('expose only the gateway through an Ingress, scale the gateway and the notifier with HorizontalPodAutoscalers, and keep a gateway through disruptions', () => {
+  it('expose only the gateway through an Ingress, scale the gateway and the notifier with HorizontalPodAutoscalers, and keep every service through disruptions', () => {
     const ingresses = objects.filter((o) => o.kind === 'Ingress');
     expect(ingresses).to.have.length(1);
     const backends = ingresses[0].spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => p.backend.service));
@@ -424,11 +487,90 @@ describe('deployment: Kubernetes manifests (k8s/)', function () {
       expect(find('Deployment', hpa.spec.scaleTargetRef.name).spec.template.spec.containers[0].resources.requests.cpu).to.be.a('string');
     }
 
-    const pdbs = objects.filter((o) => o.kind === 'PodDisruptionBudget');
-    const gatewayPods = find('Deployment', 'gateway').spec.template.metadata.labels;
-    const gatewayPdb = pdbs.find((p) => selects(p.spec.selector, gatewayPods));
-    expect(gatewayPdb, 'a PodDisruptionBudget selects the gateway').to.not.equal(undefined);
-    const minReplicas = hpas.find((h) => h.spec.scaleTargetRef.name === 'gateway')!.spec.minReplicas;
-    expect(gatewayPdb!.spec.minAvailable).to.be.at.least(1).and.below(minReplicas); // drains stay possible
+    expectDisruptionBudgets(objects);
+  });
+
+  describe('overlays (k8s/overlays) and the KEDA component', () => {
+    const OVERLAYS = {
+      development: { image: 'pi-inventory:local', replicas: { inventory: 1, qr: 1, monitor: 1 }, hpaMin: { gateway: 1, notifier: 1 } },
+      production: { image: 'registry.example.com/pi-inventory:0.1.0', replicas: { inventory: 3, qr: 2, monitor: 2 }, hpaMin: { gateway: 3, notifier: 2 } },
+    };
+
+    it('are the two overlays, each rendering into the base\'s objects, valid, with its own image (never the base\'s bare name), replicas and budgets that let drains through', function () {
+      requireKubectl(this);
+      expect(fs.readdirSync(K8S_OVERLAYS_DIR).sort()).to.deep.equal(Object.keys(OVERLAYS).sort());
+      for (const [name, want] of Object.entries(OVERLAYS)) {
+        const rendered = kustomize(path.join(K8S_OVERLAYS_DIR, name));
+        expect(rendered.map((o) => `${o.kind}/${o.metadata.name}`).sort(), name).to.deep.equal(objects.map((o) => `${o.kind}/${o.metadata.name}`).sort());
+        expectValidObjects(rendered, name);
+        expect([...imagesOf(rendered)], `${name} images`).to.deep.equal([want.image]);
+        const get = (kind: string, n: string) => rendered.find((o) => o.kind === kind && o.metadata.name === n)!;
+        for (const [deployment, count] of Object.entries(want.replicas)) expect(get('Deployment', deployment).spec.replicas, `${name} ${deployment}`).to.equal(count);
+        for (const [target, min] of Object.entries(want.hpaMin)) expect(get('HorizontalPodAutoscaler', target).spec.minReplicas, `${name} ${target} HPA`).to.equal(min);
+        for (const autoscaled of ['gateway', 'notifier']) expect(get('Deployment', autoscaled).spec.replicas, `${name}: the HPA owns ${autoscaled}'s replicas`).to.equal(undefined);
+        expectDisruptionBudgets(rendered);
+      }
+    });
+
+    it('carry a CHECK_RULES_SCHEDULE changed in an overlay into the CronJob', function () {
+      requireKubectl(this);
+      const rendered = withK8sCopy(
+        (dir) => {
+          const file = path.join(dir, 'overlays', 'production', 'kustomization.yaml');
+          const kustomization = YAML.parse(fs.readFileSync(file, 'utf8'));
+          kustomization.patches.push({ target: { kind: 'ConfigMap', name: 'pi-inventory-config' }, patch: '- {op: replace, path: /data/CHECK_RULES_SCHEDULE, value: "17 3 * * 1"}' });
+          fs.writeFileSync(file, YAML.stringify(kustomization));
+        },
+        (dir) => kustomize(path.join(dir, 'overlays', 'production')),
+      );
+      expect(rendered.find((o) => o.kind === 'CronJob')!.spec.schedule).to.equal('17 3 * * 1');
+    });
+
+    it('scale the notifier on its BullMQ wait list with KEDA when the component is added, in place of its CPU autoscaler', async function () {
+      requireKubectl(this);
+      const rendered = withK8sCopy(
+        (dir) => {
+          const file = path.join(dir, 'overlays', 'production', 'kustomization.yaml');
+          const text = fs.readFileSync(file, 'utf8');
+          expect(text, 'the production overlay offers the component').to.include('# - ../../components/keda-notifier');
+          fs.writeFileSync(file, text.replace('# - ../../components/keda-notifier', '- ../../components/keda-notifier'));
+        },
+        (dir) => kustomize(path.join(dir, 'overlays', 'production')),
+      );
+      expectValidObjects(rendered, 'production + keda-notifier');
+      const scaled = rendered.filter((o) => o.kind === 'ScaledObject');
+      expect(scaled).to.have.length(1);
+      expect(scaled[0].spec.scaleTargetRef).to.deep.include({ kind: 'Deployment', name: 'notifier' });
+      // Two autoscalers must never drive one Deployment: the notifier's HPA is gone, the gateway's stays.
+      expect(rendered.filter((o) => o.kind === 'HorizontalPodAutoscaler').map((o) => o.spec.scaleTargetRef.name)).to.deep.equal(['gateway']);
+      expect(scaled[0].spec.minReplicaCount).to.be.at.least(2);
+      expect(scaled[0].spec.fallback.replicas, 'replicas while Redis cannot be read').to.be.at.least(2);
+      expectDisruptionBudgets(rendered);
+
+      const [trigger] = scaled[0].spec.triggers;
+      expect(trigger.type).to.equal('redis');
+      const auth = rendered.find((o) => o.kind === 'TriggerAuthentication' && o.metadata.name === trigger.authenticationRef.name);
+      expect(auth, 'the trigger\'s TriggerAuthentication').to.not.equal(undefined);
+      expect(auth!.spec.secretTargetRef.map((r: any) => r.parameter).sort()).to.deep.equal(['address', 'password']);
+      for (const ref of auth!.spec.secretTargetRef) expect(ref.name, 'a Secret of its own, not the services\'').to.not.equal(SECRET_NAME);
+
+      // The list it measures is the queue's: <DELIVERY_QUEUE_PREFIX>:<DELIVERY_QUEUE_NAME>:wait of the ConfigMap,
+      // the key where BullMQ keeps the deliveries waiting for a notifier (checked on a real queue).
+      const config = rendered.find((o) => o.kind === 'ConfigMap')!.data;
+      expect(trigger.metadata.listName).to.equal(`${config.DELIVERY_QUEUE_PREFIX}:${config.DELIVERY_QUEUE_NAME}:wait`);
+      if (!(await redisAvailable())) return skipLoudly(this, 'NO REDIS: the BullMQ wait-list key of the KEDA trigger is not checked against a real queue');
+      const name = `keda-${Date.now()}`;
+      const queue = new DeliveryQueue(REDIS_URL, { name, prefix: config.DELIVERY_QUEUE_PREFIX });
+      try {
+        await queue.enqueue([{ id: randomUUID(), attempts: 0 }, { id: randomUUID(), attempts: 0 }]);
+        const key = trigger.metadata.listName.replace(`:${config.DELIVERY_QUEUE_NAME}:`, `:${name}:`);
+        const client = await (queue.queue as any).client;
+        expect(await client.type(key)).to.equal('list');
+        expect(await client.llen(key)).to.equal(2);
+      } finally {
+        await queue.queue.obliterate({ force: true });
+        await queue.close();
+      }
+    });
   });
 });

@@ -29,7 +29,7 @@ import { Receiver, startReceiver } from '../../support/receiver';
 import { REDIS_URL, requireRedis } from '../../support/redis';
 import { buildChannel } from './helpers';
 
-const CHANNEL_KEYS = ['id', 'name', 'kind', 'url', 'recipients', 'events', 'max_attempts', 'is_active', 'secret', 'created_at', 'updated_at'];
+const CHANNEL_KEYS = ['id', 'name', 'kind', 'url', 'recipients', 'events', 'max_attempts', 'is_active', 'secret', 'email_backend', 'created_at', 'updated_at'];
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
 
 const channelsOf = (company: TestCompany) => count('SELECT count(*) FROM notification_channels WHERE company_id = $1', [company.id]);
@@ -67,7 +67,7 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
     expect(JSON.stringify(stored)).not.to.include(res.body.secret);
   });
 
-  it('creates an EMAIL channel (201) with recipients and no url', async () => {
+  it('creates an EMAIL channel (201) with recipients, no url and no signing secret, saying how email is sent', async () => {
     const res = await post(
       '/api/v1/notification-channels/',
       { name: 'Ops mail', kind: 'EMAIL', recipients: ['Ops@Example.com', 'lead@example.com'], events: ['DATE_OFFSET'], max_attempts: 2, is_active: false },
@@ -75,7 +75,26 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
     );
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(res.body).to.deep.include({ kind: 'EMAIL', url: null, recipients: ['ops@example.com', 'lead@example.com'], events: ['DATE_OFFSET'], max_attempts: 2, is_active: false });
-    expect(res.body.secret).to.match(SECRET);
+    expect(res.body).to.have.all.keys(...CHANNEL_KEYS);
+    // The test system's monitor runs with EMAIL_BACKEND=console: the answer says so, and shows no webhook secret.
+    expect(res.body).to.deep.include({ secret: null, email_backend: 'console' });
+    for (const answer of [await get(`/api/v1/notification-channels/${res.body.id}/`, { token: company.token }), await get('/api/v1/notification-channels/?kind=EMAIL', { token: company.token })]) {
+      expect(answer.status).to.equal(200);
+      const channel = answer.body.results ? answer.body.results.find((c: { id: string }) => c.id === res.body.id) : answer.body;
+      expect(channel).to.deep.include({ secret: null, email_backend: 'console' });
+    }
+    const webhook = await buildChannel(company);
+    expect(webhook).to.deep.include({ email_backend: null });
+    expect(webhook.secret).to.match(SECRET);
+  });
+
+  it('answers 409 webhook_only to rotating the secret of an EMAIL channel, and changes nothing', async () => {
+    const email = await buildChannel(company, { kind: 'EMAIL' });
+    const before = await query('SELECT secret_encrypted, updated_at FROM notification_channels WHERE id = $1', [email.id]);
+    const res = await post(`/api/v1/notification-channels/${email.id}/rotate-secret/`, undefined, { token: company.token });
+    expectErrorShape(res, 409, 'webhook_only');
+    expect(res.body.details).to.deep.equal({ kind: 'EMAIL' });
+    expect(await query('SELECT secret_encrypted, updated_at FROM notification_channels WHERE id = $1', [email.id])).to.deep.equal(before);
   });
 
   it('shows the secret to the company’s admins on list and retrieve', async () => {

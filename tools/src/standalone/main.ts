@@ -1,11 +1,28 @@
 /**
  * `npm start`: the whole system on one machine. Starts the embedded PostgreSQL of DATA_DIR (or uses
- * DATABASE_URL), applies migrations, starts the five services as child processes, and prints the gateway
- * URL once it answers. SIGINT/SIGTERM stop the children, then the database; data stays in DATA_DIR.
+ * DATABASE_URL), applies migrations, starts the five services as child processes, prints the gateway URL
+ * once it answers, and then runs check_rules on a schedule (scheduler.ts). The settings it gives the
+ * services are recorded in DATA_DIR/standalone.json for the commands. SIGINT/SIGTERM stop the scheduler,
+ * the children, then the database; data stays in DATA_DIR.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { EmbeddedPostgres, connectDatabase, loadOrCreateStandaloneState, migrateUp, startEmbeddedPostgres } from '@pi/common';
+import Joi from 'joi';
+import {
+  ConfigError,
+  EmbeddedPostgres,
+  connectDatabase,
+  deliveryEnv,
+  loadConfig,
+  loadOrCreateStandaloneState,
+  migrateUp,
+  settleEmbeddedPort,
+  sharedSettingsOf,
+  startEmbeddedPostgres,
+  writeStandaloneState,
+} from '@pi/common';
+import { LauncherConfig, loadLauncherConfig } from './config';
+import { CheckRulesScheduler } from './scheduler';
 import { ChildSpec, childEnvironment, childSpecs } from './services';
 
 const say = (message: string) => process.stdout.write(`[standalone] ${message}\n`);
@@ -39,6 +56,7 @@ async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
 }
 
 let embedded: EmbeddedPostgres | undefined;
+let scheduler: CheckRulesScheduler | undefined;
 const children = new Map<string, ChildProcess>();
 let stopping = false;
 
@@ -46,6 +64,7 @@ let stopping = false;
 async function shutdown(code: number) {
   if (stopping) return;
   stopping = true;
+  await scheduler?.stop();
   say('stopping services');
   for (const name of ['gateway', 'notifier', 'monitor', 'qr', 'inventory']) {
     const child = children.get(name);
@@ -62,10 +81,13 @@ async function shutdown(code: number) {
 async function main() {
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
-  const dataDir = path.resolve(process.env.DATA_DIR ?? './data');
-  const state = await loadOrCreateStandaloneState(dataDir, process.env.EMBEDDED_PG_PORT ? Number(process.env.EMBEDDED_PG_PORT) : undefined);
-  let databaseUrl = process.env.DATABASE_URL;
+  const config = readConfig();
+  const dataDir = config.DATA_DIR;
+  const state = await loadOrCreateStandaloneState(dataDir, config.EMBEDDED_PG_PORT);
+  let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
+    const moved = await settleEmbeddedPort(dataDir, state, config.EMBEDDED_PG_PORT);
+    if (moved) say(moved);
     say(`starting embedded PostgreSQL in ${path.join(dataDir, 'postgres')} (port ${state.postgres.port})`);
     embedded = await startEmbeddedPostgres(dataDir, state);
     databaseUrl = embedded.url;
@@ -78,8 +100,12 @@ async function main() {
 
   const specs = childSpecs(process.env);
   // Generated secrets are for development only: in production every secret must come from the environment.
-  const generatedSecrets = process.env.NODE_ENV === 'production' ? {} : state.secrets;
-  const env = childEnvironment(process.env, specs, databaseUrl, generatedSecrets);
+  const generatedSecrets = config.NODE_ENV === 'production' ? {} : state.secrets;
+  const settings = sharedSettingsOf(process.env);
+  const env = childEnvironment({ ...process.env, ...settings }, specs, databaseUrl, generatedSecrets);
+  // What the commands (check_rules, admin, migrate, stock:verify) start from when run without DATABASE_URL.
+  state.settings = settings;
+  writeStandaloneState(dataDir, state);
   for (const spec of specs) {
     const child = startChild(spec, env);
     children.set(spec.name, child);
@@ -93,6 +119,47 @@ async function main() {
   const gateway = specs.find((s) => s.name === 'gateway')!;
   await waitUntilAnswers(`http://127.0.0.1:${gateway.port}/readyz`, children.get('gateway')!);
   say(`ready: gateway listening at ${env.PUBLIC_BASE_URL} (port ${gateway.port})`);
+  describeEmail(env);
+  startScheduler(config, env);
+}
+
+/** Where notification emails go, said once, so a console backend's messages are found in this output. */
+function describeEmail(env: NodeJS.ProcessEnv) {
+  // The services' own defaults decide (libs/common notify/settings.ts); a bad value is theirs to report.
+  const { DEBUG, EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT } = deliveryEnv;
+  let email: { EMAIL_BACKEND: string; EMAIL_HOST: string; EMAIL_PORT: number };
+  try {
+    email = loadConfig(Joi.object({ DEBUG, EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT }), env) as typeof email;
+  } catch {
+    return;
+  }
+  say(
+    email.EMAIL_BACKEND === 'console'
+      ? 'email: console backend (debug mode): notification emails are not sent; each is written to this output as an "email not sent" log line'
+      : `email: sent through SMTP at ${email.EMAIL_HOST}:${email.EMAIL_PORT}`,
+  );
+}
+
+function startScheduler(config: LauncherConfig, env: NodeJS.ProcessEnv) {
+  if (config.CHECK_RULES_INTERVAL_SECONDS === 0) {
+    say('check_rules is not scheduled (CHECK_RULES_INTERVAL_SECONDS=0): run `npm run check_rules` yourself');
+    return;
+  }
+  say(`check_rules runs every ${config.CHECK_RULES_INTERVAL_SECONDS} s (CHECK_RULES_INTERVAL_SECONDS)`);
+  scheduler = new CheckRulesScheduler(config.CHECK_RULES_INTERVAL_SECONDS, env, say);
+  scheduler.start();
+}
+
+function readConfig(): LauncherConfig {
+  try {
+    return loadLauncherConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`[standalone] ${err.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
 }
 
 main().catch((err: unknown) => {

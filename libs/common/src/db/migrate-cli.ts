@@ -1,10 +1,14 @@
-/** `npm run migrate`: applies pending migrations to DATABASE_URL, or to the standalone database of DATA_DIR. */
+/**
+ * `npm run migrate`: applies pending migrations to DATABASE_URL, or to the database of the standalone system
+ * of DATA_DIR (the one the last `npm start` used).
+ */
 import { connectDatabase } from './database';
 import { migrateUp } from './migrator';
 import { openDatabaseUrl } from './standalone';
+import { standaloneEnvironment } from './standalone-settings';
 
 async function main() {
-  const target = await openDatabaseUrl(process.env);
+  const target = await openDatabaseUrl(standaloneEnvironment(process.env));
   const db = connectDatabase({ url: target.url, poolMax: 2 });
   try {
     const applied = await migrateUp(db.sequelize);

@@ -1,7 +1,8 @@
 /**
  * Standalone mode keeps everything under DATA_DIR: an embedded PostgreSQL cluster (`postgres/`) and
- * `standalone.json` (mode 0600) with its port and password and the development secrets generated on first
- * start. The launcher, `npm run migrate`, `npm run admin` and the test harness all find the database here.
+ * `standalone.json` (mode 0600) with its port and password, the development secrets generated on first
+ * start, and the settings the last `npm start` ran with (standalone-settings.ts). The launcher, the commands
+ * (`check_rules`, `admin`, `migrate`, `stock:verify`) and the test harness all find the database here.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,6 +13,8 @@ import { Client } from 'pg';
 export interface StandaloneState {
   postgres: { port: number; user: string; password: string; database: string };
   secrets: { JWT_SECRET: string; INTERNAL_JWT_SECRET: string; QR_TOKEN_SECRET: string; SECRET_ENCRYPTION_KEY: string };
+  /** What the last `npm start` gave its services, for the commands (standalone-settings.ts). */
+  settings?: Record<string, string>;
 }
 
 export interface EmbeddedPostgres {
@@ -33,7 +36,7 @@ function freshSecrets(): StandaloneState['secrets'] {
   return { JWT_SECRET: secret(), INTERNAL_JWT_SECRET: secret(), QR_TOKEN_SECRET: secret(), SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
 }
 
-function writeState(dataDir: string, state: StandaloneState) {
+export function writeStandaloneState(dataDir: string, state: StandaloneState) {
   fs.writeFileSync(path.join(dataDir, STATE_FILE), JSON.stringify(state, null, 2), { mode: 0o600 });
 }
 
@@ -47,7 +50,7 @@ export async function loadOrCreateStandaloneState(dataDir: string, preferredPort
     const missing = Object.entries(freshSecrets()).filter(([name]) => !(name in existing.secrets));
     if (missing.length) {
       existing.secrets = { ...Object.fromEntries(missing), ...existing.secrets } as StandaloneState['secrets'];
-      writeState(dataDir, existing);
+      writeStandaloneState(dataDir, existing);
     }
     return existing;
   }
@@ -58,7 +61,7 @@ export async function loadOrCreateStandaloneState(dataDir: string, preferredPort
     postgres: { port: await pickPort(preferredPort ?? DEFAULT_PG_PORT), user: 'postgres', password: secret(), database: 'inventory' },
     secrets: freshSecrets(),
   };
-  writeState(dataDir, state);
+  writeStandaloneState(dataDir, state);
   return state;
 }
 
@@ -169,6 +172,7 @@ export async function openDatabaseUrl(env: NodeJS.ProcessEnv): Promise<{ url: st
   if (!state) throw new Error(`No DATABASE_URL and no standalone data in ${dataDir}: run \`npm start\` once, or set DATABASE_URL.`);
   const url = databaseUrlOf(state);
   if (await canConnect(url)) return { url, release: async () => {} };
+  await settleEmbeddedPort(dataDir, state);
   const embedded = await startEmbeddedPostgres(dataDir, state);
   return { url: embedded.url, release: embedded.stop };
 }
@@ -185,22 +189,41 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function pickPort(preferred: number): Promise<number> {
-  const taken = await new Promise<boolean>((resolve) => {
+function portTaken(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
     const srv = net.createServer();
     srv.once('error', () => resolve(true));
-    srv.listen(preferred, '127.0.0.1', () => srv.close(() => resolve(false)));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(false)));
   });
-  return taken ? freePort() : preferred;
+}
+
+async function pickPort(preferred: number): Promise<number> {
+  return (await portTaken(preferred)) ? freePort() : preferred;
 }
 
 /**
- * For command-line tools in standalone mode: the environment with DATA_DIR's generated secrets filled in
- * where the environment has none (only when DATABASE_URL is unset, i.e. on the standalone database).
+ * Before the embedded cluster starts: the port it will listen on. `requested` (EMBEDDED_PG_PORT) wins over
+ * the remembered port and must be free. The remembered port, when another program has taken it, is given up
+ * for a free one, which is remembered in standalone.json from then on. A port taken by this very cluster
+ * (our credentials log in there) is left alone: starting fails then, as the cluster is already running.
+ * Answers a sentence for the launcher's output when the port changed.
  */
-export function withStandaloneSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  if (env.DATABASE_URL) return env;
-  const state = readStandaloneState(path.resolve(env.DATA_DIR ?? './data'));
-  if (!state) return env;
-  return { ...state.secrets, ...env };
+export async function settleEmbeddedPort(dataDir: string, state: StandaloneState, requested?: number): Promise<string | undefined> {
+  const remembered = state.postgres.port;
+  const wanted = requested ?? remembered;
+  let port = wanted;
+  let note: string | undefined;
+  if (await portTaken(wanted)) {
+    if (await canConnect(databaseUrlOf({ ...state, postgres: { ...state.postgres, port: wanted } }), 1500)) {
+      throw new Error(`the embedded PostgreSQL of ${dataDir} is already running on port ${wanted} (is another \`npm start\` using this DATA_DIR?)`);
+    }
+    if (requested !== undefined) throw new Error(`EMBEDDED_PG_PORT ${requested} is in use by another program: choose another port, or unset it`);
+    port = await freePort();
+    note = `port ${wanted} is in use by another program: the embedded PostgreSQL moves to port ${port} (remembered in ${path.join(dataDir, STATE_FILE)})`;
+  }
+  if (port !== remembered) {
+    state.postgres.port = port;
+    writeStandaloneState(dataDir, state);
+  }
+  return note;
 }

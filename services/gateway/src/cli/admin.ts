@@ -1,6 +1,6 @@
 /**
- * Operator commands: `npm run admin -- <command>`. Works on DATABASE_URL, or on the standalone database of
- * DATA_DIR (running or not).
+ * Operator commands: `npm run admin -- <command>`. Works on DATABASE_URL, or on the standalone system of
+ * DATA_DIR (running or not), with the settings its last `npm start` had (PASSWORD_HASH_COST among them).
  *
  *   create-company --name <company> --username <admin> [--email <email>] [--password-stdin]
  *   set-tier <api-key-id> <free|standard|premium>
@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
-import { Company, TIERS, Tier, connectDatabase, openDatabaseUrl, validateValue } from '@pi/common';
+import { Company, TIERS, Tier, connectDatabase, openDatabaseUrl, standaloneEnvironment, validateValue } from '@pi/common';
 import type { Sequelize } from 'sequelize';
 import { setApiKeyTier } from '../commands/api-keys';
 import { passwordHashCost } from '../config';
@@ -28,7 +28,7 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
-async function createCompany(sequelize: Sequelize, args: string[]) {
+async function createCompany(sequelize: Sequelize, args: string[], env: NodeJS.ProcessEnv) {
   const { values } = parseArgs({
     args,
     options: { name: { type: 'string' }, username: { type: 'string' }, email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
@@ -36,7 +36,7 @@ async function createCompany(sequelize: Sequelize, args: string[]) {
   const generated = values['password-stdin'] ? undefined : randomBytes(12).toString('base64url');
   const password = generated ?? (await readStdin());
   const input = validateValue(registerBody, { company_name: values.name, username: values.username, email: values.email, password });
-  const cost = validateValue(passwordHashCost, process.env.PASSWORD_HASH_COST, 'PASSWORD_HASH_COST');
+  const cost = validateValue(passwordHashCost, env.PASSWORD_HASH_COST, 'PASSWORD_HASH_COST');
   const { company, user, apiKey, keyValue } = await registerCompany(
     sequelize,
     { companyName: input.company_name, username: input.username, password: input.password, email: input.email },
@@ -67,10 +67,10 @@ async function listCompanies() {
   return rows.map(presentCompany);
 }
 
-async function run(command: string | undefined, args: string[], sequelize: Sequelize) {
+async function run(command: string | undefined, args: string[], sequelize: Sequelize, env: NodeJS.ProcessEnv) {
   switch (command) {
     case 'create-company':
-      return createCompany(sequelize, args);
+      return createCompany(sequelize, args, env);
     case 'set-tier':
       return setTier(setTierArguments(args));
     case 'list-companies':
@@ -87,10 +87,11 @@ async function main() {
     return;
   }
   if (command === 'set-tier') setTierArguments(args); // refuse bad arguments before starting a database
-  const target = await openDatabaseUrl(process.env);
+  const env = standaloneEnvironment(process.env);
+  const target = await openDatabaseUrl(env);
   const db = connectDatabase({ url: target.url, poolMax: 2 });
   try {
-    process.stdout.write(`${JSON.stringify(await run(command, args, db.sequelize), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(await run(command, args, db.sequelize, env), null, 2)}\n`);
   } finally {
     await db.close();
     await target.release();

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import Joi from 'joi';
 import { QueryTypes, Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize';
-import { connectDatabase, openDatabaseUrl, validateValue } from '@pi/common';
+import { connectDatabase, openDatabaseUrl, standaloneEnvironment, validateValue } from '@pi/common';
 
 export interface StockDifference {
   /** `balance`: ledger vs stock_balances. `items`: active items vs stock_balances (SERIALIZED products). */
@@ -149,7 +149,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const companyId = values.company === undefined ? undefined : validateValue(Joi.string().guid().required(), values.company, 'company');
-  const target = await openDatabaseUrl(process.env);
+  const target = await openDatabaseUrl(standaloneEnvironment(process.env));
   const db = connectDatabase({ url: target.url, poolMax: 2 });
   try {
     const result = await findStockDifferences(db.sequelize, companyId);

@@ -1,41 +1,62 @@
 /**
- * `npm run check_rules [-- --company <id>]` (and the Kubernetes CronJob's command): one monitor run. Uses
- * DATABASE_URL, or the standalone database and secrets of DATA_DIR. With REDIS_URL the deliveries are
- * enqueued for the notifier; without it they are sent here, synchronously. Prints a summary; exits 1 if the
- * run failed (a delivery that fails is reported, and retried by a later run, not a failed run).
+ * `npm run check_rules [-- --company <id>]` (and the Kubernetes CronJob's command): one monitor run, recorded
+ * in the run log (recorded-run.ts). Uses DATABASE_URL, or the settings of the standalone system of DATA_DIR
+ * (its database, secrets and email settings: README "Configuration"). With REDIS_URL the deliveries are
+ * enqueued for the notifier; without it they are sent here, synchronously. Prints a summary; exits 1 if a
+ * company's check failed (a delivery that fails is reported, and retried by a later run, not a failed run).
+ *
+ * `--scheduled` is how `npm start`'s scheduler runs it: the run is recorded as scheduled, and the summary is
+ * one line, printed only when the run did something, so an idle system's output stays quiet.
  */
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
-import { connectDatabase, openDatabaseUrl, validateValue, withStandaloneSecrets } from '@pi/common';
+import { connectDatabase, openDatabaseUrl, standaloneEnvironment, validateValue } from '@pi/common';
 import { deliveryQueueOf, loadMonitorSettings } from '../config';
-import { checkRules } from './run';
+import { RecordedRun, runCheckRules } from './recorded-run';
+
+function summaryLines(run: RecordedRun, queued: boolean): string[] {
+  const t = run.totals;
+  const checked = run.companies.filter((c) => c.status !== 'skipped');
+  if (run.skipped || (run.companies.length > 0 && checked.length === 0)) return ['check_rules: another run holds the lock; nothing done'];
+  return [
+    `companies: ${checked.length}`,
+    `products evaluated: ${t.products_evaluated}`,
+    `events opened: ${t.events_opened}`,
+    `events resolved: ${t.events_resolved}`,
+    `deliveries created: ${t.deliveries_created} (due from earlier runs: ${t.due_deliveries})`,
+    queued ? `deliveries enqueued: ${t.enqueued}` : `deliveries sent: ${t.delivered}, retrying: ${t.retrying}, failed: ${t.failed}`,
+  ];
+}
+
+/** The scheduler's one line, or nothing when the run found nothing to do. */
+function scheduledLine(run: RecordedRun, queued: boolean): string | undefined {
+  const t = run.totals;
+  const busy = t.events_opened + t.events_resolved + t.deliveries_created + t.due_deliveries + t.delivered + t.retrying + t.failed + t.enqueued;
+  if (busy === 0) return undefined;
+  const sent = queued ? `enqueued ${t.enqueued}` : `sent ${t.delivered}, retrying ${t.retrying}, failed ${t.failed}`;
+  return (
+    `check_rules: ${run.companies.length} companies, ${t.products_evaluated} products evaluated, ${t.events_opened} events opened, ` +
+    `${t.events_resolved} resolved, ${t.deliveries_created} deliveries created (${t.due_deliveries} due from earlier runs), ${sent}`
+  );
+}
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { company: { type: 'string' } } });
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { company: { type: 'string' }, scheduled: { type: 'boolean' } } });
   const companyId = values.company === undefined ? undefined : validateValue(Joi.string().guid().required(), values.company, 'company');
-  const env = withStandaloneSecrets(process.env);
+  const env = standaloneEnvironment(process.env);
   // The monitor service's own settings and queue: the same loader, so the two cannot drift apart.
   const settings = loadMonitorSettings(env);
   const target = await openDatabaseUrl(env);
   const db = connectDatabase({ url: target.url, poolMax: 4 });
   const queue = deliveryQueueOf(settings);
   try {
-    const summary = await checkRules(db.sequelize, target.url, settings, { companyId, queue });
-    if (summary.skipped) {
-      process.stdout.write('check_rules: another run holds the lock; nothing done\n');
-      return 0;
-    }
-    process.stdout.write(
-      [
-        `companies: ${summary.companies}`,
-        `products evaluated: ${summary.products_evaluated}`,
-        `events opened: ${summary.events_opened}`,
-        `events resolved: ${summary.events_resolved}`,
-        `deliveries created: ${summary.deliveries_created} (due from earlier runs: ${summary.due_deliveries})`,
-        queue ? `deliveries enqueued: ${summary.enqueued}` : `deliveries sent: ${summary.delivered}, retrying: ${summary.retrying}, failed: ${summary.failed}`,
-      ].join('\n') + '\n',
-    );
-    return 0;
+    const run = await runCheckRules(db.sequelize, target.url, settings, { companyId, queue, trigger: values.scheduled ? 'scheduler' : 'command' });
+    const lines = values.scheduled ? [scheduledLine(run, queue !== undefined)].filter((l): l is string => l !== undefined) : summaryLines(run, queue !== undefined);
+    if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
+    if (run.recordError) process.stderr.write(`check_rules: the run could not be recorded in the run log: ${run.recordError.message}\n`);
+    const failed = run.companies.filter((c) => c.status === 'failed');
+    for (const c of failed) process.stderr.write(`check_rules failed for company ${c.companyId}: ${c.error?.message}\n`);
+    return failed.length ? 1 : 0;
   } finally {
     await queue?.close();
     await db.close();

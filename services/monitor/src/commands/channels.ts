@@ -71,7 +71,8 @@ export function channelSecret(ctx: Ctx, channel: Pick<NotificationChannel, 'id' 
   }
 }
 
-const view = (ctx: Ctx, channel: NotificationChannel): ChannelView => ({ channel, secret: channelSecret(ctx, channel) });
+/** Only a WEBHOOK channel's secret is ever decrypted: an EMAIL channel signs nothing and shows none. */
+const view = (ctx: Ctx, channel: NotificationChannel): ChannelView => ({ channel, secret: channel.kind === 'WEBHOOK' ? channelSecret(ctx, channel) : null });
 
 export async function listChannels(ctx: Ctx, identity: Identity, filters: ChannelFilters) {
   const where: Record<string, unknown> = { companyId: identity.companyId };
@@ -101,7 +102,7 @@ export async function createChannel(ctx: Ctx, identity: Identity, input: NewChan
     maxAttempts: input.max_attempts,
     isActive: input.is_active,
   });
-  return { channel, secret };
+  return { channel, secret: input.kind === 'WEBHOOK' ? secret : null };
 }
 
 export async function updateChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>, identity: Identity, id: string, changes: ChannelChanges): Promise<ChannelView> {
@@ -129,11 +130,17 @@ export async function deleteChannel(identity: Identity, id: string): Promise<voi
   await channel.destroy();
 }
 
-/** A new secret; the old one stops signing at once (pending retries are signed with the new one). */
+/**
+ * A new secret; the old one stops signing at once (pending retries are signed with the new one). An EMAIL
+ * channel has no signing secret to rotate: 409 `webhook_only`.
+ */
 export async function rotateChannelSecret(ctx: Ctx & Pick<MonitorContext, 'sequelize'>, identity: Identity, id: string): Promise<ChannelView> {
   const secret = generateChannelSecret();
   const channel = await ctx.sequelize.transaction(async (transaction) => {
     const row = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });
+    if (row.kind !== 'WEBHOOK') {
+      throw new ConflictError('webhook_only', 'Only WEBHOOK channels sign their deliveries: an EMAIL channel has no secret to rotate.', { kind: row.kind });
+    }
     row.secretEncrypted = encryptSecret(secret, ctx.encryptionKey);
     await row.save({ transaction });
     return row;

@@ -8,7 +8,10 @@ import path from 'node:path';
 import YAML from 'yaml';
 
 export const ROOT = path.resolve(__dirname, '../../../../..');
-export const K8S_DIR = path.join(ROOT, 'k8s');
+/** The manifests the overlays share (k8s/base), the overlays, and the optional components. */
+export const K8S_DIR = path.join(ROOT, 'k8s', 'base');
+export const K8S_OVERLAYS_DIR = path.join(ROOT, 'k8s', 'overlays');
+export const K8S_COMPONENTS_DIR = path.join(ROOT, 'k8s', 'components');
 
 // ---- Kubernetes ---------------------------------------------------------------------------------------------
 
@@ -26,7 +29,7 @@ export interface ManifestDoc {
   object: K8sObject;
 }
 
-/** Every YAML document of every file in k8s/ (the kustomization included), in file order. */
+/** Every YAML document of every file in k8s/base (the kustomization included), in file order. */
 export function loadManifestDocs(dir = K8S_DIR): ManifestDoc[] {
   const docs: ManifestDoc[] = [];
   for (const file of fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {

@@ -10,9 +10,12 @@ import path from 'node:path';
 import ts from 'typescript';
 import { ROOT, type K8sObject } from './files';
 
+/** Custom resources with a models package of their own (`<package>/<group/version>/<Kind>`). */
+const CRD_PACKAGES: Record<string, string> = { 'keda.sh': '@kubernetes-models/keda' };
+
 /** `kubernetes-models/<group/version>/<Kind>`; the core group is `v1`. */
 function modulePath(apiVersion: string, kind: string): string {
-  return `kubernetes-models/${apiVersion}/${kind}`;
+  return `${CRD_PACKAGES[apiVersion.split('/')[0]] ?? 'kubernetes-models'}/${apiVersion}/${kind}`;
 }
 
 /** Validates `object` with its kubernetes-models class; answers the problems (empty when valid). */

@@ -123,7 +123,8 @@ async function findRequired(spec: ProcessSpec, rounds: number): Promise<string[]
     for (let round = 0; round < rounds; round++) {
       const env: Record<string, string> = { PATH: process.env.PATH ?? '' };
       for (const name of required) env[name] = name === 'DATABASE_URL' ? 'postgres://nobody@127.0.0.1:1/none' : sampleValue(name) || 'x';
-      const output = await runToExit(process.execPath, [path.join(ROOT, spec.entry)], { cwd, env, timeoutMs: 15_000 });
+      // Generous: seven entry points start at once, and a loaded machine takes seconds to load each one.
+      const output = await runToExit(process.execPath, [path.join(ROOT, spec.entry)], { cwd, env, timeoutMs: 60_000 });
       const before = required.size;
       for (const m of output.text.matchAll(/"([A-Z][A-Z0-9_]*)" is required/g)) required.add(m[1]);
       for (const m of output.text.matchAll(/\bNo ([A-Z][A-Z0-9_]*) and no standalone data/g)) required.add(m[1]);

@@ -1,7 +1,8 @@
 /**
  * Notification channels (admins): webhooks (signed with the channel's secret) and email. `#/channels` lists
- * and creates them; `#/channels/<id>` shows one: its secret (masked until revealed; rotate), a test send, and
- * its deliveries with their attempts.
+ * and creates them, under a panel saying when the monitor (check_rules) last ran and what it did for the
+ * company; `#/channels/<id>` shows one: a webhook's secret (masked until revealed; rotate) or, for email,
+ * where messages go when the server only logs them, a test send, and its deliveries with their attempts.
  */
 import { del, get, getAll, patch, post } from '../api.js';
 import { fill, h, time } from '../dom.js';
@@ -9,7 +10,7 @@ import { FieldSpec, Form, Values, formDialog, lines, num, text } from '../form.j
 import { table } from '../list.js';
 import { EVENT_TYPES } from '../model.js';
 import type { Screen, ScreenContext } from '../screen.js';
-import { actions, activeBadge, button, confirmAction, errorBox, facts, notify, panel, screenHeader, secretField, statusBadge } from '../ui.js';
+import { actions, activeBadge, button, confirmAction, errorBox, facts, notify, panel, screenHeader, secretField, section, statusBadge } from '../ui.js';
 import { Delivery, deliveriesList } from './deliveries.js';
 
 interface Channel {
@@ -21,9 +22,64 @@ interface Channel {
   events: string[];
   max_attempts: number;
   is_active: boolean;
-  secret: string;
+  /** WEBHOOK channels only (null for EMAIL). */
+  secret: string | null;
+  /** EMAIL channels: `console` when the server logs emails instead of sending them. */
+  email_backend: 'console' | 'smtp' | null;
   created_at: string;
   updated_at: string;
+}
+
+/** One check_rules run as the API shows it to this company (its own numbers only). */
+interface MonitorRun {
+  id: string;
+  trigger: 'scheduler' | 'command';
+  status: 'completed' | 'failed' | 'skipped';
+  started_at: string;
+  finished_at: string;
+  results: Record<'products_evaluated' | 'events_opened' | 'events_resolved' | 'deliveries_created' | 'due_deliveries' | 'deliveries_sent' | 'deliveries_retrying' | 'deliveries_failed' | 'deliveries_enqueued', number> | null;
+}
+
+const RUN_STATUS: Record<MonitorRun['status'], string> = {
+  completed: 'completed',
+  failed: 'failed for your company (see the output of the run)',
+  skipped: 'skipped: another run was checking your company',
+};
+
+/** When the monitor last ran and what it did for this company: rules only act through these runs. */
+async function lastRunPanel(): Promise<HTMLElement> {
+  const { results } = await get<{ results: MonitorRun[] }>('/api/v1/check-rules/runs/', { page_size: 1 });
+  const [run] = results;
+  if (!run) {
+    return section(
+      'Monitor runs',
+      h('p', null, 'No monitor run has checked your company yet. Rules are evaluated, and alerts sent, by ', h('code', null, 'check_rules'), ': ', h('code', null, 'npm start'), ' runs it every minute by default (', h('code', null, 'CHECK_RULES_INTERVAL_SECONDS'), '); elsewhere it is scheduled by the operator.'),
+    );
+  }
+  const r = run.results;
+  return section(
+    'Monitor runs',
+    facts([
+      ['Last run', [time(run.started_at), ' ', h('span', { class: 'muted small' }, run.trigger === 'scheduler' ? '(scheduled by npm start)' : '(check_rules command)')]],
+      ['Outcome', RUN_STATUS[run.status]],
+      ...(r
+        ? ([
+            ['Evaluated', `${r.products_evaluated} products`],
+            ['Events', `${r.events_opened} opened, ${r.events_resolved} resolved`],
+            ['Deliveries', `${r.deliveries_created} new, ${r.due_deliveries} due from earlier runs; ${r.deliveries_sent} sent, ${r.deliveries_retrying} retrying, ${r.deliveries_failed} failed, ${r.deliveries_enqueued} queued`],
+          ] as [string, string][])
+        : []),
+    ]),
+  );
+}
+
+/** Where the emails of a console backend can be read (they are logged, not sent). */
+function consoleEmailNote(): HTMLElement {
+  return h(
+    'div',
+    { class: 'notice notice-info', role: 'note' },
+    h('p', null, 'Emails are not sent: this server uses the console email backend (debug mode). Each message is written as an "email not sent" log line to the output of the process that sends it: with ', h('code', null, 'npm start'), ', the terminal where it runs. Set ', h('code', null, 'EMAIL_HOST'), ' (or ', h('code', null, 'EMAIL_BACKEND=smtp'), ') to send them.'),
+  );
 }
 
 const target = (c: Channel) => (c.kind === 'WEBHOOK' ? (c.url ?? '') : (c.recipients ?? []).join(', '));
@@ -84,7 +140,7 @@ async function renderList({ root, go }: ScreenContext): Promise<void> {
     form.show('url', kind === 'WEBHOOK');
     form.show('recipients', kind === 'EMAIL');
   });
-  root.append(panel('New channel', form.el), listSlot);
+  root.append(await lastRunPanel(), panel('New channel', form.el), listSlot);
   await load();
 }
 
@@ -125,12 +181,17 @@ async function renderDetail(ctx: ScreenContext): Promise<void> {
         ['Updated', time(channel.updated_at)],
       ]),
     );
+  // Only a webhook signs its deliveries; an email channel shows where console emails go instead.
   const showSecret = () =>
     fill(
       secretSlot,
-      secretField('Signing secret', channel.secret, {
-        help: ['Receivers check ', h('code', null, 'X-PI-Signature: sha256=<HMAC-SHA256 of the body>'), ' with this secret.'],
-      }),
+      channel.kind === 'WEBHOOK'
+        ? secretField('Signing secret', channel.secret ?? '', {
+            help: ['Receivers check ', h('code', null, 'X-PI-Signature: sha256=<HMAC-SHA256 of the body>'), ' with this secret.'],
+          })
+        : channel.email_backend === 'console'
+          ? consoleEmailNote()
+          : null,
     );
   showFacts();
   showSecret();
@@ -150,13 +211,15 @@ async function renderDetail(ctx: ScreenContext): Promise<void> {
       },
       { kind: 'primary' },
     ),
-    button('Rotate secret', async () => {
-      const ok = await confirmAction('Rotate the signing secret?', 'A new secret is generated now; receivers must switch to it, the old one no longer signs anything.', 'Rotate secret');
-      if (!ok) return;
-      channel = await post<Channel>(`/api/v1/notification-channels/${channel.id}/rotate-secret/`, {});
-      showSecret();
-      notify('Signing secret rotated.');
-    }),
+    channel.kind === 'WEBHOOK'
+      ? button('Rotate secret', async () => {
+          const ok = await confirmAction('Rotate the signing secret?', 'A new secret is generated now; receivers must switch to it, the old one no longer signs anything.', 'Rotate secret');
+          if (!ok) return;
+          channel = await post<Channel>(`/api/v1/notification-channels/${channel.id}/rotate-secret/`, {});
+          showSecret();
+          notify('Signing secret rotated.');
+        })
+      : null,
     button('Edit', () =>
       formDialog(`Edit ${channel.name}`, {
         fields: channelFields(channel),

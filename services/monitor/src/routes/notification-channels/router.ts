@@ -1,12 +1,14 @@
 /**
- * /api/v1/notification-channels/: the company's webhook and email channels (admins only). Answers carry the
- * channel's signing `secret`; `rotate-secret/` replaces it, `test/` sends a TEST event through the channel now.
+ * /api/v1/notification-channels/: the company's webhook and email channels (admins only). Answers carry a
+ * webhook channel's signing `secret`; `rotate-secret/` replaces it, `test/` sends a TEST event through the
+ * channel now.
  */
 import { Router } from 'express';
 import { buildPage, idParam, schemas, validate } from '@pi/common';
 import type { MonitorContext } from '../../context';
 import {
   ChannelFilters,
+  ChannelView,
   createChannel,
   deleteChannel,
   getChannel,
@@ -23,24 +25,25 @@ import { createChannelBody, emptyBody, listChannelsQuery, updateChannelBody } fr
 export function notificationChannelsRouter(ctx: MonitorContext): Router {
   const router = Router();
   const base = '/api/v1/notification-channels';
+  const present = (view: ChannelView) => presentChannel(view, ctx.config.EMAIL_BACKEND);
   router.use(base, requireAdmin);
 
   router.get(`${base}/`, validate({ query: listChannelsQuery }), async (req, res) => {
     const filters = req.query as unknown as ChannelFilters;
     const { rows, count } = await listChannels(ctx, req.identity!, filters);
-    res.json(buildPage(req, ctx.config.PUBLIC_BASE_URL, filters, count, rows.map(presentChannel)));
+    res.json(buildPage(req, ctx.config.PUBLIC_BASE_URL, filters, count, rows.map(present)));
   });
 
   router.post(`${base}/`, validate({ body: createChannelBody }), async (req, res) => {
-    res.status(201).json(presentChannel(await createChannel(ctx, req.identity!, req.body)));
+    res.status(201).json(present(await createChannel(ctx, req.identity!, req.body)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    res.json(presentChannel(await getChannel(ctx, req.identity!, idParam(req))));
+    res.json(present(await getChannel(ctx, req.identity!, idParam(req))));
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateChannelBody }), async (req, res) => {
-    res.json(presentChannel(await updateChannel(ctx, req.identity!, idParam(req), req.body)));
+    res.json(present(await updateChannel(ctx, req.identity!, idParam(req), req.body)));
   });
 
   router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
@@ -49,7 +52,7 @@ export function notificationChannelsRouter(ctx: MonitorContext): Router {
   });
 
   router.post(`${base}/:id/rotate-secret/`, validate({ params: schemas.idParams, body: emptyBody }), async (req, res) => {
-    res.json(presentChannel(await rotateChannelSecret(ctx, req.identity!, idParam(req))));
+    res.json(present(await rotateChannelSecret(ctx, req.identity!, idParam(req))));
   });
 
   router.post(`${base}/:id/test/`, validate({ params: schemas.idParams, body: emptyBody }), async (req, res) => {
