@@ -77,6 +77,12 @@ describe('Widget pages: /widget/ in a browser', function () {
     expect(await page.locator('#qr-badge').textContent()).to.equal(`Code ${code} · linked`);
     expect(await page.locator('.total-stock').textContent()).to.equal('10 pcs');
 
+    // The page is one bundled script and one stylesheet (web/scripts/bundle.mjs), not a waterfall of modules.
+    const assets = requests.filter((r) => r.url.startsWith(`${scan.url}/widget/assets/`)).map((r) => new URL(r.url).pathname);
+    expect(assets.sort()).to.have.length(2);
+    expect(assets[0]).to.match(/^\/widget\/assets\/main-[A-Z0-9]{8}\.js$/);
+    expect(assets[1]).to.match(/^\/widget\/assets\/widget-[A-Z0-9]{8}\.css$/);
+
     // Exchanged once; the scan key lives in this tab's sessionStorage only.
     expect(requests.filter((r) => r.url.endsWith('/exchange_token/'))).to.have.length(1);
     expect(scanKey).to.match(/^pik_/);
