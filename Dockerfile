@@ -8,9 +8,9 @@
 #   docker run pi-inventory qr                                    # chosen by the command (compose, Kubernetes)
 #   docker build -t pi-inventory-qr --build-arg SERVICE=qr .      # or baked in by the build argument
 #
-# Stages: build (npm ci, npm run build = tsc -b of every package) → deps (production dependencies only) →
-# runtime (those node_modules, the compiled dist/src folders and the files served at run time; non-root;
-# tini as PID 1, so SIGTERM reaches node and one-shot commands stop on it too).
+# Stages: build (npm ci, npm run build = tsc -b of every package, then the pages' bundles) → deps (production
+# dependencies only) → runtime (those node_modules, the compiled dist/src folders and the files served at run
+# time; non-root; tini as PID 1, so SIGTERM reaches node and one-shot commands stop on it too).
 #
 # test/e2e/deployment/ checks this file: the runtime tree it describes is rebuilt outside Docker and every
 # service is started from it, and `docker build` runs where a container engine is available.
@@ -31,8 +31,10 @@ COPY services/qr/package.json services/qr/
 COPY services/monitor/package.json services/monitor/
 COPY services/notifier/package.json services/notifier/
 COPY tools/package.json tools/
+COPY web/package.json web/
 
-# ---- build: every dependency, then tsc -b of the whole repository (services, web pages, tools, tests) ----
+# ---- build: every dependency, then tsc -b of the whole repository (services, tools, tests) and the pages -
+# (web/: API types from the OpenAPI document, type-checked, bundled by esbuild into web/dist) ----------------
 FROM base AS build
 # No install scripts: nothing the build needs has one (the embedded PostgreSQL's is for `npm start`).
 RUN npm ci --ignore-scripts
@@ -65,9 +67,9 @@ COPY --from=build /app/services/inventory/dist/src services/inventory/dist/src
 COPY --from=build /app/services/qr/dist/src services/qr/dist/src
 COPY --from=build /app/services/monitor/dist/src services/monitor/dist/src
 COPY --from=build /app/services/notifier/dist/src services/notifier/dist/src
-# Files served by the gateway: the documentation pages (static/docs) and the widget and dashboard (web/).
+# Files served by the gateway: the documentation pages (static/docs) and the bundled widget and dashboard
+# (web/dist: HTML, scripts and styles).
 COPY --from=build /app/services/gateway/static services/gateway/static
-COPY --from=build /app/web/static web/static
 COPY --from=build /app/web/dist web/dist
 
 COPY --chmod=0755 <<'EOF' /app/bin/pi

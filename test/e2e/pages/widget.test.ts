@@ -77,6 +77,12 @@ describe('Widget pages: /widget/ in a browser', function () {
     expect(await page.locator('#qr-badge').textContent()).to.equal(`Code ${code} · linked`);
     expect(await page.locator('.total-stock').textContent()).to.equal('10 pcs');
 
+    // The page is one bundled script and one stylesheet (web/scripts/bundle.mjs), not a waterfall of modules.
+    const assets = requests.filter((r) => r.url.startsWith(`${scan.url}/widget/assets/`)).map((r) => new URL(r.url).pathname);
+    expect(assets.sort()).to.have.length(2);
+    expect(assets[0]).to.match(/^\/widget\/assets\/main-[A-Z0-9]{8}\.js$/);
+    expect(assets[1]).to.match(/^\/widget\/assets\/widget-[A-Z0-9]{8}\.css$/);
+
     // Exchanged once; the scan key lives in this tab's sessionStorage only.
     expect(requests.filter((r) => r.url.endsWith('/exchange_token/'))).to.have.length(1);
     expect(scanKey).to.match(/^pik_/);
@@ -375,6 +381,66 @@ describe('Widget pages: /widget/ in a browser', function () {
     await waitForText(page, '.work-orders', 'Assemble shelves');
     expect(await page.locator('.work-orders').textContent()).to.include('Due 2031-01-15').and.include(`${product.name} (${product.sku})`);
     await screenshotChecked(page, 'widget-work-orders', WIDGET_CHECKS);
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('books by profile: a BATCH product in under a new batch and out of a chosen one, a SERIALIZED one in with serial numbers, a DIMENSIONAL one in decimals', async () => {
+    const company = await buildCompany();
+    const location = await buildLocation(company, 'Cold room');
+    const milk = await buildProduct(company, { profile: 'BATCH', name: 'Milk' });
+    await addStock(company, milk.id, location.id, 4, { batch: { code: 'LOT-1', expiration_date: '2031-01-01' } });
+    const drill = await buildProduct(company, { profile: 'SERIALIZED', name: 'Drill' });
+    const cable = await buildProduct(company, { profile: 'DIMENSIONAL', name: 'Cable' });
+    const code = await configuredCode(company, milk.id);
+    const bp = await newPage();
+    const { page } = bp;
+    const requests = recordRequests(page);
+    await page.goto(scan.scanUrl(code));
+    await page.getByRole('heading', { level: 2, name: 'Milk' }).waitFor();
+
+    // In, under a new batch with its expiry.
+    await chooseOperation(page, 'Add');
+    await page.getByLabel('Batch code').fill('LOT-2');
+    await page.getByLabel('Expiry date (optional)').fill('2031-06-30');
+    await page.getByLabel('Quantity (pcs)').fill('3');
+    await page.getByRole('button', { name: 'Add stock' }).click();
+    await waitForText(page, '.booking-notice', 'Added 3 pcs at Cold room. New stock: 7 pcs (Cold room: 7 pcs). Batch LOT-2.');
+    await waitForText(page, 'table.data', 'LOT-2');
+    // Out of the chosen batch: the batch list now offers LOT-2, and what was typed stayed.
+    await chooseOperation(page, 'Subtract');
+    expect(await page.getByLabel('Quantity (pcs)').inputValue()).to.equal('3');
+    const lot2 = (await get(`/api/v1/widget/batches/?product_id=${milk.id}`, { apiKey: company.apiKey })).body.batches.find((b: { code: string }) => b.code === 'LOT-2');
+    await page.getByLabel('Batch (optional)').selectOption(lot2.id);
+    await page.getByLabel('Quantity (pcs)').fill('1');
+    await page.getByRole('button', { name: 'Subtract stock' }).click();
+    await waitForText(page, '.booking-notice', 'Subtracted 1 pcs at Cold room. New stock: 6 pcs');
+
+    // A SERIALIZED product: the serial numbers name the items (the quantity is their count).
+    await page.evaluate(`window.location.hash = '#/products/${drill.id}'`);
+    await page.getByRole('heading', { level: 2, name: 'Drill' }).waitFor();
+    await chooseOperation(page, 'Add');
+    await page.getByLabel('Serial numbers (optional, one per line)').fill('SN-A\nSN-B');
+    await page.getByRole('button', { name: 'Add stock' }).click();
+    await waitForText(page, '.booking-notice', 'Added 2 pcs at Cold room. New stock: 2 pcs (Cold room: 2 pcs). Serial numbers: SN-A, SN-B.');
+    expect(await page.getByLabel('Serial numbers (optional, one per line)').inputValue(), 'cleared after booking').to.equal('');
+
+    // A DIMENSIONAL product: a decimal quantity in its unit.
+    await page.evaluate(`window.location.hash = '#/products/${cable.id}'`);
+    await page.getByRole('heading', { level: 2, name: 'Cable' }).waitFor();
+    await chooseOperation(page, 'Add');
+    await page.getByLabel('Quantity (m)').fill('2.5');
+    await page.getByRole('button', { name: 'Add stock' }).click();
+    await waitForText(page, '.booking-notice', 'Added 2.50 m at Cold room. New stock: 2.50 m');
+
+    const bodies = requests.filter((r) => r.method === 'POST' && r.url.endsWith('/transaction/')).map((r) => JSON.parse(r.postData!));
+    expect(bodies).to.deep.equal([
+      { operation: 'add', location_id: location.id, quantity: 3, batch: { code: 'LOT-2', expiration_date: '2031-06-30' } },
+      { operation: 'subtract', location_id: location.id, quantity: 1, batch_id: lot2.id },
+      { operation: 'add', location_id: location.id, serial_numbers: ['SN-A', 'SN-B'] },
+      { operation: 'add', location_id: location.id, quantity: 2.5 },
+    ]);
+    expect(await balanceOf(milk.id, location.id)).to.equal(6);
+    expect(await balanceOf(drill.id, location.id)).to.equal(2);
     expect(problems(bp)).to.deep.equal([]);
   });
 

@@ -1,59 +1,17 @@
 /**
- * The dashboard's API client: same-origin calls with `Authorization: Bearer <access>`. The tokens live in this
- * tab's sessionStorage (never in a URL or a cookie), so a reload keeps the session and closing the tab ends it.
- * A 401 refreshes the access token once (`POST /api/token/refresh/`, shared by concurrent calls) and retries;
- * when the refresh token is refused too, the session ends and the app asks for a new sign-in.
+ * The dashboard's API calls: the pages' shared client (../shared/api.ts) with `Authorization: Bearer
+ * <access>`. The tokens live in this tab's sessionStorage (never in a URL or a cookie), so a reload keeps the
+ * session and closing the tab ends it. A 401 refreshes the access token once (`POST /api/token/refresh/`,
+ * shared by concurrent calls) and retries; when the refresh token is refused too, the session ends and the
+ * app asks for a new sign-in.
  */
+import { ApiClient, ApiError, type Query, type RequestOptions } from '../shared/api.js';
+import type { Answer, Page } from '../shared/api-types.js';
 
-export interface ErrorBody {
-  error: string;
-  code: string;
-  details: Record<string, unknown>;
-  request_id?: string;
-  /** `invalid_engine_config`: every problem of the engine config, paths relative to it. */
-  validation_errors?: { path: string; message: string }[];
-  allowed_transitions?: string[];
-  retry_after?: number;
-}
+export { ApiError, type ErrorBody, type Query, type RequestOptions, type RetryNotice } from '../shared/api.js';
+export type { Page } from '../shared/api-types.js';
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: ErrorBody,
-  ) {
-    super(body.error);
-  }
-  get code(): string {
-    return this.body.code;
-  }
-  get requestId(): string | undefined {
-    return this.body.request_id;
-  }
-}
-
-export interface Page<T> {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: T[];
-}
-
-export type Query = Record<string, string | number | boolean | null | undefined>;
-
-export interface RequestOptions {
-  query?: Query;
-  /** Sent as JSON. */
-  body?: unknown;
-  /** Sent as is, with `contentType`. */
-  rawBody?: BodyInit;
-  contentType?: string;
-  headers?: Record<string, string>;
-}
-
-interface Tokens {
-  access: string;
-  refresh: string;
-}
+type Tokens = Answer<'obtainToken'>;
 
 const STORAGE_KEY = 'pi-dashboard.tokens';
 
@@ -98,137 +56,50 @@ export function signOut(): void {
   storeTokens(null);
 }
 
-export function buildUrl(path: string, query: Query = {}): string {
-  const url = new URL(path, window.location.origin);
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null || value === '') continue;
-    url.searchParams.set(key, String(value));
-  }
-  return url.pathname + url.search;
-}
+let refreshing: Promise<boolean> | null = null;
 
-async function readBody(res: Response): Promise<unknown> {
-  const text = await res.text();
-  if (!text) return null;
-  if ((res.headers.get('content-type') ?? '').includes('json')) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
-  return text;
-}
-
-function errorOf(res: Response, body: unknown): ApiError {
-  if (body && typeof body === 'object' && typeof (body as ErrorBody).error === 'string') {
-    const b = body as ErrorBody;
-    return new ApiError(res.status, { ...b, details: b.details && typeof b.details === 'object' ? b.details : {} });
-  }
-  return new ApiError(res.status, {
-    error: `The service answered ${res.status} ${res.statusText}.`.replace(' .', '.'),
-    code: 'http_error',
-    details: {},
-    request_id: res.headers.get('x-request-id') ?? undefined,
-  });
-}
-
-const networkError = () =>
-  new ApiError(0, { error: 'The service could not be reached. Check the connection and try again.', code: 'network_error', details: {} });
-
-async function send(url: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, { ...init, credentials: 'omit', cache: 'no-store' });
-  } catch {
-    throw networkError();
-  }
-}
-
-/** `POST /api/token/`: stores `{access, refresh}` for this tab. */
-export async function signIn(username: string, password: string): Promise<void> {
-  const res = await send('/api/token/', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username, password }),
-  });
-  const body = await readBody(res);
-  if (!res.ok) throw errorOf(res, body);
-  const { access, refresh } = body as Tokens;
-  storeTokens({ access, refresh });
-}
-
-let refreshing: Promise<'ok' | 'refused'> | null = null;
-
-/** One refresh at a time; every caller that got a 401 meanwhile waits for the same one. */
-function refreshAccess(): Promise<'ok' | 'refused'> {
-  refreshing ??= (async (): Promise<'ok' | 'refused'> => {
+/** One refresh at a time; every caller that got a 401 meanwhile waits for the same one. False: refused. */
+function refreshAccess(): Promise<boolean> {
+  refreshing ??= (async (): Promise<boolean> => {
     const current = tokens;
-    if (!current) return 'refused';
-    const res = await send('/api/token/refresh/', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ refresh: current.refresh }),
-    });
-    const body = await readBody(res);
-    if (res.status === 401) return 'refused';
-    if (!res.ok) throw errorOf(res, body);
-    // A sign-out (or another sign-in) meanwhile wins over this refresh.
-    if (tokens === current) storeTokens({ access: (body as { access: string }).access, refresh: current.refresh });
-    return 'ok';
+    if (!current) return false;
+    try {
+      const answer = await client.post<Answer<'refreshToken'>>('/api/token/refresh/', { refresh: current.refresh }, { anonymous: true });
+      // A sign-out (or another sign-in) meanwhile wins over this refresh.
+      if (tokens === current) storeTokens({ access: answer.access, refresh: current.refresh });
+      return true;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return false;
+      throw err;
+    }
   })().finally(() => {
     refreshing = null;
   });
   return refreshing;
 }
 
-/** Performs the request with the access token; on a 401, refreshes once and retries. Answers any status. */
-export async function rawRequest(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-  const url = buildUrl(path, opts.query);
-  let body: BodyInit | undefined;
-  const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
-  if (opts.rawBody !== undefined) {
-    body = opts.rawBody;
-    if (opts.contentType) headers['content-type'] = opts.contentType;
-  } else if (opts.body !== undefined) {
-    body = JSON.stringify(opts.body);
-    headers['content-type'] = 'application/json';
-  }
-  const attempt = () => {
-    if (!tokens) throw new ApiError(401, { error: 'You are signed out.', code: 'authentication_failed', details: {} });
-    return send(url, { method, headers: { ...headers, authorization: `Bearer ${tokens.access}` }, body });
-  };
-  let res = await attempt();
-  if (res.status !== 401) return res;
-  if ((await refreshAccess()) === 'refused') {
-    endSession();
-    return res;
-  }
-  res = await attempt();
-  if (res.status === 401) endSession();
-  return res;
+const client = new ApiClient({
+  credentials: {
+    headers() {
+      if (!tokens) throw new ApiError(401, { error: 'You are signed out.', code: 'authentication_failed', details: {} });
+      return { authorization: `Bearer ${tokens.access}` };
+    },
+    renew: refreshAccess,
+  },
+  onUnauthorized: endSession,
+});
+
+/** `POST /api/token/`: stores `{access, refresh}` for this tab. */
+export async function signIn(username: string, password: string): Promise<void> {
+  storeTokens(await client.post<Tokens>('/api/token/', { username, password }, { anonymous: true }));
 }
 
-/** A JSON request; a non-2xx answer is thrown as an ApiError. Answers the parsed body (null when empty). */
-export async function request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-  const res = await rawRequest(method, path, opts);
-  const body = await readBody(res);
-  if (!res.ok) throw errorOf(res, body);
-  return body as T;
-}
-
-export const get = <T = unknown>(path: string, query?: Query) => request<T>('GET', path, { query });
-export const post = <T = unknown>(path: string, body: unknown = {}, opts: RequestOptions = {}) => request<T>('POST', path, { ...opts, body });
-export const patch = <T = unknown>(path: string, body: unknown) => request<T>('PATCH', path, { body });
-export const del = (path: string) => request<null>('DELETE', path);
-
-/** A file answer (export, label sheets): its bytes and the name from `Content-Disposition`. */
-export async function download(path: string, query?: Query): Promise<{ blob: Blob; filename: string | null }> {
-  const res = await rawRequest('GET', path, { query, headers: { accept: '*/*' } });
-  if (!res.ok) throw errorOf(res, await readBody(res));
-  const disposition = res.headers.get('content-disposition') ?? '';
-  const match = /filename="?([^";]+)"?/i.exec(disposition);
-  return { blob: await res.blob(), filename: match ? match[1] : null };
-}
+export const request = <T = unknown>(method: string, path: string, opts: RequestOptions = {}) => client.request<T>(method, path, opts);
+export const get = <T = unknown>(path: string, query?: Query) => client.get<T>(path, query);
+export const post = <T = unknown>(path: string, body: unknown = {}, opts: RequestOptions = {}) => client.post<T>(path, body, opts);
+export const patch = <T = unknown>(path: string, body: unknown) => client.patch<T>(path, body);
+export const del = (path: string) => client.del(path);
+export const download = (path: string, query?: Query) => client.download(path, query);
 
 /** Every page of a list (page_size 500), up to `limit` records: for the pickers of products and locations. */
 export async function getAll<T>(path: string, query: Query = {}, limit = 5000): Promise<T[]> {

@@ -1,75 +1,10 @@
 /**
- * A tiny element builder. Text is always inserted as text nodes (never as HTML), so values from the API can
- * be shown as they are without escaping.
+ * The dashboard's DOM helpers: the pages' shared kit (../shared/dom.ts: `h`, `fill`, `uid`, …) and how the
+ * dashboard shows dates and times.
  */
+import { type Child, h } from '../shared/dom.js';
 
-export type Child = Node | string | number | null | undefined | false | Child[];
-
-type Handler = (event: any) => unknown;
-
-export interface Attrs {
-  class?: string;
-  /** Event listeners: `{click: fn}`. */
-  on?: Record<string, Handler>;
-  dataset?: Record<string, string>;
-  [attribute: string]: unknown;
-}
-
-/** Set as properties (after the children, so that a select's `value` finds its options). */
-const PROPERTIES = new Set(['value', 'checked', 'selected', 'disabled', 'hidden', 'multiple', 'indeterminate', 'open']);
-
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | null = null, ...children: Child[]): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  const properties: [string, unknown][] = [];
-  for (const [key, value] of Object.entries(attrs ?? {})) {
-    if (value === undefined || value === null) continue;
-    if (key === 'on') {
-      for (const [event, handler] of Object.entries(value as Record<string, Handler>)) el.addEventListener(event, handler);
-    } else if (key === 'class') {
-      if (value) el.className = String(value);
-    } else if (key === 'dataset') {
-      Object.assign(el.dataset, value);
-    } else if (PROPERTIES.has(key)) {
-      properties.push([key, value]);
-    } else if (value === false) {
-      continue;
-    } else {
-      el.setAttribute(key, value === true ? '' : String(value));
-    }
-  }
-  append(el, children);
-  for (const [key, value] of properties) (el as unknown as Record<string, unknown>)[key] = value;
-  return el;
-}
-
-export function append(parent: Node, children: Child[]): void {
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    if (Array.isArray(child)) append(parent, child);
-    else if (child instanceof Node) parent.appendChild(child);
-    else parent.appendChild(document.createTextNode(String(child)));
-  }
-}
-
-/** Replaces everything inside `el` with `children`. */
-export function fill(el: Element, ...children: Child[]): void {
-  el.replaceChildren();
-  append(el, children);
-}
-
-let counter = 0;
-/** A document-unique id for label/aria wiring. */
-export const uid = (prefix: string) => `${prefix}-${++counter}`;
-
-/** A random UUID, also outside secure contexts (where crypto.randomUUID is missing). */
-export function uuid(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  const b = crypto.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+export { type Attrs, type Child, append, fill, h, uid } from '../shared/dom.js';
 
 /** `2025-03-01T10:00:00Z` as `2025-03-01 11:00` in the reader's time zone (short and unambiguous); empty for null. */
 export function dateTime(iso: string | null | undefined): string {

@@ -5,8 +5,10 @@
  * Each message goes next to the field of that name, else of the nearest enclosing name (a group), else into
  * the form's error box, which also carries the message and the request id.
  */
-import { ApiError } from './api.js';
-import { Child, fill, h, uid, uuid } from './dom.js';
+import { ApiError, type RequestOptions, type RetryNotice } from './api.js';
+import { Child, fill, h, uid } from './dom.js';
+import { newIdempotencyKey } from '../shared/ids.js';
+import { UNKNOWN_OUTCOME_TEXT, retryText } from '../shared/messages.js';
 import { DialogHandle, errorBox, openDialog } from './ui.js';
 
 export interface Option {
@@ -119,6 +121,9 @@ function problemsOf(err: ApiError): { fieldish: [string, string][]; other: [stri
 
 export class Form {
   readonly el: HTMLFormElement;
+  /** Set by `idempotencyKeys`: the form books stock, and sending it again unchanged is safe. */
+  idempotent = false;
+  private retryShown = false;
   private readonly entries = new Map<string, FieldEntry>();
   private readonly groupErrors = new Map<string, HTMLElement>();
   private readonly errorSlot = h('div', { class: 'form-errors', tabindex: '-1' });
@@ -375,7 +380,8 @@ export class Form {
       for (const [path, message] of fieldish) place(path, message);
       leftovers.push(...other);
       // Every detail is either next to its field or among the leftovers.
-      box = errorBox(err, { details: leftovers, note: placed ? 'See the messages next to the fields.' : undefined });
+      const note = placed ? 'See the messages next to the fields.' : this.idempotent && err.outcomeUnknown ? UNKNOWN_OUTCOME_TEXT : undefined;
+      box = errorBox(err, { details: leftovers, note });
     } else {
       box = errorBox(err);
     }
@@ -389,6 +395,13 @@ export class Form {
     fill(this.errorSlot, h('div', { class: 'form-message', role: 'status' }, content));
   }
 
+  /** Says that the booking is sent again (its last attempt's outcome is unknown: shared/api.ts). */
+  showRetry(notice: RetryNotice): void {
+    this.submitButton.textContent = `Retrying (${notice.attempt} of ${notice.attempts})…`;
+    this.showMessage(retryText(notice));
+    this.retryShown = true;
+  }
+
   async submit(): Promise<void> {
     if (this.submitButton.disabled) return;
     this.clearErrors();
@@ -397,9 +410,12 @@ export class Form {
     try {
       await this.opts.onSubmit(this.values(), this);
       if (this.opts.resetOnSuccess !== false) this.reset();
+      else if (this.retryShown) this.errorSlot.replaceChildren();
     } catch (err) {
       this.showErrors(err);
     } finally {
+      this.retryShown = false;
+      this.submitButton.textContent = this.opts.submitLabel;
       this.submitButton.disabled = false;
       this.submitButton.removeAttribute('aria-busy');
     }
@@ -440,15 +456,18 @@ export function formDialog(title: string, opts: FormDialogOptions): DialogHandle
 // ------------------------------------------------------------------------------------- idempotency keys
 
 /**
- * The `Idempotency-Key` of a form's request: the same for a resend of the unchanged form (after a failure), a
- * new one once the form changes (a replayed key with another body is refused) or a send succeeded (`next`).
+ * The `Idempotency-Key` of a booking form: the same for every attempt of one submission (retried by the API
+ * client while its outcome is unknown, the form saying so) and for a resend of the unchanged form after a
+ * failure; a new one once the form changes (a replayed key with another body is refused) or a send succeeded
+ * (`next`). `options()` are the request options that carry it.
  */
-export function idempotencyKeys(form: Form): { headers(): Record<string, string>; next(): void } {
-  let key = uuid();
-  const next = () => (key = uuid());
+export function idempotencyKeys(form: Form): { options(): RequestOptions; next(): void } {
+  let key = newIdempotencyKey('dashboard');
+  const next = () => (key = newIdempotencyKey('dashboard'));
+  form.idempotent = true;
   form.el.addEventListener('input', next);
   form.el.addEventListener('change', next);
-  return { headers: () => ({ 'Idempotency-Key': key }), next };
+  return { options: () => ({ idempotencyKey: key, onRetry: (notice) => form.showRetry(notice) }), next };
 }
 
 // ------------------------------------------------------------------------------------------- converters

@@ -1,8 +1,13 @@
 /** The API's records as the dashboard reads them (README.md, API), and the pickers built from them. */
 import { getAll } from './api.js';
 import { Option } from './form.js';
+import type { Schema } from '../shared/api-types.js';
 
-export type Profile = 'STANDARD' | 'SERIALIZED' | 'BATCH' | 'DIMENSIONAL';
+export type Product = Schema<'Product'>;
+export type Profile = Product['profile'];
+export type Location = Schema<'Location'>;
+/** The signed-in user (`GET /api/v1/users/me/`). */
+export type Me = Schema<'User'>;
 export const PROFILES: Profile[] = ['STANDARD', 'SERIALIZED', 'BATCH', 'DIMENSIONAL'];
 export const ENGINE_OF: Record<Profile, string> = { STANDARD: 'counter', SERIALIZED: 'serialized', BATCH: 'batch', DIMENSIONAL: 'dimensional' };
 export const ENGINE_TYPES = ['counter', 'serialized', 'batch', 'dimensional'];
@@ -10,37 +15,6 @@ export const DIMENSIONAL_UNITS = ['mm', 'cm', 'm', 'km', 'in', 'ft', 'yd', 'cm2'
 export const PHYSICAL_LOCATION_TYPES = ['WAREHOUSE', 'STORE', 'SHELF', 'VEHICLE'];
 export const SEVERITIES = ['INFO', 'WARNING', 'CRITICAL'];
 export const EVENT_TYPES = ['THRESHOLD', 'DATE_OFFSET', 'TEST'];
-
-export interface Me {
-  id: string;
-  username: string;
-  email: string | null;
-  role: 'admin' | 'member';
-  is_active: boolean;
-}
-
-export interface Product {
-  id: string;
-  sku: string;
-  name: string;
-  description: string | null;
-  profile: Profile;
-  engine_type: string;
-  engine_config: Record<string, unknown>;
-  unit: string;
-  decimals: number;
-  is_active: boolean;
-  created_at: string;
-}
-
-export interface Location {
-  id: string;
-  name: string;
-  type: string;
-  parent_id: string | null;
-  is_active: boolean;
-  is_system: boolean;
-}
 
 /** Every product of the company (active ones first), for pickers and names. */
 export async function loadProducts(): Promise<Product[]> {

@@ -4,7 +4,7 @@
  */
 import type { ApiError, WidgetApi } from './api.js';
 import { type Ctx, type View, productsOf } from './context.js';
-import { Child, h, replaceChildren } from './dom.js';
+import { type Child, fill, h } from '../shared/dom.js';
 import type { Location, ProductList, ProductSummary, QrInfo } from './types.js';
 import { locationView, locationsView } from './views/locations.js';
 import { productView } from './views/product.js';
@@ -41,7 +41,7 @@ export function showScreen(title: string, text: Child | Child[], ...actions: Chi
   const { main, nav } = shell();
   nav.hidden = true;
   const heading = h('h1', { class: 'screen-title', tabindex: '-1' }, title);
-  replaceChildren(main, h('section', { class: 'screen', 'aria-labelledby': 'screen-title' }, heading, ...(Array.isArray(text) ? text : [text]).map((t) => (typeof t === 'string' ? h('p', {}, t) : t)), ...actions));
+  fill(main, h('section', { class: 'screen', 'aria-labelledby': 'screen-title' }, heading, ...(Array.isArray(text) ? text : [text]).map((t) => (typeof t === 'string' ? h('p', {}, t) : t)), ...actions));
   heading.id = 'screen-title';
   document.title = `${title} · Inventory widget`;
   // Not inside an embedding page: focusing there would scroll that page to the widget.
@@ -140,7 +140,7 @@ export function startApp(options: StartOptions): Ctx {
   ];
   if (options.qr) tabs.push(['qr', '#/qr', 'QR code']);
   const links = tabs.map(([tab, href, label]) => h('a', { href, 'data-tab': tab }, label));
-  replaceChildren(ui.nav, h('ul', {}, ...links.map((a) => h('li', {}, a))));
+  fill(ui.nav, h('ul', {}, ...links.map((a) => h('li', {}, a))));
   ui.nav.hidden = false;
 
   function renderBadge() {
@@ -178,7 +178,7 @@ export function startApp(options: StartOptions): Ctx {
     }
     const params = (route.pattern.exec(hash) ?? []).slice(1);
     const view = h('section', { class: `view view-${route.tab}` });
-    replaceChildren(ui.main, view);
+    fill(ui.main, view);
     document.title = 'Inventory widget';
     const wasFirst = first;
     first = false;

@@ -8,7 +8,7 @@
  */
 import { ApiError, WidgetApi, exchangeToken } from './api.js';
 import { showScreen, startApp } from './app.js';
-import { Child, h } from './dom.js';
+import { type Child, h } from '../shared/dom.js';
 import { errorText, waitText } from './messages.js';
 import { ScanSession, clearSession, loadSession, saveSession } from './session.js';
 import type { Location } from './types.js';
@@ -57,7 +57,7 @@ function startScan(session: ScanSession): void {
 function tokenProblem(err: unknown): void {
   const previous = loadSession();
   const resume = previous
-    ? h('button', { type: 'button', class: 'secondary', onclick: () => startScan(previous) }, `Continue with code ${previous.qr.code}`)
+    ? h('button', { type: 'button', class: 'secondary', on: { click: () => startScan(previous) } }, `Continue with code ${previous.qr.code}`)
     : null;
   if (err instanceof ApiError) {
     if (err.code === 'token_used') {

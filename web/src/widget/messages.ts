@@ -1,5 +1,6 @@
 /** What the widget tells people about errors: the service's own message, plus what to do next. */
 import { ApiError, NETWORK_ERROR } from './api.js';
+import { UNKNOWN_OUTCOME_TEXT } from '../shared/messages.js';
 
 export function waitText(seconds: number): string {
   if (seconds < 90) return `${seconds} s`;
@@ -7,9 +8,13 @@ export function waitText(seconds: number): string {
   return minutes < 90 ? `${minutes} min` : `${Math.ceil(minutes / 60)} h`;
 }
 
-/** One readable sentence (or two) for an error of any call. */
-export function errorText(err: unknown): string {
+/**
+ * One readable sentence (or two) for an error of any call. `booking`: the call was a booking whose attempts
+ * all failed without an answer, which is then said to be unknown (and safe to send again).
+ */
+export function errorText(err: unknown, booking = false): string {
   if (!(err instanceof ApiError)) return `Something went wrong: ${err instanceof Error ? err.message : String(err)}`;
+  if (booking && err.outcomeUnknown) return `${err.message} ${UNKNOWN_OUTCOME_TEXT}${err.requestId ? ` (Request ${err.requestId})` : ''}`;
   if (err.status === NETWORK_ERROR) return err.message;
   if (err.status === 429) {
     const wait = err.retryAfter ?? 60;

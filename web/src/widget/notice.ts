@@ -1,17 +1,17 @@
 /** Inline notices: a success (polite status) or an error (alert) replacing whatever `box` showed. */
-import { h, replaceChildren, Child } from './dom.js';
+import { type Child, fill, h } from '../shared/dom.js';
 import { errorText } from './messages.js';
 
 export function showSuccess(box: HTMLElement, ...content: Child[]): void {
-  replaceChildren(box, h('p', { class: 'notice notice-ok', role: 'status' }, ...content));
+  fill(box, h('p', { class: 'notice notice-ok', role: 'status' }, ...content));
 }
 
 export function showError(box: HTMLElement, err: unknown): void {
-  replaceChildren(box, h('p', { class: 'notice notice-error', role: 'alert' }, errorText(err)));
+  fill(box, h('p', { class: 'notice notice-error', role: 'alert' }, errorText(err)));
 }
 
 export function showInfo(box: HTMLElement, ...content: Child[]): void {
-  replaceChildren(box, h('p', { class: 'notice', role: 'status' }, ...content));
+  fill(box, h('p', { class: 'notice', role: 'status' }, ...content));
 }
 
 export function clearNotice(box: HTMLElement): void {

@@ -9,23 +9,10 @@ import { FieldSpec, Form, Values, formDialog, lines, text } from '../form.js';
 import { PagedList } from '../list.js';
 import type { Screen } from '../screen.js';
 import { actions, badge, button, confirmAction, notify, panel, screenHeader, secretField } from '../ui.js';
+import type { Schema } from '../../shared/api-types.js';
 
-interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  permissions: string[];
-  tier: string;
-  allowed_domains: string[];
-  expires_at: string | null;
-  is_widget_key: boolean;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  usage_count: number;
-  created_at: string;
-  minted_from?: string | null;
-  key?: string;
-}
+/** A key as listed; `key` (its value) only in the answer that creates or rotates it. */
+type ApiKey = Schema<'ApiKey'> & { key?: string };
 
 const PERMISSIONS = ['read', 'write', 'delete'];
 

@@ -6,16 +6,9 @@ import { PagedList } from '../list.js';
 import { loadProducts, names, productLabel, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, badge, button, notify, panel, screenHeader } from '../ui.js';
+import type { Schema } from '../../shared/api-types.js';
 
-interface Batch {
-  id: string;
-  product_id: string;
-  code: string;
-  expiration_date: string | null;
-  quantity: number;
-  stock_display: string;
-  created_at: string;
-}
+type Batch = Schema<'Batch'>;
 
 const today = () => new Date().toISOString().slice(0, 10);
 

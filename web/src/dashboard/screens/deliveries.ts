@@ -5,33 +5,11 @@ import { Column, PagedList, table } from '../list.js';
 import { EVENT_TYPES } from '../model.js';
 import type { Screen } from '../screen.js';
 import { screenHeader, statusBadge } from '../ui.js';
+import type { Schema } from '../../shared/api-types.js';
 
-export interface Attempt {
-  number: number;
-  ok: boolean;
-  status_code: number | null;
-  error: string | null;
-  response_excerpt: string | null;
-  duration_ms: number | null;
-  started_at: string;
-}
+export type Attempt = Schema<'NotificationAttempt'>;
 
-export interface Delivery {
-  id: string;
-  channel_id: string;
-  event_id: string | null;
-  event_type: string;
-  status: string;
-  attempt_count: number;
-  max_attempts: number;
-  next_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  delivered_at: string | null;
-  created_at: string;
-  body: unknown;
-  attempts: Attempt[];
-}
+export type Delivery = Schema<'NotificationDelivery'>;
 
 export const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'];
 

@@ -5,23 +5,9 @@ import { PagedList } from '../list.js';
 import { SEVERITIES, loadProducts, names, productLabel, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, notify, screenHeader, statusBadge } from '../ui.js';
+import type { Schema } from '../../shared/api-types.js';
 
-interface EventEntry {
-  id: string;
-  rule_id: string;
-  rule_source: string;
-  product_id: string;
-  batch_id: string | null;
-  trigger_type: string;
-  severity: string;
-  message: string;
-  details: Record<string, unknown>;
-  status: 'OPEN' | 'RESOLVED' | 'IGNORED';
-  status_changed_by: string | null;
-  status_changed_at: string | null;
-  created_at: string;
-  allowed_transitions: string[];
-}
+type EventEntry = Schema<'Event'>;
 
 const MOVES: Record<string, { verb: string; path: string }> = { RESOLVED: { verb: 'Resolve', path: 'resolve' }, IGNORED: { verb: 'Ignore', path: 'ignore' } };
 

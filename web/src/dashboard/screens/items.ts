@@ -9,16 +9,9 @@ import { PagedList } from '../list.js';
 import { loadLocations, loadProducts, locationOptions, names, productLabel, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { badge, button, notify, panel, screenHeader } from '../ui.js';
+import type { Schema } from '../../shared/api-types.js';
 
-interface Item {
-  id: string;
-  product_id: string;
-  serial_number: string;
-  location_id: string | null;
-  is_active: boolean;
-  retired_at: string | null;
-  created_at: string;
-}
+type Item = Schema<'Item'>;
 
 export const screen: Screen = {
   path: 'items',
@@ -82,7 +75,7 @@ export const screen: Screen = {
         const created = await post<Item>(
           '/api/v1/items/',
           { product_id: values.product_id, location_id: values.location_id, serial_number: text(values.serial_number) ?? '', reason: text(values.reason) ?? '' },
-          { headers: keys.headers() },
+          keys.options(),
         );
         keys.next();
         notify(`Item ${created.serial_number} added and booked in.`);

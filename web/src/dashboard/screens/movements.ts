@@ -5,22 +5,9 @@ import { PagedList } from '../list.js';
 import { loadLocations, loadProducts, locationOptions, names, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { badge, screenHeader } from '../ui.js';
+import type { Schema } from '../../shared/api-types.js';
 
-interface Movement {
-  id: string;
-  seq: number;
-  kind: string;
-  product_id: string;
-  from_location_id: string;
-  to_location_id: string;
-  quantity: number;
-  batch_id: string | null;
-  item_ids: string[] | null;
-  reason: string;
-  actor: { kind: string; id: string } | null;
-  request_id: string | null;
-  created_at: string;
-}
+type Movement = Schema<'Movement'>;
 
 const KINDS = ['ADD', 'SUBTRACT', 'MOVE_IN', 'MOVE_OUT', 'TRANSFER', 'ADJUST'];
 const KIND_TONES: Record<string, 'ok' | 'bad' | 'info' | 'warn'> = { ADD: 'ok', MOVE_IN: 'ok', SUBTRACT: 'bad', MOVE_OUT: 'bad', TRANSFER: 'info', ADJUST: 'warn' };

@@ -10,19 +10,9 @@ import { PagedList } from '../list.js';
 import { loadProducts, names } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, errorBox, notify, openDialog, panel, saveBlob, screenHeader, statusBadge } from '../ui.js';
+import type { Schema } from '../../shared/api-types.js';
 
-interface QrCode {
-  id: string;
-  code: string;
-  status: string;
-  target_type: string | null;
-  target_id: string | null;
-  product_model_id: string | null;
-  url: string;
-  configured_at: string | null;
-  locked_at: string | null;
-  created_at: string;
-}
+type QrCode = Schema<'QrCode'>;
 
 const QR_STATUSES = ['VIRGIN', 'CONFIGURED', 'LOCKED'];
 const TARGET_TYPES = ['PRODUCT', 'ITEM', 'WORK_ORDER'];

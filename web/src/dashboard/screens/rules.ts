@@ -9,18 +9,9 @@ import { ACTIVE_FILTER, PagedList } from '../list.js';
 import { SEVERITIES, loadProducts, names, productLabel, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, activeBadge, button, confirmAction, notify, panel, screenHeader, statusBadge } from '../ui.js';
+import type { Schema } from '../../shared/api-types.js';
 
-interface Rule {
-  id: string;
-  source: 'rule' | 'engine_config' | 'attribute';
-  product_id: string;
-  name: string | null;
-  trigger_type: 'THRESHOLD' | 'DATE_OFFSET' | 'CUSTOM';
-  condition_config: Record<string, unknown>;
-  severity: string;
-  is_active: boolean;
-  editable: boolean;
-}
+type Rule = Schema<'MonitoringRule'>;
 
 const SOURCES: Record<string, string> = { rule: 'rule', engine_config: 'product engine config', attribute: 'product min/max' };
 

@@ -11,16 +11,9 @@ import { PagedList } from '../list.js';
 import { Location, Product, loadLocations, loadProducts, locationOptions, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { button, notify, panel, screenHeader } from '../ui.js';
+import type { Answer, Schema } from '../../shared/api-types.js';
 
-interface StockRow {
-  product_id: string;
-  sku: string;
-  name: string;
-  profile: string;
-  total_quantity: number;
-  stock_display: string;
-  locations: { location_id: string; location_name: string; location_type: string; quantity: number; stock_display: string }[];
-}
+type StockRow = Schema<'StockLevel'>;
 
 type Operation = 'add' | 'remove' | 'transfer';
 
@@ -95,9 +88,7 @@ export const screen: Screen = {
       },
       onSubmit: async (values) => {
         const product = productById.get(values.product_id);
-        const answer = await post<{ new_stock_display: string; movements: unknown[] }>('/api/v1/movements/', movementBody(values, product, locations), {
-          headers: keys.headers(),
-        });
+        const answer = await post<Answer<'createMovement'>>('/api/v1/movements/', movementBody(values, product, locations), keys.options());
         keys.next();
         notify(`Booked ${product ? product.sku : ''}: ${answer.movements.length} movement(s); total now ${answer.new_stock_display}.`);
         for (const name of ['quantity', 'reason', 'batch_code', 'batch_expiration_date', 'serial_numbers']) form.setValue(name, '');

@@ -5,15 +5,9 @@ import { Form, compact, formDialog, text } from '../form.js';
 import { PagedList } from '../list.js';
 import type { Screen } from '../screen.js';
 import { actions, activeBadge, badge, button, confirmAction, notify, panel, screenHeader } from '../ui.js';
+import type { Schema } from '../../shared/api-types.js';
 
-interface User {
-  id: string;
-  username: string;
-  email: string | null;
-  role: 'admin' | 'member';
-  is_active: boolean;
-  created_at: string;
-}
+type User = Schema<'User'>;
 
 const ROLES = [
   { value: 'member', label: 'Member' },

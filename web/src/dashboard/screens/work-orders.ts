@@ -5,14 +5,11 @@ import { FieldSpec, Form, Values, formDialog, inputValue, num, text } from '../f
 import { PagedList } from '../list.js';
 import { Product, loadProducts, names, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
-import type { WorkOrder as WidgetWorkOrder } from '../../widget/types.js';
 import { actions, button, notify, panel, screenHeader, statusBadge } from '../ui.js';
+import type { Schema } from '../../shared/api-types.js';
 
 /** The core work order is the widget's with its timestamps (README "Work orders, batches, items"). */
-interface WorkOrder extends WidgetWorkOrder {
-  created_at: string;
-  updated_at: string;
-}
+type WorkOrder = Schema<'WorkOrder'>;
 
 const STATUSES = ['OPEN', 'IN_PROGRESS', 'DONE', 'CANCELLED'];
 /** README: the moves each status allows; DONE and CANCELLED are final. */

@@ -4,9 +4,9 @@
  */
 import { FormProblem, guardSubmit } from '../action.js';
 import type { Ctx } from '../context.js';
-import { field, h, option, replaceChildren } from '../dom.js';
+import { field, fill, h, option } from '../../shared/dom.js';
 import { loading, showError, showSuccess } from '../notice.js';
-import type { Location, LocationInventory } from '../types.js';
+import type { CreatedLocation, Location, LocationInventory } from '../types.js';
 import { productItem } from './products.js';
 
 const TYPES: Array<[string, string]> = [
@@ -31,7 +31,7 @@ function createForm(ctx: Ctx, locations: Location[], onCreated: (l: Location) =>
     return {
       signature: JSON.stringify(body),
       send: async () => {
-        const answer = await ctx.api.post<{ success: true; location: Location }>('create_location/', body);
+        const answer = await ctx.api.post<CreatedLocation>('create_location/', body);
         ctx.invalidateLocations();
         name.value = '';
         showSuccess(notice, `Location ${answer.location.name} created.`);
@@ -56,11 +56,11 @@ export async function locationsView(ctx: Ctx, view: HTMLElement): Promise<void> 
     } catch (err) {
       const box = h('div');
       showError(box, err);
-      replaceChildren(listBox, h('h3', {}, 'Active locations'), box);
+      fill(listBox, h('h3', {}, 'Active locations'), box);
       return;
     }
     const byId = new Map(locations.map((l) => [l.id, l]));
-    replaceChildren(
+    fill(
       listBox,
       h('h3', {}, `Active locations (${locations.length})`),
       locations.length === 0

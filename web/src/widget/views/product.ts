@@ -3,17 +3,12 @@
  * items (SERIALIZED). After a booking only the data is refreshed: the form (and its double-tap guard) stays.
  */
 import type { Ctx } from '../context.js';
-import { h, replaceChildren } from '../dom.js';
+import { fill, h } from '../../shared/dom.js';
 import { loading, showError } from '../notice.js';
-import type { Batch, Item, Location, ProductDetail } from '../types.js';
-import { BookingSection, bookingSection } from './booking.js';
+import type { Batch, Item, ProductDetail } from '../types.js';
+import { type BookingData, type BookingSection, bookingSection } from './booking.js';
 
-interface Loaded {
-  product: ProductDetail;
-  locations: Location[];
-  items: Item[] | null;
-  batches: Batch[] | null;
-}
+type Loaded = BookingData;
 
 const PROFILE_NAMES: Record<string, string> = { STANDARD: 'Counted', SERIALIZED: 'Serialized', BATCH: 'Batches', DIMENSIONAL: 'Measured' };
 
@@ -96,10 +91,9 @@ export async function productView(ctx: Ctx, view: HTMLElement, [id]: string[]): 
 
   const details = h('div', { class: 'column' });
   const renderDetails = (d: Loaded) => {
-    replaceChildren(details, stockPanel(d), d.batches ? batchesPanel(d.batches) : null, d.items ? itemsPanel(d.items) : null);
+    fill(details, stockPanel(d), d.batches ? batchesPanel(d.batches) : null, d.items ? itemsPanel(d.items) : null);
     total.textContent = d.product.stock_display;
   };
-  const notice = h('div', { class: 'booking-notice' });
   let booking: BookingSection | undefined;
   const refresh = async () => {
     try {
@@ -107,10 +101,10 @@ export async function productView(ctx: Ctx, view: HTMLElement, [id]: string[]): 
       renderDetails(next);
       booking?.update(next);
     } catch (err) {
-      showError(notice, err);
+      booking?.showError(err);
     }
   };
-  booking = bookingSection(ctx, data, notice, refresh);
+  booking = bookingSection(ctx, data, refresh);
   renderDetails(data);
   status.replaceWith(summary);
   view.append(...(scanned ? [scanned] : []), h('div', { class: 'product-grid' }, booking.element, details));

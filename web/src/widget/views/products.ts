@@ -1,6 +1,6 @@
 /** The product list (`#/products`): every product with its stock, a search box and a location filter. */
 import { type Ctx, productsOf } from '../context.js';
-import { field, h, option, replaceChildren } from '../dom.js';
+import { field, fill, h, option } from '../../shared/dom.js';
 import { errorText } from '../messages.js';
 import type { ProductList, ProductSummary } from '../types.js';
 
@@ -36,7 +36,7 @@ export async function productsView(ctx: Ctx, view: HTMLElement): Promise<void> {
     status.className = 'muted count';
     status.textContent =
       products.length === 0 ? 'No products yet.' : shown.length === 0 ? 'No product matches the search.' : q ? `${shown.length} of ${products.length} products` : `${products.length} product${products.length === 1 ? '' : 's'}`;
-    replaceChildren(
+    fill(
       list,
       ...shown.map(productItem),
     );

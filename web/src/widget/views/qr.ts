@@ -5,9 +5,9 @@
  */
 import { FormProblem, guardSubmit } from '../action.js';
 import type { Ctx } from '../context.js';
-import { Child, field, h, option, replaceChildren, uid } from '../dom.js';
+import { type Child, field, fill, h, option, uid } from '../../shared/dom.js';
 import { loading, showError, showSuccess } from '../notice.js';
-import type { Item, ProductSummary, QrInfo, WorkOrder } from '../types.js';
+import type { Item, ProductSummary, QrInfo, QrTransition, WorkOrder } from '../types.js';
 
 type TargetType = 'PRODUCT' | 'ITEM' | 'WORK_ORDER';
 const TARGET_NAMES: Record<TargetType, string> = { PRODUCT: 'Product', ITEM: 'Item', WORK_ORDER: 'Work order' };
@@ -29,7 +29,7 @@ function radioList(legend: string, choices: Choice[], onPick: (id: string) => vo
   const list = h('div', { class: 'pick-list' });
   const render = (q: string) => {
     const shown = q ? choices.filter((c) => `${c.label} ${c.detail ?? ''}`.toLowerCase().includes(q)) : choices;
-    replaceChildren(
+    fill(
       list,
       shown.length === 0 ? h('p', { class: 'muted' }, 'Nothing to choose from.') : null,
       ...shown.map((c) => {
@@ -69,14 +69,14 @@ function configurePanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
   });
 
   const renderPicker = async () => {
-    replaceChildren(picker, loading());
+    fill(picker, loading());
     try {
       if (targetType === 'PRODUCT') {
         const products = await ctx.products();
-        replaceChildren(picker, radioList('Product', products.map((p) => ({ id: p.id, label: p.name, detail: `${p.sku} · ${p.stock_display}` })), (id) => (targetId = id), true));
+        fill(picker, radioList('Product', products.map((p) => ({ id: p.id, label: p.name, detail: `${p.sku} · ${p.stock_display}` })), (id) => (targetId = id), true));
       } else if (targetType === 'WORK_ORDER') {
         const { work_orders } = await ctx.api.get<{ work_orders: WorkOrder[] }>('work_orders/');
-        replaceChildren(picker, radioList('Work order', work_orders.map((o) => ({ id: o.id, label: `${o.number} ${o.title}`, detail: o.due_date ? `due ${o.due_date}` : undefined })), (id) => (targetId = id), false));
+        fill(picker, radioList('Work order', work_orders.map((o) => ({ id: o.id, label: `${o.number} ${o.title}`, detail: o.due_date ? `due ${o.due_date}` : undefined })), (id) => (targetId = id), false));
       } else {
         const serialized = (await ctx.products()).filter((p) => p.engine_type === 'serialized');
         const product = h('select', { name: 'item_product' }, option('', 'Choose a product', true), ...serialized.map((p: ProductSummary) => option(p.id, `${p.name} (${p.sku})`)));
@@ -84,15 +84,15 @@ function configurePanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
         product.addEventListener('change', async () => {
           targetId = '';
           if (!product.value) return items.replaceChildren();
-          replaceChildren(items, loading());
+          fill(items, loading());
           try {
             const answer = await ctx.api.get<{ items: Item[] }>('items/', { product_id: product.value });
-            replaceChildren(items, radioList('Item', answer.items.map((i) => ({ id: i.id, label: i.serial_number, detail: `at ${i.location_name}` })), (id) => (targetId = id), answer.items.length > 8));
+            fill(items, radioList('Item', answer.items.map((i) => ({ id: i.id, label: i.serial_number, detail: `at ${i.location_name}` })), (id) => (targetId = id), answer.items.length > 8));
           } catch (err) {
             showError(items, err);
           }
         });
-        replaceChildren(picker, serialized.length === 0 ? h('p', { class: 'muted' }, 'No serialized product has items.') : field('Product of the item', product), items);
+        fill(picker, serialized.length === 0 ? h('p', { class: 'muted' }, 'No serialized product has items.') : field('Product of the item', product), items);
       }
     } catch (err) {
       showError(picker, err);
@@ -106,7 +106,7 @@ function configurePanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
     return {
       signature: JSON.stringify(body),
       send: async () => {
-        const answer = await ctx.api.post<QrInfo & { success: true }>('configure_qr/', body);
+        const answer = await ctx.api.post<QrTransition>('configure_qr/', body);
         ctx.setQr(answer);
         ctx.announce(`Code ${qr.code} linked to the ${TARGET_NAMES[targetType].toLowerCase()}.`);
         onDone();
@@ -136,7 +136,7 @@ function lockPanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
   guardSubmit(confirmForm, confirmButton, 'Locking…', notice, () => ({
     signature: qr.code,
     send: async () => {
-      const answer = await ctx.api.post<QrInfo & { success: true }>('lock_qr/', { code: qr.code });
+      const answer = await ctx.api.post<QrTransition>('lock_qr/', { code: qr.code });
       ctx.setQr(answer);
       ctx.announce(`Code ${qr.code} locked.`);
       onDone();
@@ -184,7 +184,7 @@ export async function qrView(ctx: Ctx, view: HTMLElement): Promise<void> {
     const qr = ctx.qr!;
     const target = await targetLink(ctx, qr);
     if (justChanged) showSuccess(done, qr.status === 'LOCKED' ? `Code ${qr.code} is locked.` : `Code ${qr.code} is linked.`);
-    replaceChildren(
+    fill(
       body,
       h(
         'dl',
