@@ -371,7 +371,7 @@ describe('notification delivery: webhooks', () => {
       receiver.requests.length = 0;
 
       const summary = await dispatchDeliveries(sequelize(), [a.delivery.id, b.delivery.id, done.delivery.id], settings, undefined, { now });
-      expect(summary).to.deep.equal({ enqueued: 0, delivered: 1, retrying: 1, failed: 0, skipped: 1 });
+      expect(summary).to.deep.equal({ enqueued: 0, alreadyQueued: 0, delivered: 1, retrying: 1, failed: 0, skipped: 1, deferred: 0, held: 0 });
       expect(receiver.requests).to.have.length(2);
       expect((await reload(a.delivery)).status).to.equal('DELIVERED');
       expect((await reload(b.delivery)).status).to.equal('RETRYING');

@@ -9,10 +9,16 @@
  *   lost (flushed Redis, a crash) again: the delivery table is the truth, the queue only a transport.
  * - Producers fail fast when Redis is down (`enableOfflineQueue: false`, a bounded wait for the connection);
  *   the caller's deliveries stay due in the table and the next run queues them.
- * - Workers retry Redis forever (`maxRetriesPerRequest: null`) and drain their in-flight jobs on close.
+ * - `enqueue` answers how many jobs it really added: a job already in the queue for the same attempt is not
+ *   added again and is counted apart.
+ * - Workers retry Redis forever (`maxRetriesPerRequest: null`) and drain their in-flight jobs on close. A job
+ *   whose handler answers 'deferred' (its channel is at its cap of sends in flight) goes back to the queue,
+ *   delayed a little longer each time (DEFER_BASE_MS doubling up to DEFER_MAX_MS), so it holds no worker slot
+ *   while it waits. The job lock is tuned to the 10 s send deadline, so a job of a killed worker is taken over
+ *   within about 15 s (README "Delivery guarantees").
  */
 import { EventEmitter } from 'node:events';
-import { Queue, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import IORedis, { type Redis, type RedisOptions } from 'ioredis';
 import Joi from 'joi';
 import type { Logger } from '../logger';
@@ -22,6 +28,14 @@ export const DEFAULT_DELIVERY_QUEUE = 'notification-deliveries';
 export const DEFAULT_QUEUE_PREFIX = 'bull';
 /** How long a producer waits for Redis before giving up. */
 export const PRODUCER_CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * The job lock: BullMQ renews it every half of it while the worker lives; a killed worker's job is taken over
+ * once it expires and the stalled-job check (every half of it) runs. Tuned to the 10 s send deadline.
+ */
+export const DEFAULT_JOB_LOCK_MS = 10_000;
+/** First delay of a deferred job, doubled at each deferral up to DEFER_MAX_MS (±20 % jitter). */
+export const DEFER_BASE_MS = 250;
+export const DEFER_MAX_MS = 3_000;
 
 /** Queue settings that a producer (monitor) and the consumer (notifier) must agree on. */
 export interface DeliveryQueueSettings {
@@ -55,6 +69,22 @@ export interface DeliveryQueueOptions {
   /** How long `enqueue` waits for Redis before failing (default 5 s). */
   connectTimeoutMs?: number;
   logger?: Logger;
+}
+
+/** The queue could not take the jobs (Redis down, unreachable or refusing): the deliveries stay due. */
+export class QueueUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'QueueUnavailableError';
+  }
+}
+
+/** What `enqueue` did. */
+export interface EnqueueResult {
+  /** Jobs added. */
+  added: number;
+  /** Deliveries whose job for this attempt already waited, ran or was delayed: not added twice. */
+  alreadyQueued: number;
 }
 
 /** The BullMQ job id of one attempt of one delivery. */
@@ -119,22 +149,44 @@ export class DeliveryQueue {
   }
 
   /**
-   * Queues one job per delivery (id `<delivery id>_<attempts>`); an attempt already waiting or running is not
-   * queued again. Throws when Redis cannot be reached within the connect timeout.
+   * Queues one job per delivery (id `<delivery id>_<attempts>`); an attempt already waiting, delayed or running is
+   * not queued again, and is counted apart. Throws QueueUnavailableError when Redis cannot be reached within the
+   * connect timeout or refuses the jobs.
    */
-  async enqueue(deliveries: DeliveryRef[]): Promise<number> {
-    if (deliveries.length === 0) return 0;
-    if (this.redis.status !== 'ready') {
-      await withTimeout(this.queue.waitUntilReady(), this.connectTimeoutMs, `Redis is not reachable (queue ${this.name})`);
+  async enqueue(deliveries: DeliveryRef[]): Promise<EnqueueResult> {
+    const unique = [...new Map(deliveries.map((d) => [deliveryJobId(d), d])).values()];
+    if (unique.length === 0) return { added: 0, alreadyQueued: 0 };
+    try {
+      return await this.add(unique);
+    } catch (err) {
+      throw err instanceof QueueUnavailableError ? err : new QueueUnavailableError(`Redis refused the jobs (queue ${this.name}): ${(err as Error).message}`);
     }
-    await this.queue.addBulk(
-      deliveries.map((d) => ({
-        name: 'deliver',
-        data: { deliveryId: d.id },
-        opts: { ...JOB_OPTIONS, jobId: deliveryJobId(d) },
-      })),
-    );
-    return deliveries.length;
+  }
+
+  private async add(unique: DeliveryRef[]): Promise<EnqueueResult> {
+    if (this.redis.status !== 'ready') {
+      await withTimeout(this.queue.waitUntilReady(), this.connectTimeoutMs, `Redis is not reachable (queue ${this.name})`).catch((err: Error) => {
+        throw new QueueUnavailableError(err.message);
+      });
+    }
+    // BullMQ's add answers the same for a new job and an ignored duplicate, so look first. Only another producer
+    // adding the same attempt between the two steps could make the count one too high.
+    const exists = (await this.redis.pipeline(unique.map((d) => ['exists', this.queue.toKey(deliveryJobId(d))])).exec()) ?? [];
+    const fresh = unique.filter((_, i) => {
+      const [err, found] = exists[i] ?? [];
+      if (err) throw err;
+      return found === 0;
+    });
+    if (fresh.length > 0) {
+      await this.queue.addBulk(
+        fresh.map((d) => ({
+          name: 'deliver',
+          data: { deliveryId: d.id },
+          opts: { ...JOB_OPTIONS, jobId: deliveryJobId(d) },
+        })),
+      );
+    }
+    return { added: fresh.length, alreadyQueued: unique.length - fresh.length };
   }
 
   async close(): Promise<void> {
@@ -152,11 +204,13 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /**
    * How long a job stays owned by a worker that stopped renewing it (a killed process) before another worker
-   * takes it over; also the interval of the stalled-job check. BullMQ's default, 30 s, outlives the 10 s
-   * webhook timeout with room to spare.
+   * takes it over (default DEFAULT_JOB_LOCK_MS); the stalled-job check runs every half of it.
    */
   lockDurationMs?: number;
-  /** Does the delivery; its result is the job's result. Throwing fails the job (retried a few times). */
+  /**
+   * Does the delivery; its result is the job's result. 'deferred' puts the job back, delayed (see the module
+   * header). Throwing fails the job (retried a few times).
+   */
   handler: (deliveryId: string, job: Job<DeliveryJobData>) => Promise<unknown>;
   logger?: Logger;
 }
@@ -172,6 +226,12 @@ export interface DeliveryWorker {
   close(force?: boolean): Promise<void>;
 }
 
+/** The delay of a job deferred for the `started`-th time (its BullMQ `attemptsStarted`). */
+export function deferDelayMs(started: number): number {
+  const base = Math.min(DEFER_BASE_MS * 2 ** Math.max(0, Math.min(started - 1, 10)), DEFER_MAX_MS);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
 /** Starts consuming the delivery queue. */
 export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker {
   const redisOptions: RedisOptions = { maxRetriesPerRequest: null };
@@ -184,20 +244,25 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
   });
   connection.on('ready', () => (redisDown = false));
 
-  const lockDuration = opts.lockDurationMs ?? 30_000;
+  const lockDuration = opts.lockDurationMs ?? DEFAULT_JOB_LOCK_MS;
   const worker = new Worker<DeliveryJobData>(
     opts.name ?? DEFAULT_DELIVERY_QUEUE,
-    async (job) => {
+    async (job, token) => {
       const deliveryId = job.data?.deliveryId;
       if (typeof deliveryId !== 'string') return 'skipped'; // not ours: nothing to do, nothing to retry
-      return opts.handler(deliveryId, job);
+      const result = await opts.handler(deliveryId, job);
+      if (result === 'deferred') {
+        await job.moveToDelayed(Date.now() + deferDelayMs(job.attemptsStarted), token);
+        throw new DelayedError();
+      }
+      return result;
     },
     {
       connection,
       prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX,
       concurrency: opts.concurrency ?? 5,
       lockDuration,
-      stalledInterval: lockDuration,
+      stalledInterval: Math.max(500, Math.round(lockDuration / 2)),
     },
   );
   worker.on('error', (err: Error) => logger?.warn({ err: { message: err.message } }, 'delivery worker error'));
