@@ -28,7 +28,24 @@ import { Receiver, startReceiver } from '../../support/receiver';
 import { REDIS_URL, requireRedis } from '../../support/redis';
 import { buildChannel } from './helpers';
 
-const CHANNEL_KEYS = ['id', 'name', 'kind', 'url', 'recipients', 'events', 'max_attempts', 'is_active', 'secret', 'created_at', 'updated_at'];
+const CHANNEL_KEYS = [
+  'id',
+  'name',
+  'kind',
+  'url',
+  'recipients',
+  'events',
+  'max_attempts',
+  'is_active',
+  'state',
+  'paused_at',
+  'paused_reason',
+  'next_probe_at',
+  'consecutive_failures',
+  'secret',
+  'created_at',
+  'updated_at',
+];
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
 
 const channelsOf = (company: TestCompany) => count('SELECT count(*) FROM notification_channels WHERE company_id = $1', [company.id]);
@@ -57,6 +74,11 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
       events: ['THRESHOLD', 'TEST'],
       max_attempts: 5,
       is_active: true,
+      state: 'active',
+      paused_at: null,
+      paused_reason: null,
+      next_probe_at: null,
+      consecutive_failures: 0,
     });
     expect(res.body.secret).to.match(SECRET);
     const stored = await readChannel(res.body.id);
@@ -306,8 +328,9 @@ describe('POST /api/v1/notification-channels/{id}/test/', () => {
     });
     expect(delivery.delivered_at).to.be.a('string');
     expect(delivery.attempts).to.have.length(1);
-    expect(delivery.attempts[0]).to.have.all.keys('number', 'ok', 'status_code', 'error', 'response_excerpt', 'duration_ms', 'started_at');
-    expect(delivery.attempts[0]).to.deep.include({ number: 1, ok: true, status_code: 200, error: null, response_excerpt: 'thanks' });
+    expect(delivery.attempts[0]).to.have.all.keys('number', 'status', 'ok', 'status_code', 'error', 'response_excerpt', 'duration_ms', 'started_at', 'finished_at');
+    expect(delivery.attempts[0]).to.deep.include({ number: 1, status: 'SUCCEEDED', ok: true, status_code: 200, error: null, response_excerpt: 'thanks' });
+    expect(Date.parse(delivery.attempts[0].finished_at)).to.be.at.least(Date.parse(delivery.attempts[0].started_at));
 
     expect(receiver.requests).to.have.length(1);
     const request = receiver.requests[0];
