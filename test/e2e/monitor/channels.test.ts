@@ -187,6 +187,7 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
     expectNotFound(await del(`/api/v1/notification-channels/${id}/`, { token: company.token }));
     expectNotFound(await post(`/api/v1/notification-channels/${id}/rotate-secret/`, undefined, { token: company.token }));
     expectNotFound(await post(`/api/v1/notification-channels/${id}/test/`, undefined, { token: company.token }));
+    expectNotFound(await post(`/api/v1/notification-channels/${id}/resume/`, undefined, { token: company.token }));
     expectValidationError(await get('/api/v1/notification-channels/123/', { token: company.token }), 'id');
   });
 });
@@ -206,6 +207,7 @@ describe('/api/v1/notification-channels/: members', () => {
       await del(`${base}/${channel.id}/`, { token: member.token }),
       await post(`${base}/${channel.id}/rotate-secret/`, undefined, { token: member.token }),
       await post(`${base}/${channel.id}/test/`, undefined, { token: member.token }),
+      await post(`${base}/${channel.id}/resume/`, undefined, { token: member.token }),
     ];
     for (const res of answers) expectPermissionDenied(res, [channel.secret]);
     expect(await readChannel(channel.id)).to.deep.equal(before);
