@@ -17,7 +17,7 @@ import {
   DeliveryQueueSettings,
   ServiceContext,
   ServiceExtras,
-  attemptDelivery,
+  attemptDeliveryReport,
   deliveryEnv,
   deliveryQueueEnv,
   startDeliveryWorker,
@@ -53,7 +53,7 @@ export function startNotifierWorker(ctx: ServiceContext<NotifierSettings>, metri
     concurrency: config.NOTIFIER_CONCURRENCY,
     lockDurationMs: config.NOTIFIER_JOB_LOCK_MS,
     logger,
-    handler: (deliveryId) => metrics.track(() => attemptDelivery(db.sequelize, deliveryId, config, new Date(), { logger })),
+    handler: (deliveryId) => metrics.track(() => attemptDeliveryReport(db.sequelize, deliveryId, config, new Date(), { logger })),
   });
   logger.info(
     { queue: config.DELIVERY_QUEUE_NAME, concurrency: config.NOTIFIER_CONCURRENCY, channelCap: config.CHANNEL_MAX_CONCURRENT_SENDS, jobLockMs: config.NOTIFIER_JOB_LOCK_MS },

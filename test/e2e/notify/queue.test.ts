@@ -5,7 +5,6 @@
  * key prefix. Without Redis the Redis suites are skipped, loudly.
  */
 import net from 'node:net';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import {
@@ -23,7 +22,7 @@ import {
   startDeliveryWorker,
 } from '@pi/common';
 import { system, testDatabaseUrl } from '../../support/hooks';
-import { ROOT, RunningProcess, startProcess } from '../../support/processes';
+import { NotifierProcess, startNotifier } from '../../support/notifier';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { eventually, sleep } from '../../support/wait';
 import {
@@ -40,23 +39,6 @@ import {
   requireRedis,
   uniqueQueue,
 } from './fixtures';
-
-const NOTIFIER = path.join(ROOT, 'services/notifier/dist/src/main.js');
-
-type NotifierProcess = RunningProcess & { url: string };
-
-/** The notifier's entry point on a free port, once it listens. */
-async function startNotifier(env: Record<string, string>): Promise<NotifierProcess> {
-  const port = await freePort();
-  const notifier = await startProcess(
-    'notifier',
-    process.execPath,
-    [NOTIFIER],
-    { NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_POOL_MAX: '5', NOTIFIER_PORT: String(port), ...env },
-    { timeoutMs: 15_000 },
-  );
-  return { ...notifier, url: `http://127.0.0.1:${port}` };
-}
 
 /** Sends `signal` (unless the notifier is gone already) and answers how it exited. */
 async function stopNotifier(notifier: NotifierProcess | undefined, signal: NodeJS.Signals, timeoutMs = 20_000) {

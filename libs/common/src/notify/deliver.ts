@@ -156,10 +156,34 @@ export async function attemptDelivery(
   now: Date = new Date(),
   opts: AttemptOptions = {},
 ): Promise<AttemptOutcome> {
-  if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) return 'skipped';
+  return (await attemptDeliveryReport(sequelize, deliveryId, settings, now, opts)).outcome;
+}
+
+/** What an attempt did, and on which channel (the queue worker wakes a deferred job of it when a send ends). */
+export interface AttemptReport {
+  outcome: AttemptOutcome;
+  /** Known once the delivery was read. */
+  channelId?: string;
+}
+
+/** `attemptDelivery`, also naming the channel. */
+export async function attemptDeliveryReport(
+  sequelize: Sequelize,
+  deliveryId: string,
+  settings: DeliverySettings,
+  now: Date = new Date(),
+  opts: AttemptOptions = {},
+): Promise<AttemptReport> {
+  if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) return { outcome: 'skipped' };
   const claim = await claimAttempt(sequelize, deliveryId, settings, now, opts);
-  if (claim.kind === 'done') return claim.outcome;
+  if (claim.kind === 'done') return { outcome: claim.outcome, channelId: claim.channelId };
+  const outcome = await sendAndRecord(sequelize, claim, settings, now, opts);
+  return { outcome, channelId: claim.channel.id };
+}
+
+async function sendAndRecord(sequelize: Sequelize, claim: Extract<Claim, { kind: 'send' }>, settings: DeliverySettings, now: Date, opts: AttemptOptions): Promise<AttemptOutcome> {
   const { delivery, channel, attempt, probe } = claim;
+  const deliveryId = delivery.id;
   const logger = opts.logger;
 
   // Every value that must never be stored or logged; the plain channel secret joins once decrypted.
@@ -200,16 +224,16 @@ export async function attemptDelivery(
 }
 
 type Claim =
-  | { kind: 'done'; outcome: AttemptOutcome }
+  | { kind: 'done'; outcome: AttemptOutcome; channelId?: string }
   | { kind: 'send'; delivery: NotificationDelivery; channel: NotificationChannel; attempt: NotificationAttempt; probe: boolean };
 
 /** The claim transaction (attempt-log.ts, breaker.ts): decides whether to send, and if so writes the STARTED attempt. */
 function claimAttempt(sequelize: Sequelize, deliveryId: string, settings: DeliverySettings, now: Date, opts: AttemptOptions): Promise<Claim> {
-  const done = (outcome: AttemptOutcome): Claim => ({ kind: 'done', outcome });
   const logger = opts.logger;
   return sequelize.transaction(async (transaction) => {
     const delivery = await NotificationDelivery.findOne({ where: { id: deliveryId }, transaction, lock: transaction.LOCK.UPDATE, skipLocked: true });
-    if (!delivery) return done('skipped'); // gone, or another worker is claiming or recording it right now
+    if (!delivery) return { kind: 'done', outcome: 'skipped' }; // gone, or another worker is claiming or recording it right now
+    const done = (outcome: AttemptOutcome): Claim => ({ kind: 'done', outcome, channelId: delivery.channelId });
     if (delivery.status !== 'PENDING' && delivery.status !== 'RETRYING') return done('skipped');
 
     let interrupted: 'retrying' | 'failed' | undefined;

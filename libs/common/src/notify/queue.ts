@@ -14,7 +14,8 @@
  * - Workers retry Redis forever (`maxRetriesPerRequest: null`) and drain their in-flight jobs on close. A job
  *   whose handler answers 'deferred' (its channel is at its cap of sends in flight) goes back to the queue,
  *   delayed a little longer each time (DEFER_BASE_MS doubling up to DEFER_MAX_MS), so it holds no worker slot
- *   while it waits. The job lock is tuned to the 10 s send deadline, so a job of a killed worker is taken over
+ *   while it waits; when a send to that channel ends in this process, one of its deferred jobs is woken at
+ *   once, so a burst to one healthy channel runs at its cap rather than at the pace of the delays. The job lock is tuned to the 10 s send deadline, so a job of a killed worker is taken over
  *   within about 15 s (README "Delivery guarantees").
  */
 import { EventEmitter } from 'node:events';
@@ -34,7 +35,7 @@ export const PRODUCER_CONNECT_TIMEOUT_MS = 5_000;
  */
 export const DEFAULT_JOB_LOCK_MS = 10_000;
 /** First delay of a deferred job, doubled at each deferral up to DEFER_MAX_MS (±20 % jitter). */
-export const DEFER_BASE_MS = 250;
+export const DEFER_BASE_MS = 50;
 export const DEFER_MAX_MS = 3_000;
 
 /** Queue settings that a producer (monitor) and the consumer (notifier) must agree on. */
@@ -208,11 +209,53 @@ export interface DeliveryWorkerOptions {
    */
   lockDurationMs?: number;
   /**
-   * Does the delivery; its result is the job's result. 'deferred' puts the job back, delayed (see the module
-   * header). Throwing fails the job (retried a few times).
+   * Does the delivery; its outcome is the job's result. 'deferred' puts the job back, delayed (see the module
+   * header); naming the channel lets a send that ends wake a deferred job of it. Throwing fails the job
+   * (retried a few times).
    */
-  handler: (deliveryId: string, job: Job<DeliveryJobData>) => Promise<unknown>;
+  handler: (deliveryId: string, job: Job<DeliveryJobData>) => Promise<string | HandledJob>;
   logger?: Logger;
+}
+
+/** What a handler did with a job, and the channel of its delivery when known. */
+export interface HandledJob {
+  outcome: string;
+  channelId?: string;
+}
+
+/** Outcomes after which the channel has no send of this job in flight: a deferred job of it may go. */
+const SLOT_FREED = new Set(['delivered', 'retrying', 'failed', 'skipped']);
+/** Deferred jobs remembered per channel (beyond that they wait for their delay). */
+const MAX_REMEMBERED = 1000;
+
+/** The jobs this worker deferred, per channel, so that a send that ends can wake one at once. */
+class DeferredJobs {
+  private readonly byChannel = new Map<string, Map<string, Job<DeliveryJobData>>>();
+
+  add(channelId: string, job: Job<DeliveryJobData>): void {
+    const jobs = this.byChannel.get(channelId) ?? new Map<string, Job<DeliveryJobData>>();
+    if (jobs.size < MAX_REMEMBERED) jobs.set(String(job.id), job);
+    this.byChannel.set(channelId, jobs);
+  }
+
+  forget(channelId: string, jobId: string | undefined): void {
+    this.byChannel.get(channelId)?.delete(String(jobId));
+  }
+
+  /** Moves one deferred job of the channel from delayed to waiting (skipping any that already woke). */
+  async wakeOne(channelId: string): Promise<void> {
+    const jobs = this.byChannel.get(channelId);
+    for (const [id, job] of jobs ?? []) {
+      jobs!.delete(id);
+      try {
+        await job.promote();
+        break;
+      } catch {
+        // No longer delayed (it woke by itself, or is gone): try the next one.
+      }
+    }
+    if (jobs && jobs.size === 0) this.byChannel.delete(channelId);
+  }
 }
 
 export interface DeliveryWorker {
@@ -245,17 +288,24 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
   connection.on('ready', () => (redisDown = false));
 
   const lockDuration = opts.lockDurationMs ?? DEFAULT_JOB_LOCK_MS;
+  const deferred = new DeferredJobs();
   const worker = new Worker<DeliveryJobData>(
     opts.name ?? DEFAULT_DELIVERY_QUEUE,
     async (job, token) => {
       const deliveryId = job.data?.deliveryId;
       if (typeof deliveryId !== 'string') return 'skipped'; // not ours: nothing to do, nothing to retry
       const result = await opts.handler(deliveryId, job);
-      if (result === 'deferred') {
+      const { outcome, channelId } = typeof result === 'string' ? { outcome: result, channelId: undefined } : result;
+      if (outcome === 'deferred') {
         await job.moveToDelayed(Date.now() + deferDelayMs(job.attemptsStarted), token);
+        if (channelId) deferred.add(channelId, job);
         throw new DelayedError();
       }
-      return result;
+      if (channelId) {
+        deferred.forget(channelId, job.id);
+        if (SLOT_FREED.has(outcome)) await deferred.wakeOne(channelId);
+      }
+      return outcome;
     },
     {
       connection,
