@@ -6,7 +6,8 @@
  *   and clears during the outage; the run says how many deliveries wait and exits 2;
  * - the notifier survives the outage and works again once Redis is back;
  * - once Redis is back, every delivery row is delivered exactly once (the receivers count by X-PI-Event-Id),
- *   whether its job was never queued, lost in a flush, or in flight when Redis died.
+ *   whether its job was never queued, lost in a flush, or in flight when Redis died;
+ * - a notifier still stops cleanly on SIGTERM while Redis is down.
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
@@ -194,5 +195,14 @@ describe('faults: Redis stopped and flushed around check_rules and the notifier'
     await expectExactlyOnce();
     expect(alive(notifier!), notifier!.output()).to.equal(true);
     await eventually(async () => (await fetch(`${notifier!.url}/readyz`)).status === 200, 'the notifier to be ready again', 15_000);
+  });
+
+  it('lets a notifier stop cleanly on SIGTERM while Redis is down (it used to wait for Redis forever)', async () => {
+    expect(alive(notifier!)).to.equal(true);
+    await redis!.kill();
+    await sleep(500);
+    const stopped = await notifier!.stop('SIGTERM', 20_000);
+    expect({ code: stopped.code, signal: stopped.signal }, notifier!.output()).to.deep.equal({ code: 0, signal: null });
+    expect(notifier!.output()).to.include('delivery worker stopped');
   });
 });

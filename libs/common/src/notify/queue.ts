@@ -34,6 +34,8 @@ export const PRODUCER_CONNECT_TIMEOUT_MS = 5_000;
  * once it expires and the stalled-job check (every half of it) runs. Tuned to the 10 s send deadline.
  */
 export const DEFAULT_JOB_LOCK_MS = 10_000;
+/** How long `close` waits for BullMQ when Redis does not answer: the send deadline and a margin. */
+export const CLOSE_LIMIT_MS = 15_000;
 /** First delay of a deferred job, doubled at each deferral up to DEFER_MAX_MS (±20 % jitter). */
 export const DEFER_BASE_MS = 50;
 export const DEFER_MAX_MS = 3_000;
@@ -289,12 +291,19 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
 
   const lockDuration = opts.lockDurationMs ?? DEFAULT_JOB_LOCK_MS;
   const deferred = new DeferredJobs();
+  let handling = 0;
   const worker = new Worker<DeliveryJobData>(
     opts.name ?? DEFAULT_DELIVERY_QUEUE,
     async (job, token) => {
       const deliveryId = job.data?.deliveryId;
       if (typeof deliveryId !== 'string') return 'skipped'; // not ours: nothing to do, nothing to retry
-      const result = await opts.handler(deliveryId, job);
+      handling += 1;
+      let result: string | HandledJob;
+      try {
+        result = await opts.handler(deliveryId, job);
+      } finally {
+        handling -= 1;
+      }
       const { outcome, channelId } = typeof result === 'string' ? { outcome: result, channelId: undefined } : result;
       if (outcome === 'deferred') {
         await job.moveToDelayed(Date.now() + deferDelayMs(job.attemptsStarted), token);
@@ -327,9 +336,26 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
       await withTimeout(connection.ping(), 2_000, 'Redis did not answer');
     },
     close: async (force = false) => {
-      await worker.close(force);
+      // With Redis gone, BullMQ's close waits for it forever. The handlers need only the database: once they are
+      // done (or after CLOSE_LIMIT_MS), stop waiting; their jobs are found again through the outbox.
+      let closed = false;
+      const closing = worker.close(force).then(
+        () => (closed = true),
+        () => (closed = true),
+      );
+      // Silenced once BullMQ has removed its own listeners, whenever that is (see silenceClosedConnections).
+      void closing.then(() => silenceClosedConnections(worker));
+      const started = Date.now();
+      while (!closed && Date.now() - started < CLOSE_LIMIT_MS) {
+        if (connection.status !== 'ready' && handling === 0 && Date.now() - started > 1_000) break;
+        await Promise.race([closing, new Promise((r) => setTimeout(r, 100))]);
+      }
+      connection.disconnect(); // a close still waiting on Redis now fails fast and finishes
+      if (!closed) {
+        await Promise.race([closing, new Promise((r) => setTimeout(r, 2_000))]);
+        logger?.warn({ redis: connection.status, inFlight: handling }, 'delivery worker: closed without Redis; unfinished jobs are found again through the outbox');
+      }
       silenceClosedConnections(worker);
-      connection.disconnect();
     },
   };
 }
