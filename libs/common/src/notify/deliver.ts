@@ -211,7 +211,7 @@ async function sendAndRecord(sequelize: Sequelize, claim: Extract<Claim, { kind:
   });
   const entry = { deliveryId, channelId: channel.id, kind: channel.kind, attempt: attempt.number, statusCode: result.statusCode, durationMs: result.durationMs, probe };
   if (!recorded) {
-    logger?.warn(entry, 'delivery attempt finished after it was recorded as interrupted; its result is not recorded');
+    logger?.warn(entry, 'delivery attempt finished, but it was meanwhile recorded as interrupted (or its delivery is gone): its result is not recorded');
     return 'skipped';
   }
   if (result.ok) logger?.info({ ...entry, outcome: recorded.move }, 'delivery attempt succeeded');
