@@ -254,7 +254,7 @@ function claimAttempt(sequelize: Sequelize, deliveryId: string, settings: Delive
       return done('failed');
     }
     const decision = await gateAttempt(sequelize, transaction, gate, settings, now);
-    if (decision === 'deferred' || decision === 'held') return done(interrupted ?? decision);
+    if (decision === 'deferred' || decision === 'held') return done(decision); // an interruption recorded above stays recorded
 
     const channel = await NotificationChannel.findByPk(delivery.channelId, { transaction });
     if (!channel) return done('skipped');
