@@ -26,6 +26,8 @@ export * from './notify';
 export * from './notify/payload';
 export * from './notify/deliveries';
 export * from './notify/deliver';
+export * from './notify/attempt-log';
+export * from './notify/breaker';
 export * from './notify/email';
 export * from './notify/queue';
 export * from './monitoring/conditions';

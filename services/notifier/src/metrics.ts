@@ -2,12 +2,12 @@
  * The notifier's Prometheus metrics, kept by hand (a handful of counters does not need a client library):
  * delivery jobs processed by outcome, and jobs in flight. Served as text at GET /metrics.
  */
-import type { AttemptOutcome } from '@pi/common';
+import { ATTEMPT_OUTCOMES, type AttemptOutcome, type AttemptReport } from '@pi/common';
 
 /** `error`: the job threw (the database failed); BullMQ retries it. */
 export type ProcessedOutcome = AttemptOutcome | 'error';
 
-const OUTCOMES: ProcessedOutcome[] = ['delivered', 'retrying', 'failed', 'skipped', 'error'];
+const OUTCOMES: ProcessedOutcome[] = [...ATTEMPT_OUTCOMES, 'error'];
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -16,12 +16,12 @@ export class DeliveryMetrics {
   private running = 0;
 
   /** Runs one job's work, counting it in flight meanwhile and by outcome after. */
-  async track(work: () => Promise<AttemptOutcome>): Promise<AttemptOutcome> {
+  async track(work: () => Promise<AttemptReport>): Promise<AttemptReport> {
     this.running += 1;
     try {
-      const outcome = await work();
-      this.record(outcome);
-      return outcome;
+      const report = await work();
+      this.record(report.outcome);
+      return report;
     } catch (err) {
       this.record('error');
       throw err;

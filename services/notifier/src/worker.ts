@@ -3,16 +3,21 @@
  * `attemptDelivery` (the delivery row is the truth; a job is only an id). Without REDIS_URL there is no queue
  * (standalone mode: `check_rules` sends synchronously) and the notifier serves its probes only.
  *
+ * A job holds a database connection only for the two short transactions around its send (claim, record), so
+ * a slot is cheap: the default concurrency leaves room for healthy channels while slow ones use their cap of
+ * sends in flight (README "Delivery guarantees").
+ *
  * On SIGTERM the worker stops taking jobs and lets the ones in flight finish (each is bounded by the 10 s
- * webhook timeout) before the database pool closes and the process exits.
+ * send deadline) before the database pool closes and the process exits.
  */
 import Joi from 'joi';
 import {
   DeliverySettings,
+  DEFAULT_JOB_LOCK_MS,
   DeliveryQueueSettings,
   ServiceContext,
   ServiceExtras,
-  attemptDelivery,
+  attemptDeliveryReport,
   deliveryEnv,
   deliveryQueueEnv,
   startDeliveryWorker,
@@ -22,15 +27,15 @@ import type { DeliveryMetrics } from './metrics';
 export interface NotifierSettings extends DeliverySettings, DeliveryQueueSettings {
   /** Delivery jobs processed at once by one notifier process. */
   NOTIFIER_CONCURRENCY: number;
-  /** How long a killed notifier's job stays locked before another worker takes it over (and the stalled-job check interval). */
+  /** How long a killed notifier's job stays locked before another worker takes it over (the stalled-job check runs every half of it). */
   NOTIFIER_JOB_LOCK_MS: number;
 }
 
 export const notifierEnv: Record<keyof NotifierSettings, Joi.Schema> = {
   ...deliveryEnv,
   ...deliveryQueueEnv,
-  NOTIFIER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
-  NOTIFIER_JOB_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(30_000),
+  NOTIFIER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(20),
+  NOTIFIER_JOB_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(DEFAULT_JOB_LOCK_MS),
 };
 
 /** Starts the worker when REDIS_URL is set; answers the readiness checks and shutdown hooks it needs. */
@@ -41,13 +46,6 @@ export function startNotifierWorker(ctx: ServiceContext<NotifierSettings>, metri
     logger.info('REDIS_URL is not set: no delivery worker (check_rules delivers synchronously)');
     return {};
   }
-  if (config.NOTIFIER_CONCURRENCY >= config.DATABASE_POOL_MAX) {
-    // Each job holds a connection (its delivery row locked) while it sends; the pool must have room to spare.
-    logger.warn(
-      { concurrency: config.NOTIFIER_CONCURRENCY, poolMax: config.DATABASE_POOL_MAX },
-      'NOTIFIER_CONCURRENCY should be below DATABASE_POOL_MAX: jobs will wait for database connections',
-    );
-  }
   const worker = startDeliveryWorker({
     redisUrl: config.REDIS_URL,
     name: config.DELIVERY_QUEUE_NAME,
@@ -55,9 +53,12 @@ export function startNotifierWorker(ctx: ServiceContext<NotifierSettings>, metri
     concurrency: config.NOTIFIER_CONCURRENCY,
     lockDurationMs: config.NOTIFIER_JOB_LOCK_MS,
     logger,
-    handler: (deliveryId) => metrics.track(() => attemptDelivery(db.sequelize, deliveryId, config, new Date(), { logger })),
+    handler: (deliveryId) => metrics.track(() => attemptDeliveryReport(db.sequelize, deliveryId, config, new Date(), { logger })),
   });
-  logger.info({ queue: config.DELIVERY_QUEUE_NAME, concurrency: config.NOTIFIER_CONCURRENCY }, 'delivery worker started');
+  logger.info(
+    { queue: config.DELIVERY_QUEUE_NAME, concurrency: config.NOTIFIER_CONCURRENCY, channelCap: config.CHANNEL_MAX_CONCURRENT_SENDS, jobLockMs: config.NOTIFIER_JOB_LOCK_MS },
+    'delivery worker started',
+  );
   return {
     readinessChecks: [() => worker.ping()],
     onShutdown: [

@@ -29,7 +29,25 @@ import { Receiver, startReceiver } from '../../support/receiver';
 import { REDIS_URL, requireRedis } from '../../support/redis';
 import { buildChannel } from './helpers';
 
-const CHANNEL_KEYS = ['id', 'name', 'kind', 'url', 'recipients', 'events', 'max_attempts', 'is_active', 'secret', 'email_backend', 'created_at', 'updated_at'];
+const CHANNEL_KEYS = [
+  'id',
+  'name',
+  'kind',
+  'url',
+  'recipients',
+  'events',
+  'max_attempts',
+  'is_active',
+  'state',
+  'paused_at',
+  'paused_reason',
+  'next_probe_at',
+  'consecutive_failures',
+  'secret',
+  'email_backend',
+  'created_at',
+  'updated_at',
+];
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
 
 const channelsOf = (company: TestCompany) => count('SELECT count(*) FROM notification_channels WHERE company_id = $1', [company.id]);
@@ -58,6 +76,11 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
       events: ['THRESHOLD', 'TEST'],
       max_attempts: 5,
       is_active: true,
+      state: 'active',
+      paused_at: null,
+      paused_reason: null,
+      next_probe_at: null,
+      consecutive_failures: 0,
     });
     expect(res.body.secret).to.match(SECRET);
     const stored = await readChannel(res.body.id);
@@ -185,6 +208,7 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
     expectNotFound(await del(`/api/v1/notification-channels/${id}/`, { token: company.token }));
     expectNotFound(await post(`/api/v1/notification-channels/${id}/rotate-secret/`, undefined, { token: company.token }));
     expectNotFound(await post(`/api/v1/notification-channels/${id}/test/`, undefined, { token: company.token }));
+    expectNotFound(await post(`/api/v1/notification-channels/${id}/resume/`, undefined, { token: company.token }));
     expectValidationError(await get('/api/v1/notification-channels/123/', { token: company.token }), 'id');
   });
 });
@@ -204,6 +228,7 @@ describe('/api/v1/notification-channels/: members', () => {
       await del(`${base}/${channel.id}/`, { token: member.token }),
       await post(`${base}/${channel.id}/rotate-secret/`, undefined, { token: member.token }),
       await post(`${base}/${channel.id}/test/`, undefined, { token: member.token }),
+      await post(`${base}/${channel.id}/resume/`, undefined, { token: member.token }),
     ];
     for (const res of answers) expectPermissionDenied(res, [channel.secret]);
     expect(await readChannel(channel.id)).to.deep.equal(before);
@@ -326,8 +351,9 @@ describe('POST /api/v1/notification-channels/{id}/test/', () => {
     });
     expect(delivery.delivered_at).to.be.a('string');
     expect(delivery.attempts).to.have.length(1);
-    expect(delivery.attempts[0]).to.have.all.keys('number', 'ok', 'status_code', 'error', 'response_excerpt', 'duration_ms', 'started_at');
-    expect(delivery.attempts[0]).to.deep.include({ number: 1, ok: true, status_code: 200, error: null, response_excerpt: 'thanks' });
+    expect(delivery.attempts[0]).to.have.all.keys('number', 'status', 'ok', 'status_code', 'error', 'response_excerpt', 'duration_ms', 'started_at', 'finished_at');
+    expect(delivery.attempts[0]).to.deep.include({ number: 1, status: 'SUCCEEDED', ok: true, status_code: 200, error: null, response_excerpt: 'thanks' });
+    expect(Date.parse(delivery.attempts[0].finished_at)).to.be.at.least(Date.parse(delivery.attempts[0].started_at));
 
     expect(receiver.requests).to.have.length(1);
     const request = receiver.requests[0];

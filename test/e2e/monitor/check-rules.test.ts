@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { DeliveryQueue, attemptDelivery, startDeliveryWorker, verifySignature } from '@pi/common';
+import { DeliveryQueue, attemptDelivery, freePort, startDeliveryWorker, verifySignature } from '@pi/common';
 import { checkRules, loadMonitorSettings } from '@pi/monitor';
 import { get, post } from '../../support/api';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
@@ -213,6 +213,65 @@ describe('check_rules with the Redis queue', () => {
   });
 });
 
+describe('check_rules while the queue is down', () => {
+  it('evaluates everything and records every event, leaves the deliveries due, and reports how many wait', async function () {
+    this.timeout(30_000);
+    const receiver = await startReceiver();
+    const company = await buildCompany();
+    const down = new DeliveryQueue(`redis://127.0.0.1:${await freePort()}`, { name: `down-${randomUUID()}`, connectTimeoutMs: 300 });
+    try {
+      const low = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
+      const brief = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
+      const shelf = await buildLocation(company);
+      await buildChannel(company, { url: receiver.url, events: ['THRESHOLD'] });
+      const t0 = new Date();
+      const first = await checkRules(system().db.sequelize, testDatabaseUrl(), settings(), { companyId: company.id, now: t0, queue: down });
+      expect(first).to.include({ products_evaluated: 2, events_opened: 2, deliveries_created: 2, enqueued: 0, waiting_for_queue: 2 });
+      expect(first.queue_error).to.match(/Redis is not reachable/);
+
+      // One condition clears during the outage: its event is resolved, and still recorded with its delivery.
+      await addStock(company, brief.id, shelf.id, 5);
+      const second = await checkRules(system().db.sequelize, testDatabaseUrl(), settings(), { companyId: company.id, now: new Date(t0.getTime() + 1000), queue: down });
+      expect(second).to.include({ events_opened: 0, events_resolved: 1, due_deliveries: 2, waiting_for_queue: 2 });
+      const rows = await system().db.sequelize.query<{ product_id: string; status: string; delivery: string }>(
+        `SELECT e.product_id, e.status, d.status AS delivery FROM event_log e JOIN notification_deliveries d ON d.event_id = e.id WHERE e.company_id = $1`,
+        { bind: [company.id], type: QueryTypes.SELECT },
+      );
+      expect(rows.map((r) => [r.product_id, r.status, r.delivery]).sort()).to.deep.equal(
+        [
+          [low.id, 'OPEN', 'PENDING'],
+          [brief.id, 'RESOLVED', 'PENDING'],
+        ].sort(),
+      );
+      // Without a queue (standalone), the next run sends both: every event that was raised is notified.
+      expect(await run(company, new Date(t0.getTime() + 2000))).to.include({ due_deliveries: 2, delivered: 2 });
+      expect(receiver.requests).to.have.length(2);
+    } finally {
+      await down.close();
+      await receiver.close();
+    }
+  });
+
+  it('counts what it really queued: a delivery whose job still waits is not counted again', async function () {
+    await requireRedis(this, 'check_rules counts what it really queued');
+    const names = { name: `check-rules-count-${randomUUID()}`, prefix: `test-${randomUUID().slice(0, 8)}` };
+    const queue = new DeliveryQueue(REDIS_URL, names);
+    try {
+      const company = await buildCompany();
+      await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
+      await buildLocation(company);
+      await buildChannel(company, { url: 'http://127.0.0.1:9/hook', events: ['THRESHOLD'] });
+      const queued = () => checkRules(system().db.sequelize, testDatabaseUrl(), settings(), { companyId: company.id, queue });
+      expect(await queued()).to.include({ deliveries_created: 1, enqueued: 1, already_queued: 0, waiting_for_queue: 0 });
+      expect(await queued()).to.include({ due_deliveries: 1, enqueued: 0, already_queued: 1 });
+      expect(await queue.queue.getWaitingCount()).to.equal(1);
+    } finally {
+      await queue.queue.obliterate({ force: true }).catch(() => {});
+      await queue.close();
+    }
+  });
+});
+
 describe('npm run check_rules with the Redis queue', () => {
   before(async function () {
     await requireRedis(this, 'npm run check_rules with the Redis queue');
@@ -241,7 +300,7 @@ describe('npm run check_rules with the Redis queue', () => {
       };
       const { code, text: out } = await runToExit(process.execPath, [script, '--company', company.id], { env });
       expect(code, out).to.equal(0);
-      expect(out).to.include('deliveries enqueued: 1');
+      expect(out).to.include('deliveries enqueued: 1 (already queued: 0)');
       expect(await queue.queue.getWaitingCount()).to.equal(1);
       expect(receiver.requests).to.have.length(0);
     } finally {

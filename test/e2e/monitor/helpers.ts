@@ -76,12 +76,14 @@ export async function buildDelivery(company: TestCompany, channelId: string, att
       companyId: company.id,
       deliveryId: delivery.id,
       number: index + 1,
+      status: attempt.ok ? 'SUCCEEDED' : 'FAILED',
       ok: attempt.ok,
       statusCode: attempt.statusCode,
       error: attempt.ok ? null : 'HTTP 500',
       responseExcerpt: attempt.ok ? 'ok' : 'boom',
       durationMs: 12,
       startedAt: new Date(),
+      finishedAt: new Date(),
     });
   }
   return delivery;

@@ -106,6 +106,7 @@ describe('company isolation: monitoring rules, events, channels and deliveries',
     denied(await del(`${base}/`, { token: w.b.token }));
     denied(await post(`${base}/rotate-secret/`, undefined, { token: w.b.token }));
     denied(await post(`${base}/test/`, undefined, { token: w.b.token }));
+    denied(await post(`${base}/resume/`, undefined, { token: w.b.token }));
     expect(await readChannel(w.aChannel.id)).to.deep.equal(before);
     expect(receiver.requests).to.have.length(0);
   });

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  CHANNEL_DEFAULTS,
   DeliverySettings,
   EventLogEntry,
   MonitoringRule,
@@ -35,6 +36,7 @@ export function deliverySettings(overrides: Partial<DeliverySettings> = {}): Del
     EMAIL_HOST_PASSWORD: '',
     EMAIL_USE_TLS: false,
     DEFAULT_FROM_EMAIL: 'alerts@inventory.test',
+    ...CHANNEL_DEFAULTS,
     ...overrides,
   };
 }

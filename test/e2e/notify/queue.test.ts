@@ -1,14 +1,12 @@
 /**
  * The delivery queue on a real Redis (BullMQ), and the notifier as a real process: a job carries only an id,
- * duplicates send once, a lost queue is refilled from the outbox, a killed worker leaves nothing half
- * recorded and its job is taken over, and SIGTERM lets the delivery in flight finish. Each test has its own
- * queue name and key prefix. Without Redis the Redis suites are skipped, loudly.
+ * duplicates send once, a lost queue is refilled from the outbox, and SIGTERM lets the delivery in flight
+ * finish (a killed notifier: test/e2e/faults/notifier-killed.test.ts). Each test has its own queue name and
+ * key prefix. Without Redis the Redis suites are skipped, loudly.
  */
 import net from 'node:net';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { QueryTypes } from 'sequelize';
 import {
   AttemptOutcome,
   DeliveryQueue,
@@ -24,7 +22,7 @@ import {
   startDeliveryWorker,
 } from '@pi/common';
 import { system, testDatabaseUrl } from '../../support/hooks';
-import { ROOT, RunningProcess, startProcess } from '../../support/processes';
+import { NotifierProcess, startNotifier } from '../../support/notifier';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { eventually, sleep } from '../../support/wait';
 import {
@@ -41,23 +39,6 @@ import {
   requireRedis,
   uniqueQueue,
 } from './fixtures';
-
-const NOTIFIER = path.join(ROOT, 'services/notifier/dist/src/main.js');
-
-type NotifierProcess = RunningProcess & { url: string };
-
-/** The notifier's entry point on a free port, once it listens. */
-async function startNotifier(env: Record<string, string>): Promise<NotifierProcess> {
-  const port = await freePort();
-  const notifier = await startProcess(
-    'notifier',
-    process.execPath,
-    [NOTIFIER],
-    { NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_POOL_MAX: '5', NOTIFIER_PORT: String(port), ...env },
-    { timeoutMs: 15_000 },
-  );
-  return { ...notifier, url: `http://127.0.0.1:${port}` };
-}
 
 /** Sends `signal` (unless the notifier is gone already) and answers how it exited. */
 async function stopNotifier(notifier: NotifierProcess | undefined, signal: NodeJS.Signals, timeoutMs = 20_000) {
@@ -185,54 +166,6 @@ describe('notification delivery: the queue', () => {
     // The run after that finds nothing due.
     expect(await requeueDue([delivery.id])).to.deep.include({ enqueued: 0 });
     expect(await dueDeliveryIds(sequelize(), new Date())).to.not.include(delivery.id);
-  });
-
-  it('leaves no half-recorded attempt when the notifier is killed mid-delivery, and a new worker completes the delivery', async function () {
-    this.timeout(60_000);
-    const c = await channel();
-    const { delivery } = await createDelivery(tenant, c);
-    let releaseStalled: () => void = () => {};
-    const stalled = new Promise<void>((resolve) => (releaseStalled = resolve));
-    receiver.respond = async (_req, index) => {
-      if (index === 0) await stalled; // the first POST hangs until the test ends
-      return { status: 200, body: '{"ok":true}' };
-    };
-
-    try {
-      const killed = await startNotifier({ ...notifierEnv(), NOTIFIER_JOB_LOCK_MS: '1000' });
-      notifiers.push(killed);
-      await queue.enqueue([{ id: delivery.id, attempts: 0 }]);
-      await receiver.waitForRequests(1, 15_000);
-      expect(await stopNotifier(killed, 'SIGKILL')).to.deep.include({ signal: 'SIGKILL' });
-
-      // The killed attempt's transaction rolled back: nothing recorded, the row unlocked and still due.
-      await eventually(
-        async () => {
-          const [row] = await sequelize().query<{ attempts: number }>(
-            `SELECT attempts FROM notification_deliveries WHERE id = $1 FOR UPDATE SKIP LOCKED`,
-            { bind: [delivery.id], type: QueryTypes.SELECT },
-          );
-          return row !== undefined;
-        },
-        'the killed attempt to roll back',
-      );
-      expect(await reload(delivery)).to.deep.include({ status: 'PENDING', attempts: 0, lastError: null });
-      expect(await attemptsOf(delivery)).to.have.length(0);
-
-      const outcomes: AttemptOutcome[] = [];
-      startWorker(outcomes, 1000);
-      await requeueDue([delivery.id]); // what the next check_rules does; the stalled job itself is taken over too
-      await eventually(async () => (await reload(delivery)).status === 'DELIVERED', 'the delivery after the takeover', 20_000);
-      await sleep(1500);
-
-      const attempts = await attemptsOf(delivery);
-      expect(attempts.map((a) => [a.number, a.ok, a.statusCode])).to.deep.equal([[1, true, 200]]);
-      expect(outcomes.filter((o) => o === 'delivered')).to.have.length(1);
-      expect(receiver.requests).to.have.length(2); // the killed attempt's POST, then the one that counted
-      expect(receiver.requests[1].body).to.equal(receiver.requests[0].body);
-    } finally {
-      releaseStalled();
-    }
   });
 
   it('runs the notifier: open probes, internal-auth metrics, delivery of queued jobs, and a SIGTERM that lets the delivery in flight finish', async function () {

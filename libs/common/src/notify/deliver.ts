@@ -1,19 +1,20 @@
 /**
- * One delivery attempt, and dispatching due deliveries (DESIGN.md, "Monitoring, events, notifications" and
- * §4 on jobs). The same code runs in the notifier's queue worker and, without Redis, synchronously inside
- * `check_rules` (standalone mode).
+ * One delivery attempt, and dispatching due deliveries (README "Delivery guarantees"). The same code runs in the
+ * notifier's queue worker and, without Redis, synchronously inside `check_rules` (standalone mode).
  *
- * An attempt is one transaction that holds the delivery row locked (`FOR UPDATE SKIP LOCKED`) from the check
- * to the record:
- * - a row locked by another worker, gone, already finished or not yet due sends nothing ('skipped'), so a
- *   duplicated, late or early job is harmless;
+ * An attempt is claim → send → record (attempt-log.ts), with no transaction open during the send:
+ * - a delivery locked by another claim, gone, already finished or not yet due sends nothing ('skipped'), so a
+ *   duplicated, late or early job is harmless; one whose attempt is in flight elsewhere is 'deferred' (its
+ *   lease may run out: the job looks again shortly);
  * - a channel that is gone or inactive ends the delivery (FAILED) without sending and without retries;
- * - otherwise it sends once, records the attempt (status code, truncated and redacted error and answer,
- *   timing) and moves the delivery on: DELIVERED, RETRYING with the next attempt due 2^n × 60 s after the
- *   n-th failure, or FAILED after `max_attempts` failures.
- * A process killed while sending rolls the whole transaction back: no attempt is half recorded, the delivery
- * is still due, and the next worker that takes the job sends again (delivery is at least once; receivers
- * dedupe on `event_id`, also sent as `X-PI-Event-Id`).
+ * - a channel at its cap of sends in flight defers the attempt; a paused channel holds it ('held': the
+ *   delivery stays due, no attempt is spent) except for its probe (breaker.ts);
+ * - otherwise it sends once and records the attempt (status code, truncated and redacted error and answer,
+ *   timing): DELIVERED, RETRYING with the next attempt due 2^n × 60 s after the start of the n-th failure, or
+ *   FAILED after `max_attempts` failures.
+ * A process killed while sending leaves its attempt STARTED; once the lease runs out the next claim records it
+ * as INTERRUPTED (a failed attempt). Delivery is at least once: receivers dedupe on `event_id`, also sent as
+ * `X-PI-Event-Id`.
  *
  * All time arithmetic uses the `now` argument (never the database clock), so tests control the schedule.
  */
@@ -21,34 +22,57 @@ import { QueryTypes } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
 import { NotificationAttempt, NotificationChannel, NotificationDelivery } from '../db/models/monitoring';
 import type { Logger } from '../logger';
+import { AttemptResult, finishAttempt, recordInterrupted, startAttempt, startedAttempt } from './attempt-log';
+import { gateAttempt, lockChannel, recordOnChannel } from './breaker';
 import { createMailer, renderEventEmail, type Mailer } from './email';
 import { parseEventBody } from './payload';
 import type { DeliveryQueue } from './queue';
 import { redactCutTail, redactSecrets } from './redact';
 import { decryptSecret, parseEncryptionKey } from './secret-box';
 import type { DeliverySettings } from './settings';
-import { sendWebhook } from './webhook';
+import { WEBHOOK_TIMEOUT_MS, sendWebhook } from './webhook';
 
-export type AttemptOutcome = 'delivered' | 'retrying' | 'failed' | 'skipped';
+/**
+ * What became of the delivery: `delivered`, `retrying`, `failed` (an attempt was recorded, or an interrupted one
+ * was); `skipped` (nothing to do: not due, finished, gone, or claimed by someone else right now); `deferred`
+ * (its channel is at its cap, or its attempt is in flight elsewhere: look again shortly); `held` (its channel
+ * is paused: the delivery stays due).
+ */
+export type AttemptOutcome = 'delivered' | 'retrying' | 'failed' | 'skipped' | 'deferred' | 'held';
+export const ATTEMPT_OUTCOMES: readonly AttemptOutcome[] = ['delivered', 'retrying', 'failed', 'skipped', 'deferred', 'held'];
+
+/**
+ * How long a claimed attempt may take before a takeover may record it as interrupted: the send deadline (10 s)
+ * plus room for the record transaction. The notifier's job lock is tuned to the same deadline (worker.ts).
+ */
+export const ATTEMPT_LEASE_MARGIN_MS = 5_000;
+export const ATTEMPT_LEASE_MS = WEBHOOK_TIMEOUT_MS + ATTEMPT_LEASE_MARGIN_MS;
 
 export interface AttemptOptions {
   /** Where attempt outcomes (and console emails, when no mailer is given) are logged. */
   logger?: Logger;
   /** The email transport; default: one per settings object, from the settings. */
   mailer?: Mailer;
-  /** Webhook deadline (default: the sender's 10 s). */
+  /** Deadline of one send, webhook or email (default: the webhook sender's 10 s); the lease is 5 s longer. */
   webhookTimeoutMs?: number;
+}
+
+const deadlineOf = (opts: AttemptOptions) => opts.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
+const leaseOf = (opts: AttemptOptions) => deadlineOf(opts) + ATTEMPT_LEASE_MARGIN_MS;
+
+/** The send's result, or a failure once `ms` have passed (an SMTP server can take longer than a webhook may). */
+function withDeadline(sending: Promise<SendResult>, ms: number): Promise<SendResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<SendResult>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, error: `timed out after ${ms} ms`, durationMs: ms }), ms + 250);
+  });
+  return Promise.race([sending, late]).finally(() => clearTimeout(timer));
 }
 
 /** Column limits of notification_attempts / notification_deliveries. */
 const ERROR_MAX = 1000;
 const EXCERPT_MAX = 500;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Delay before the next attempt after `attemptsMade` failed attempts: 2^n × 60 s (SPEC.md, Limits). */
-export function retryDelayMs(attemptsMade: number): number {
-  return 2 ** attemptsMade * 60_000;
-}
 
 interface SendResult {
   ok: boolean;
@@ -122,7 +146,7 @@ async function send(channel: NotificationChannel, delivery: NotificationDelivery
 }
 
 /**
- * Makes the due attempt of one delivery, if it is due and no other worker holds it (see the module header).
+ * Makes the due attempt of one delivery, if it is due and no one else holds it (see the module header).
  * Answers what became of the delivery; throws only when the database fails (the job is then retried).
  */
 export async function attemptDelivery(
@@ -132,85 +156,135 @@ export async function attemptDelivery(
   now: Date = new Date(),
   opts: AttemptOptions = {},
 ): Promise<AttemptOutcome> {
-  if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) return 'skipped';
+  return (await attemptDeliveryReport(sequelize, deliveryId, settings, now, opts)).outcome;
+}
+
+/** What an attempt did, and on which channel (the queue worker wakes a deferred job of it when a send ends). */
+export interface AttemptReport {
+  outcome: AttemptOutcome;
+  /** Known once the delivery was read. */
+  channelId?: string;
+}
+
+/** `attemptDelivery`, also naming the channel. */
+export async function attemptDeliveryReport(
+  sequelize: Sequelize,
+  deliveryId: string,
+  settings: DeliverySettings,
+  now: Date = new Date(),
+  opts: AttemptOptions = {},
+): Promise<AttemptReport> {
+  if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) return { outcome: 'skipped' };
+  const claim = await claimAttempt(sequelize, deliveryId, settings, now, opts);
+  if (claim.kind === 'done') return { outcome: claim.outcome, channelId: claim.channelId };
+  const outcome = await sendAndRecord(sequelize, claim, settings, now, opts);
+  return { outcome, channelId: claim.channel.id };
+}
+
+async function sendAndRecord(sequelize: Sequelize, claim: Extract<Claim, { kind: 'send' }>, settings: DeliverySettings, now: Date, opts: AttemptOptions): Promise<AttemptOutcome> {
+  const { delivery, channel, attempt, probe } = claim;
+  const deliveryId = delivery.id;
+  const logger = opts.logger;
+
+  // Every value that must never be stored or logged; the plain channel secret joins once decrypted.
+  const secrets = [channel.secretEncrypted, settings.SECRET_ENCRYPTION_KEY, settings.EMAIL_HOST_PASSWORD];
+  let sent: SendResult;
+  try {
+    sent = await withDeadline(send(channel, delivery, settings, opts, secrets), deadlineOf(opts));
+  } catch (err) {
+    // The senders resolve with failures; this is a programming error, recorded as a failed attempt.
+    sent = { ok: false, error: `send failed: ${(err as Error).message}`, durationMs: 0 };
+  }
+  const result: AttemptResult = {
+    ok: sent.ok,
+    statusCode: sent.statusCode ?? null,
+    error: sent.ok && !sent.error ? null : clean(sent.error ?? 'attempt failed', secrets, ERROR_MAX),
+    responseExcerpt: clean(sent.responseExcerpt, secrets, EXCERPT_MAX),
+    durationMs: Math.max(0, Math.round(sent.durationMs ?? 0)),
+  };
+
+  const recorded = await sequelize.transaction(async (transaction) => {
+    const move = await finishAttempt(sequelize, transaction, attempt, result);
+    if (move === undefined) return undefined;
+    const breaker = await recordOnChannel(sequelize, transaction, channel.id, result, settings, now);
+    return { move, breaker };
+  });
+  const entry = { deliveryId, channelId: channel.id, kind: channel.kind, attempt: attempt.number, statusCode: result.statusCode, durationMs: result.durationMs, probe };
+  if (!recorded) {
+    logger?.warn(entry, 'delivery attempt finished, but it was meanwhile recorded as interrupted (or its delivery is gone): its result is not recorded');
+    return 'skipped';
+  }
+  if (result.ok) logger?.info({ ...entry, outcome: recorded.move }, 'delivery attempt succeeded');
+  else logger?.warn({ ...entry, outcome: recorded.move, error: result.error }, 'delivery attempt failed');
+  if (recorded.breaker.paused) {
+    logger?.warn({ channelId: channel.id, consecutiveFailures: recorded.breaker.consecutiveFailures }, 'channel paused: its deliveries wait (circuit breaker open)');
+  }
+  if (recorded.breaker.resumed) logger?.info({ channelId: channel.id }, 'channel resumed: its probe succeeded');
+  return recorded.move;
+}
+
+type Claim =
+  | { kind: 'done'; outcome: AttemptOutcome; channelId?: string }
+  | { kind: 'send'; delivery: NotificationDelivery; channel: NotificationChannel; attempt: NotificationAttempt; probe: boolean };
+
+/** The claim transaction (attempt-log.ts, breaker.ts): decides whether to send, and if so writes the STARTED attempt. */
+function claimAttempt(sequelize: Sequelize, deliveryId: string, settings: DeliverySettings, now: Date, opts: AttemptOptions): Promise<Claim> {
   const logger = opts.logger;
   return sequelize.transaction(async (transaction) => {
     const delivery = await NotificationDelivery.findOne({ where: { id: deliveryId }, transaction, lock: transaction.LOCK.UPDATE, skipLocked: true });
-    if (!delivery) return 'skipped'; // gone, or another worker is attempting it right now
-    if (delivery.status !== 'PENDING' && delivery.status !== 'RETRYING') return 'skipped';
-    if (delivery.nextAttemptAt.getTime() > now.getTime()) return 'skipped';
+    if (!delivery) return { kind: 'done', outcome: 'skipped' }; // gone, or another worker is claiming or recording it right now
+    const done = (outcome: AttemptOutcome): Claim => ({ kind: 'done', outcome, channelId: delivery.channelId });
+    if (delivery.status !== 'PENDING' && delivery.status !== 'RETRYING') return done('skipped');
 
-    const channel = await NotificationChannel.findByPk(delivery.channelId, { transaction });
-    if (!channel || channel.companyId !== delivery.companyId || !channel.isActive) {
-      const reason = !channel || channel.companyId !== delivery.companyId ? 'channel deleted' : 'channel inactive';
+    let interrupted: 'retrying' | 'failed' | undefined;
+    const inFlight = await startedAttempt(delivery.id, transaction);
+    if (inFlight) {
+      if (delivery.nextAttemptAt.getTime() > now.getTime()) return done('deferred'); // its sender's lease still runs
+      interrupted = await recordInterrupted(transaction, delivery, inFlight, now);
+      logger?.warn({ deliveryId, attempt: inFlight.number, outcome: interrupted }, 'delivery attempt interrupted (its sender stopped); recorded');
+      if (interrupted === 'failed') return done('failed');
+    }
+    if (delivery.nextAttemptAt.getTime() > now.getTime()) return done(interrupted ?? 'skipped');
+
+    const gate = await lockChannel(sequelize, transaction, delivery.channelId);
+    if (!gate || gate.company_id !== delivery.companyId || !gate.is_active) {
+      const reason = !gate || gate.company_id !== delivery.companyId ? 'channel deleted' : 'channel inactive';
       await delivery.update({ status: 'FAILED', lastError: reason }, { transaction });
       logger?.info({ deliveryId, channelId: delivery.channelId, reason }, 'delivery ended without sending');
-      return 'failed';
+      return done('failed');
     }
+    const decision = await gateAttempt(sequelize, transaction, gate, settings, now);
+    if (decision === 'deferred' || decision === 'held') return done(decision); // an interruption recorded above stays recorded
 
-    const number = delivery.attempts + 1;
-    // Every value that must never be stored or logged; the plain channel secret joins once decrypted.
-    const secrets = [channel.secretEncrypted, settings.SECRET_ENCRYPTION_KEY, settings.EMAIL_HOST_PASSWORD];
-    let result: SendResult;
-    try {
-      result = await send(channel, delivery, settings, opts, secrets);
-    } catch (err) {
-      // The senders resolve with failures; this is a programming error, recorded as a failed attempt.
-      result = { ok: false, error: `send failed: ${(err as Error).message}`, durationMs: 0 };
-    }
-    const error = result.ok && !result.error ? null : clean(result.error ?? 'attempt failed', secrets, ERROR_MAX);
-    const excerpt = clean(result.responseExcerpt, secrets, EXCERPT_MAX);
-
-    await NotificationAttempt.create(
-      {
-        companyId: delivery.companyId,
-        deliveryId: delivery.id,
-        number,
-        ok: result.ok,
-        statusCode: result.statusCode ?? null,
-        error,
-        responseExcerpt: excerpt,
-        durationMs: Math.max(0, Math.round(result.durationMs ?? 0)),
-        startedAt: now,
-      },
-      { transaction },
-    );
-
-    let outcome: AttemptOutcome;
-    const changes: Partial<NotificationDelivery> = { attempts: number, lastStatusCode: result.statusCode ?? null, lastError: result.ok ? null : error };
-    if (result.ok) {
-      outcome = 'delivered';
-      Object.assign(changes, { status: 'DELIVERED', deliveredAt: now });
-    } else if (number < delivery.maxAttempts) {
-      outcome = 'retrying';
-      Object.assign(changes, { status: 'RETRYING', nextAttemptAt: new Date(now.getTime() + retryDelayMs(number)) });
-    } else {
-      outcome = 'failed';
-      Object.assign(changes, { status: 'FAILED' });
-    }
-    await delivery.update(changes, { transaction });
-
-    const entry = { deliveryId, channelId: channel.id, kind: channel.kind, attempt: number, outcome, statusCode: result.statusCode, durationMs: result.durationMs };
-    if (result.ok) logger?.info(entry, 'delivery attempt succeeded');
-    else logger?.warn({ ...entry, error }, 'delivery attempt failed');
-    return outcome;
+    const channel = await NotificationChannel.findByPk(delivery.channelId, { transaction });
+    if (!channel) return done('skipped');
+    const attempt = await startAttempt(transaction, delivery, now, new Date(now.getTime() + leaseOf(opts)));
+    return { kind: 'send', delivery, channel, attempt, probe: decision === 'probe' };
   });
 }
 
 export interface DispatchSummary {
-  /** Jobs handed to the queue (queue mode). */
+  /** Jobs really added to the queue (queue mode). */
   enqueued: number;
+  /** Deliveries whose job for this attempt was already in the queue (queue mode): not added twice. */
+  alreadyQueued: number;
   delivered: number;
   retrying: number;
   failed: number;
   skipped: number;
+  deferred: number;
+  held: number;
 }
 
 export interface DispatchOptions extends AttemptOptions {
   /** The clock of synchronous attempts (default: the time of each attempt). */
   now?: Date;
-  /** Synchronous attempts made at once (default 4). */
+  /** Synchronous attempts made at once (default 4); never more than the channel cap to one channel. */
   concurrency?: number;
+}
+
+export function emptyDispatchSummary(): DispatchSummary {
+  return { enqueued: 0, alreadyQueued: 0, delivered: 0, retrying: 0, failed: 0, skipped: 0, deferred: 0, held: 0 };
 }
 
 /**
@@ -225,28 +299,55 @@ export async function dispatchDeliveries(
   queue?: DeliveryQueue,
   opts: DispatchOptions = {},
 ): Promise<DispatchSummary> {
-  const summary: DispatchSummary = { enqueued: 0, delivered: 0, retrying: 0, failed: 0, skipped: 0 };
+  const summary = emptyDispatchSummary();
   const unique = [...new Set(ids)].filter((id) => UUID.test(id));
   if (unique.length === 0) return summary;
+  const waiting = await sequelize.query<{ id: string; attempts: number; channel_id: string }>(
+    `SELECT id, attempts, channel_id FROM notification_deliveries WHERE id = ANY($1::uuid[]) AND status IN ('PENDING', 'RETRYING')`,
+    { bind: [unique], type: QueryTypes.SELECT },
+  );
+  summary.skipped = unique.length - waiting.length;
 
   if (queue) {
-    const waiting = await sequelize.query<{ id: string; attempts: number }>(
-      `SELECT id, attempts FROM notification_deliveries WHERE id = ANY($1::uuid[]) AND status IN ('PENDING', 'RETRYING')`,
-      { bind: [unique], type: QueryTypes.SELECT },
-    );
-    summary.enqueued = await queue.enqueue(waiting.map((r) => ({ id: r.id, attempts: Number(r.attempts) })));
-    summary.skipped = unique.length - summary.enqueued;
+    const { added, alreadyQueued } = await queue.enqueue(waiting.map((r) => ({ id: r.id, attempts: Number(r.attempts) })));
+    summary.enqueued = added;
+    summary.alreadyQueued = alreadyQueued;
     return summary;
   }
 
-  let next = 0;
-  const worker = async () => {
-    while (next < unique.length) {
-      const id = unique[next++];
-      const outcome = await attemptDelivery(sequelize, id, settings, opts.now ?? new Date(), opts);
-      summary[outcome] += 1;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 4, unique.length)) }, worker));
+  const order = new Map(unique.map((id, index) => [id, index]));
+  const items = waiting.map((r) => ({ id: r.id, channelId: r.channel_id })).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  await runPerChannel(items, Math.max(1, opts.concurrency ?? 4), settings.CHANNEL_MAX_CONCURRENT_SENDS, async (id) => {
+    const outcome = await attemptDelivery(sequelize, id, settings, opts.now ?? new Date(), opts);
+    summary[outcome] += 1;
+  });
   return summary;
+}
+
+/** Runs `work` on every item, at most `total` at once and at most `perChannel` at once for one channel, in order. */
+function runPerChannel(items: Array<{ id: string; channelId: string }>, total: number, perChannel: number, work: (id: string) => Promise<void>): Promise<void> {
+  const pending = [...items];
+  const busy = new Map<string, number>();
+  let running = 0;
+  return new Promise<void>((resolve, reject) => {
+    const pump = () => {
+      if (pending.length === 0 && running === 0) return resolve();
+      for (let i = 0; i < pending.length && running < total; ) {
+        const { id, channelId } = pending[i];
+        if ((busy.get(channelId) ?? 0) >= perChannel) {
+          i += 1;
+          continue;
+        }
+        pending.splice(i, 1);
+        running += 1;
+        busy.set(channelId, (busy.get(channelId) ?? 0) + 1);
+        work(id).then(() => {
+          running -= 1;
+          busy.set(channelId, busy.get(channelId)! - 1);
+          pump();
+        }, reject);
+      }
+    };
+    pump();
+  });
 }

@@ -66,16 +66,45 @@ export async function createDeliveries(sequelize: Sequelize, transaction: Transa
 }
 
 /**
- * Ids of the deliveries waiting for an attempt (PENDING or RETRYING) that is due at `now`, oldest first;
- * of one company when `companyId` is given (a `check_rules --company` run).
+ * Ids of the deliveries waiting for an attempt (PENDING or RETRYING) that is due at `now`, oldest first; of one
+ * company when `companyId` is given (a `check_rules --company` run). A paused channel's deliveries are held
+ * (breaker.ts): only its oldest due one is listed, as its probe, once the probe is due.
  */
 export async function dueDeliveryIds(sequelize: Sequelize, now: Date, limit = 1000, companyId?: string): Promise<string[]> {
   const rows = await sequelize.query<{ id: string }>(
-    `SELECT id FROM notification_deliveries
-      WHERE status IN ('PENDING', 'RETRYING') AND next_attempt_at <= $1 AND ($3::uuid IS NULL OR company_id = $3::uuid)
-      ORDER BY next_attempt_at, id
+    `SELECT d.id FROM notification_deliveries d JOIN notification_channels c ON c.id = d.channel_id
+      WHERE d.status IN ('PENDING', 'RETRYING') AND d.next_attempt_at <= $1 AND ($3::uuid IS NULL OR d.company_id = $3::uuid)
+        AND (c.paused_at IS NULL
+             OR (COALESCE(c.next_probe_at, '-infinity') <= $1
+                 AND d.id = (SELECT p.id FROM notification_deliveries p
+                              WHERE p.channel_id = c.id AND p.status IN ('PENDING', 'RETRYING') AND p.next_attempt_at <= $1
+                              ORDER BY p.next_attempt_at, p.id LIMIT 1)))
+      ORDER BY d.next_attempt_at, d.id
       LIMIT $2`,
     { bind: [now, limit, companyId ?? null], type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => r.id);
+}
+
+/** How many due deliveries belong to paused channels (held; one per channel may go out as its probe). */
+export async function heldDeliveryCount(sequelize: Sequelize, now: Date, companyId?: string): Promise<number> {
+  const [row] = await sequelize.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM notification_deliveries d JOIN notification_channels c ON c.id = d.channel_id
+      WHERE d.status IN ('PENDING', 'RETRYING') AND d.next_attempt_at <= $1 AND ($2::uuid IS NULL OR d.company_id = $2::uuid)
+        AND c.paused_at IS NOT NULL`,
+    { bind: [now, companyId ?? null], type: QueryTypes.SELECT },
+  );
+  return row.n;
+}
+
+/** Ids of one channel's due deliveries, oldest first (to queue them at once when an admin resumes it). */
+export async function dueDeliveryIdsOfChannel(sequelize: Sequelize, channelId: string, now: Date, limit = 1000): Promise<string[]> {
+  const rows = await sequelize.query<{ id: string }>(
+    `SELECT id FROM notification_deliveries
+      WHERE channel_id = $1 AND status IN ('PENDING', 'RETRYING') AND next_attempt_at <= $2
+      ORDER BY next_attempt_at, id
+      LIMIT $3`,
+    { bind: [channelId, now, limit], type: QueryTypes.SELECT },
   );
   return rows.map((r) => r.id);
 }

@@ -9,10 +9,17 @@
  *   lost (flushed Redis, a crash) again: the delivery table is the truth, the queue only a transport.
  * - Producers fail fast when Redis is down (`enableOfflineQueue: false`, a bounded wait for the connection);
  *   the caller's deliveries stay due in the table and the next run queues them.
- * - Workers retry Redis forever (`maxRetriesPerRequest: null`) and drain their in-flight jobs on close.
+ * - `enqueue` answers how many jobs it really added: a job already in the queue for the same attempt is not
+ *   added again and is counted apart.
+ * - Workers retry Redis forever (`maxRetriesPerRequest: null`) and drain their in-flight jobs on close. A job
+ *   whose handler answers 'deferred' (its channel is at its cap of sends in flight) goes back to the queue,
+ *   delayed a little longer each time (DEFER_BASE_MS doubling up to DEFER_MAX_MS), so it holds no worker slot
+ *   while it waits; when a send to that channel ends in this process, one of its deferred jobs is woken at
+ *   once, so a burst to one healthy channel runs at its cap rather than at the pace of the delays. The job lock is tuned to the 10 s send deadline, so a job of a killed worker is taken over
+ *   within about 15 s (README "Delivery guarantees").
  */
 import { EventEmitter } from 'node:events';
-import { Queue, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import IORedis, { type Redis, type RedisOptions } from 'ioredis';
 import Joi from 'joi';
 import type { Logger } from '../logger';
@@ -22,6 +29,16 @@ export const DEFAULT_DELIVERY_QUEUE = 'notification-deliveries';
 export const DEFAULT_QUEUE_PREFIX = 'bull';
 /** How long a producer waits for Redis before giving up. */
 export const PRODUCER_CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * The job lock: BullMQ renews it every half of it while the worker lives; a killed worker's job is taken over
+ * once it expires and the stalled-job check (every half of it) runs. Tuned to the 10 s send deadline.
+ */
+export const DEFAULT_JOB_LOCK_MS = 10_000;
+/** How long `close` waits for BullMQ when Redis does not answer: the send deadline and a margin. */
+export const CLOSE_LIMIT_MS = 15_000;
+/** First delay of a deferred job, doubled at each deferral up to DEFER_MAX_MS (±20 % jitter). */
+export const DEFER_BASE_MS = 50;
+export const DEFER_MAX_MS = 3_000;
 
 /** Queue settings that a producer (monitor) and the consumer (notifier) must agree on. */
 export interface DeliveryQueueSettings {
@@ -55,6 +72,22 @@ export interface DeliveryQueueOptions {
   /** How long `enqueue` waits for Redis before failing (default 5 s). */
   connectTimeoutMs?: number;
   logger?: Logger;
+}
+
+/** The queue could not take the jobs (Redis down, unreachable or refusing): the deliveries stay due. */
+export class QueueUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'QueueUnavailableError';
+  }
+}
+
+/** What `enqueue` did. */
+export interface EnqueueResult {
+  /** Jobs added. */
+  added: number;
+  /** Deliveries whose job for this attempt already waited, ran or was delayed: not added twice. */
+  alreadyQueued: number;
 }
 
 /** The BullMQ job id of one attempt of one delivery. */
@@ -119,22 +152,44 @@ export class DeliveryQueue {
   }
 
   /**
-   * Queues one job per delivery (id `<delivery id>_<attempts>`); an attempt already waiting or running is not
-   * queued again. Throws when Redis cannot be reached within the connect timeout.
+   * Queues one job per delivery (id `<delivery id>_<attempts>`); an attempt already waiting, delayed or running is
+   * not queued again, and is counted apart. Throws QueueUnavailableError when Redis cannot be reached within the
+   * connect timeout or refuses the jobs.
    */
-  async enqueue(deliveries: DeliveryRef[]): Promise<number> {
-    if (deliveries.length === 0) return 0;
-    if (this.redis.status !== 'ready') {
-      await withTimeout(this.queue.waitUntilReady(), this.connectTimeoutMs, `Redis is not reachable (queue ${this.name})`);
+  async enqueue(deliveries: DeliveryRef[]): Promise<EnqueueResult> {
+    const unique = [...new Map(deliveries.map((d) => [deliveryJobId(d), d])).values()];
+    if (unique.length === 0) return { added: 0, alreadyQueued: 0 };
+    try {
+      return await this.add(unique);
+    } catch (err) {
+      throw err instanceof QueueUnavailableError ? err : new QueueUnavailableError(`Redis refused the jobs (queue ${this.name}): ${(err as Error).message}`);
     }
-    await this.queue.addBulk(
-      deliveries.map((d) => ({
-        name: 'deliver',
-        data: { deliveryId: d.id },
-        opts: { ...JOB_OPTIONS, jobId: deliveryJobId(d) },
-      })),
-    );
-    return deliveries.length;
+  }
+
+  private async add(unique: DeliveryRef[]): Promise<EnqueueResult> {
+    if (this.redis.status !== 'ready') {
+      await withTimeout(this.queue.waitUntilReady(), this.connectTimeoutMs, `Redis is not reachable (queue ${this.name})`).catch((err: Error) => {
+        throw new QueueUnavailableError(err.message);
+      });
+    }
+    // BullMQ's add answers the same for a new job and an ignored duplicate, so look first. Only another producer
+    // adding the same attempt between the two steps could make the count one too high.
+    const exists = (await this.redis.pipeline(unique.map((d) => ['exists', this.queue.toKey(deliveryJobId(d))])).exec()) ?? [];
+    const fresh = unique.filter((_, i) => {
+      const [err, found] = exists[i] ?? [];
+      if (err) throw err;
+      return found === 0;
+    });
+    if (fresh.length > 0) {
+      await this.queue.addBulk(
+        fresh.map((d) => ({
+          name: 'deliver',
+          data: { deliveryId: d.id },
+          opts: { ...JOB_OPTIONS, jobId: deliveryJobId(d) },
+        })),
+      );
+    }
+    return { added: fresh.length, alreadyQueued: unique.length - fresh.length };
   }
 
   async close(): Promise<void> {
@@ -152,13 +207,57 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /**
    * How long a job stays owned by a worker that stopped renewing it (a killed process) before another worker
-   * takes it over; also the interval of the stalled-job check. BullMQ's default, 30 s, outlives the 10 s
-   * webhook timeout with room to spare.
+   * takes it over (default DEFAULT_JOB_LOCK_MS); the stalled-job check runs every half of it.
    */
   lockDurationMs?: number;
-  /** Does the delivery; its result is the job's result. Throwing fails the job (retried a few times). */
-  handler: (deliveryId: string, job: Job<DeliveryJobData>) => Promise<unknown>;
+  /**
+   * Does the delivery; its outcome is the job's result. 'deferred' puts the job back, delayed (see the module
+   * header); naming the channel lets a send that ends wake a deferred job of it. Throwing fails the job
+   * (retried a few times).
+   */
+  handler: (deliveryId: string, job: Job<DeliveryJobData>) => Promise<string | HandledJob>;
   logger?: Logger;
+}
+
+/** What a handler did with a job, and the channel of its delivery when known. */
+export interface HandledJob {
+  outcome: string;
+  channelId?: string;
+}
+
+/** Outcomes after which the channel has no send of this job in flight: a deferred job of it may go. */
+const SLOT_FREED = new Set(['delivered', 'retrying', 'failed', 'skipped']);
+/** Deferred jobs remembered per channel (beyond that they wait for their delay). */
+const MAX_REMEMBERED = 1000;
+
+/** The jobs this worker deferred, per channel, so that a send that ends can wake one at once. */
+class DeferredJobs {
+  private readonly byChannel = new Map<string, Map<string, Job<DeliveryJobData>>>();
+
+  add(channelId: string, job: Job<DeliveryJobData>): void {
+    const jobs = this.byChannel.get(channelId) ?? new Map<string, Job<DeliveryJobData>>();
+    if (jobs.size < MAX_REMEMBERED) jobs.set(String(job.id), job);
+    this.byChannel.set(channelId, jobs);
+  }
+
+  forget(channelId: string, jobId: string | undefined): void {
+    this.byChannel.get(channelId)?.delete(String(jobId));
+  }
+
+  /** Moves one deferred job of the channel from delayed to waiting (skipping any that already woke). */
+  async wakeOne(channelId: string): Promise<void> {
+    const jobs = this.byChannel.get(channelId);
+    for (const [id, job] of jobs ?? []) {
+      jobs!.delete(id);
+      try {
+        await job.promote();
+        break;
+      } catch {
+        // No longer delayed (it woke by itself, or is gone): try the next one.
+      }
+    }
+    if (jobs && jobs.size === 0) this.byChannel.delete(channelId);
+  }
 }
 
 export interface DeliveryWorker {
@@ -170,6 +269,12 @@ export interface DeliveryWorker {
    * in-flight jobs as a killed process would (their locks expire and another worker takes them).
    */
   close(force?: boolean): Promise<void>;
+}
+
+/** The delay of a job deferred for the `started`-th time (its BullMQ `attemptsStarted`). */
+export function deferDelayMs(started: number): number {
+  const base = Math.min(DEFER_BASE_MS * 2 ** Math.max(0, Math.min(started - 1, 10)), DEFER_MAX_MS);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
 /** Starts consuming the delivery queue. */
@@ -184,20 +289,39 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
   });
   connection.on('ready', () => (redisDown = false));
 
-  const lockDuration = opts.lockDurationMs ?? 30_000;
+  const lockDuration = opts.lockDurationMs ?? DEFAULT_JOB_LOCK_MS;
+  const deferred = new DeferredJobs();
+  let handling = 0;
   const worker = new Worker<DeliveryJobData>(
     opts.name ?? DEFAULT_DELIVERY_QUEUE,
-    async (job) => {
+    async (job, token) => {
       const deliveryId = job.data?.deliveryId;
       if (typeof deliveryId !== 'string') return 'skipped'; // not ours: nothing to do, nothing to retry
-      return opts.handler(deliveryId, job);
+      handling += 1;
+      let result: string | HandledJob;
+      try {
+        result = await opts.handler(deliveryId, job);
+      } finally {
+        handling -= 1;
+      }
+      const { outcome, channelId } = typeof result === 'string' ? { outcome: result, channelId: undefined } : result;
+      if (outcome === 'deferred') {
+        await job.moveToDelayed(Date.now() + deferDelayMs(job.attemptsStarted), token);
+        if (channelId) deferred.add(channelId, job);
+        throw new DelayedError();
+      }
+      if (channelId) {
+        deferred.forget(channelId, job.id);
+        if (SLOT_FREED.has(outcome)) await deferred.wakeOne(channelId);
+      }
+      return outcome;
     },
     {
       connection,
       prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX,
       concurrency: opts.concurrency ?? 5,
       lockDuration,
-      stalledInterval: lockDuration,
+      stalledInterval: Math.max(500, Math.round(lockDuration / 2)),
     },
   );
   worker.on('error', (err: Error) => logger?.warn({ err: { message: err.message } }, 'delivery worker error'));
@@ -212,9 +336,26 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
       await withTimeout(connection.ping(), 2_000, 'Redis did not answer');
     },
     close: async (force = false) => {
-      await worker.close(force);
+      // With Redis gone, BullMQ's close waits for it forever. The handlers need only the database: once they are
+      // done (or after CLOSE_LIMIT_MS), stop waiting; their jobs are found again through the outbox.
+      let closed = false;
+      const closing = worker.close(force).then(
+        () => (closed = true),
+        () => (closed = true),
+      );
+      // Silenced once BullMQ has removed its own listeners, whenever that is (see silenceClosedConnections).
+      void closing.then(() => silenceClosedConnections(worker));
+      const started = Date.now();
+      while (!closed && Date.now() - started < CLOSE_LIMIT_MS) {
+        if (connection.status !== 'ready' && handling === 0 && Date.now() - started > 1_000) break;
+        await Promise.race([closing, new Promise((r) => setTimeout(r, 100))]);
+      }
+      connection.disconnect(); // a close still waiting on Redis now fails fast and finishes
+      if (!closed) {
+        await Promise.race([closing, new Promise((r) => setTimeout(r, 2_000))]);
+        logger?.warn({ redis: connection.status, inFlight: handling }, 'delivery worker: closed without Redis; unfinished jobs are found again through the outbox');
+      }
       silenceClosedConnections(worker);
-      connection.disconnect();
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Delivery settings shared by the monitor (check_rules, channel tests) and the notifier: the key that
- * decrypts channel secrets, Redis, and the email transport with SPEC.md's defaults. Validated at start
- * with the rest of each process's config.
+ * decrypts channel secrets, Redis, the email transport with SPEC.md's defaults, and how channels are kept
+ * apart (README "Delivery guarantees"). Validated at start with the rest of each process's config.
  */
 import Joi from 'joi';
 
@@ -21,7 +21,19 @@ export interface DeliverySettings {
   EMAIL_HOST_PASSWORD: string;
   EMAIL_USE_TLS: boolean;
   DEFAULT_FROM_EMAIL: string;
+  /** Sends in flight to one channel at once, across every notifier (and check_rules). */
+  CHANNEL_MAX_CONCURRENT_SENDS: number;
+  /** Failed attempts in a row after which a channel is paused (its deliveries wait). */
+  CHANNEL_PAUSE_AFTER_FAILURES: number;
+  /** While a channel is paused, how often one of its deliveries is tried as a probe. */
+  CHANNEL_PROBE_INTERVAL_MS: number;
 }
+
+export const CHANNEL_DEFAULTS = {
+  CHANNEL_MAX_CONCURRENT_SENDS: 2,
+  CHANNEL_PAUSE_AFTER_FAILURES: 5,
+  CHANNEL_PROBE_INTERVAL_MS: 60_000,
+} as const;
 
 export const deliveryEnv: Record<keyof DeliverySettings, Joi.Schema> = {
   SECRET_ENCRYPTION_KEY: Joi.string().base64().required(),
@@ -40,4 +52,7 @@ export const deliveryEnv: Record<keyof DeliverySettings, Joi.Schema> = {
   EMAIL_HOST_PASSWORD: Joi.string().allow('').default(''),
   EMAIL_USE_TLS: Joi.boolean().default(true),
   DEFAULT_FROM_EMAIL: Joi.string().default('inventory@localhost'),
+  CHANNEL_MAX_CONCURRENT_SENDS: Joi.number().integer().min(1).max(50).default(CHANNEL_DEFAULTS.CHANNEL_MAX_CONCURRENT_SENDS),
+  CHANNEL_PAUSE_AFTER_FAILURES: Joi.number().integer().min(1).max(1000).default(CHANNEL_DEFAULTS.CHANNEL_PAUSE_AFTER_FAILURES),
+  CHANNEL_PROBE_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(CHANNEL_DEFAULTS.CHANNEL_PROBE_INTERVAL_MS),
 };

@@ -2,8 +2,10 @@
  * `npm run check_rules [-- --company <id>]` (and the Kubernetes CronJob's command): one monitor run, recorded
  * in the run log (recorded-run.ts). Uses DATABASE_URL, or the settings of the standalone system of DATA_DIR
  * (its database, secrets and email settings: README "Configuration"). With REDIS_URL the deliveries are
- * enqueued for the notifier; without it they are sent here, synchronously. Prints a summary; exits 1 if a
- * company's check failed (a delivery that fails is reported, and retried by a later run, not a failed run).
+ * enqueued for the notifier; without it they are sent here, synchronously. Prints a summary. Exit codes:
+ * 0 done; 1 a company's check failed (a delivery that fails is reported, and retried by a later run, not a
+ * failed run); 2 done, every event recorded, but deliveries wait in the outbox because the queue could not be
+ * reached.
  *
  * `--scheduled` is how `npm start`'s scheduler runs it: the run is recorded as scheduled, and the summary is
  * one line, printed only when the run did something, so an idle system's output stays quiet.
@@ -13,6 +15,9 @@ import Joi from 'joi';
 import { connectDatabase, openDatabaseUrl, standaloneEnvironment, validateValue } from '@pi/common';
 import { deliveryQueueOf, loadMonitorSettings } from '../config';
 import { RecordedRun, runCheckRules } from './recorded-run';
+
+/** Exit code of a run that recorded everything but could not queue its deliveries (README, check_rules). */
+const EXIT_DELIVERIES_WAITING = 2;
 
 function summaryLines(run: RecordedRun, queued: boolean): string[] {
   const t = run.totals;
@@ -24,7 +29,11 @@ function summaryLines(run: RecordedRun, queued: boolean): string[] {
     `events opened: ${t.events_opened}`,
     `events resolved: ${t.events_resolved}`,
     `deliveries created: ${t.deliveries_created} (due from earlier runs: ${t.due_deliveries})`,
-    queued ? `deliveries enqueued: ${t.enqueued}` : `deliveries sent: ${t.delivered}, retrying: ${t.retrying}, failed: ${t.failed}`,
+    queued
+      ? `deliveries enqueued: ${t.enqueued} (already queued: ${t.already_queued})`
+      : `deliveries sent: ${t.delivered}, retrying: ${t.retrying}, failed: ${t.failed}, deferred: ${t.deferred}`,
+    ...(t.held > 0 ? [`deliveries held by paused channels: ${t.held}`] : []),
+    ...(t.waiting_for_queue > 0 ? [`deliveries waiting for the queue: ${t.waiting_for_queue} (${run.queueError}); the next run queues them`] : []),
   ];
 }
 
@@ -56,7 +65,12 @@ async function main(): Promise<number> {
     if (run.recordError) process.stderr.write(`check_rules: the run could not be recorded in the run log: ${run.recordError.message}\n`);
     const failed = run.companies.filter((c) => c.status === 'failed');
     for (const c of failed) process.stderr.write(`check_rules failed for company ${c.companyId}: ${c.error?.message}\n`);
-    return failed.length ? 1 : 0;
+    if (failed.length) return 1;
+    if (run.totals.waiting_for_queue > 0) {
+      process.stderr.write(`check_rules: ${run.totals.waiting_for_queue} deliveries could not be queued and wait in the outbox\n`);
+      return EXIT_DELIVERIES_WAITING;
+    }
+    return 0;
   } finally {
     await queue?.close();
     await db.close();

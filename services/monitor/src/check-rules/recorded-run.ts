@@ -26,14 +26,18 @@ export const RUNS_KEPT = 200;
 /** The recorded run's own advisory lock (run.ts holds another one around each company's check). */
 const RECORDED_RUN_LOCK_ID = 7_310_443;
 
+/** The counts kept in the run log for each company. */
 const COUNTS = ['products_evaluated', 'events_opened', 'events_resolved', 'deliveries_created', 'due_deliveries', 'delivered', 'retrying', 'failed', 'enqueued'] as const;
-type Counts = Pick<RunSummary, (typeof COUNTS)[number]>;
+/** Counts the operator's summary adds (how the queue and the channels' breakers held deliveries back). */
+const OPERATOR_COUNTS = [...COUNTS, 'already_queued', 'deferred', 'held', 'waiting_for_queue'] as const;
+type Counts = Pick<RunSummary, (typeof OPERATOR_COUNTS)[number]>;
 
 export interface CompanyRun extends Counts {
   companyId: string;
   status: CompanyRunStatus;
   startedAt: Date;
   error?: Error;
+  queueError?: string | null;
 }
 
 export interface RecordedRun {
@@ -46,6 +50,8 @@ export interface RecordedRun {
   companies: CompanyRun[];
   /** The companies' counts added up (for the operator's summary; never shown to a company). */
   totals: Counts;
+  /** Why the queue could not be reached, when deliveries were left waiting for it. */
+  queueError: string | null;
   /** Set when the run could not be written to the log (the checks themselves happened). */
   recordError?: Error;
 }
@@ -56,14 +62,14 @@ export interface RecordedRunOptions {
   queue?: DeliveryQueue;
 }
 
-const zero = (): Counts => Object.fromEntries(COUNTS.map((k) => [k, 0])) as Counts;
+const zero = (): Counts => Object.fromEntries(OPERATOR_COUNTS.map((k) => [k, 0])) as Counts;
 
 async function checkOne(sequelize: Sequelize, databaseUrl: string, settings: DeliverySettings, companyId: string, queue?: DeliveryQueue): Promise<CompanyRun> {
   const startedAt = new Date();
   try {
     const summary = await checkRules(sequelize, databaseUrl, settings, { companyId, queue });
-    const counts = Object.fromEntries(COUNTS.map((k) => [k, summary[k]])) as Counts;
-    return { companyId, startedAt, status: summary.skipped ? 'skipped' : 'completed', ...counts };
+    const counts = Object.fromEntries(OPERATOR_COUNTS.map((k) => [k, summary[k]])) as Counts;
+    return { companyId, startedAt, status: summary.skipped ? 'skipped' : 'completed', queueError: summary.queue_error, ...counts };
   } catch (err) {
     return { companyId, startedAt, status: 'failed', error: err as Error, ...zero() };
   }
@@ -110,7 +116,7 @@ export async function runCheckRules(sequelize: Sequelize, databaseUrl: string, s
     const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [RECORDED_RUN_LOCK_ID]);
     if (!rows[0].locked) {
       const now = new Date();
-      return { skipped: true, id: null, trigger: opts.trigger, startedAt: now, finishedAt: now, companies: [], totals: zero() };
+      return { skipped: true, id: null, trigger: opts.trigger, startedAt: now, finishedAt: now, companies: [], totals: zero(), queueError: null };
     }
     try {
       return await checkAndRecord(sequelize, databaseUrl, settings, opts);
@@ -129,8 +135,9 @@ async function checkAndRecord(sequelize: Sequelize, databaseUrl: string, setting
     companies.push(await checkOne(sequelize, databaseUrl, settings, companyId, opts.queue));
   }
   const totals = zero();
-  for (const c of companies) for (const k of COUNTS) totals[k] += c[k];
-  const run: RecordedRun = { skipped: false, id: null, trigger: opts.trigger, startedAt, finishedAt: new Date(), companies, totals };
+  for (const c of companies) for (const k of OPERATOR_COUNTS) totals[k] += c[k];
+  const queueError = companies.find((c) => c.queueError)?.queueError ?? null;
+  const run: RecordedRun = { skipped: false, id: null, trigger: opts.trigger, startedAt, finishedAt: new Date(), companies, totals, queueError };
   try {
     run.id = await writeRun(sequelize, run);
   } catch (err) {

@@ -3,12 +3,16 @@
  * due delivery first (the delivery table is the outbox: a queue that lost its data loses nothing), then
  * evaluate each product once, open events with one delivery per subscribed channel (in one transaction
  * each), resolve cleared events, and dispatch the new deliveries after commit.
+ *
+ * Evaluation never depends on the queue: while Redis is down every company is still evaluated and every event
+ * recorded; the deliveries stay due in the outbox and the summary says how many wait (dispatch.ts).
  */
 import { Client } from 'pg';
 import type { Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
-import { DeliverySettings, EventLogEntry, NotificationChannel, createDeliveries, buildEventBody, dispatchDeliveries, dueDeliveryIds } from '@pi/common';
+import { DeliverySettings, EventLogEntry, NotificationChannel, createDeliveries, buildEventBody, dueDeliveryIds, heldDeliveryCount } from '@pi/common';
 import type { DeliveryQueue } from '@pi/common';
+import { DispatchCounts, RunDispatcher, emptyDispatchCounts } from './dispatch';
 import { EffectiveRule, effectiveRules } from '../rules/effective-rules';
 import { EventToOpen, ProductFacts, evaluateProduct } from './evaluate';
 import { companiesToCheck, liveEvents, productFacts } from './facts';
@@ -21,31 +25,31 @@ export interface RunOptions {
   queue?: DeliveryQueue;
 }
 
-export interface RunSummary {
+export interface RunSummary extends DispatchCounts {
   skipped: boolean;
   companies: number;
   products_evaluated: number;
   events_opened: number;
   events_resolved: number;
   deliveries_created: number;
+  /** Deliveries due from earlier runs (retries, and what a queue lost), dispatched first. */
   due_deliveries: number;
-  delivered: number;
-  retrying: number;
-  failed: number;
-  enqueued: number;
+  /** Due deliveries of paused channels: held (one per channel may go out as its probe). */
+  held: number;
 }
 
 function emptySummary(): RunSummary {
-  return { skipped: false, companies: 0, products_evaluated: 0, events_opened: 0, events_resolved: 0, deliveries_created: 0, due_deliveries: 0, delivered: 0, retrying: 0, failed: 0, enqueued: 0 };
-}
-
-async function dispatch(sequelize: Sequelize, ids: string[], settings: DeliverySettings, summary: RunSummary, now: Date, queue?: DeliveryQueue) {
-  if (!ids.length) return;
-  const outcome = await dispatchDeliveries(sequelize, ids, settings, queue, { now });
-  summary.delivered += outcome.delivered;
-  summary.retrying += outcome.retrying;
-  summary.failed += outcome.failed;
-  summary.enqueued += outcome.enqueued;
+  return {
+    skipped: false,
+    companies: 0,
+    products_evaluated: 0,
+    events_opened: 0,
+    events_resolved: 0,
+    deliveries_created: 0,
+    due_deliveries: 0,
+    held: 0,
+    ...emptyDispatchCounts(),
+  };
 }
 
 async function openEvent(sequelize: Sequelize, companyId: string, product: ProductFacts, e: EventToOpen, channels: NotificationChannel[], now: Date) {
@@ -134,13 +138,15 @@ export function checkRules(sequelize: Sequelize, databaseUrl: string, settings: 
   return withRunLock(
     databaseUrl,
     async () => {
+      const dispatcher = new RunDispatcher(sequelize, settings, summary, now, opts.queue);
       const due = await dueDeliveryIds(sequelize, now, 1000, opts.companyId);
       summary.due_deliveries = due.length;
-      await dispatch(sequelize, due, settings, summary, now, opts.queue);
+      summary.held = await heldDeliveryCount(sequelize, now, opts.companyId);
+      await dispatcher.dispatch(due);
       for (const companyId of await companiesToCheck(sequelize, opts.companyId)) {
         summary.companies += 1;
         const created = await checkCompany(sequelize, companyId, now, summary);
-        await dispatch(sequelize, created, settings, summary, now, opts.queue);
+        await dispatcher.dispatch(created);
       }
       return summary;
     },

@@ -7,6 +7,7 @@
 import {
   ChannelKind,
   ConflictError,
+  closeBreaker,
   EventType,
   Identity,
   NotificationChannel,
@@ -19,6 +20,7 @@ import {
   createDeliveries,
   decryptSecret,
   dispatchDeliveries,
+  dueDeliveryIdsOfChannel,
   encryptSecret,
   findOwned,
   generateChannelSecret,
@@ -148,6 +150,32 @@ export async function rotateChannelSecret(ctx: Ctx & Pick<MonitorContext, 'seque
   return { channel, secret };
 }
 
+/**
+ * Resumes a channel its circuit breaker paused (README "Delivery guarantees"): the failure count starts again
+ * and its waiting deliveries go out: queued at once when there is a queue (if the queue is down they stay due),
+ * else sent by the next check_rules run. A channel that is not paused is answered unchanged.
+ */
+export async function resumeChannel(ctx: MonitorContext, identity: Identity, id: string): Promise<ChannelView> {
+  let resumed = false;
+  const channel = await ctx.sequelize.transaction(async (transaction) => {
+    const row = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });
+    if (row.pausedAt === null && row.consecutiveFailures === 0) return row;
+    resumed = row.pausedAt !== null;
+    await closeBreaker(ctx.sequelize, transaction, row.id);
+    return row.reload({ transaction });
+  });
+  if (resumed) {
+    ctx.logger?.info({ channel_id: channel.id, user_id: identity.principal.id }, 'channel resumed by an admin');
+    if (ctx.queue) {
+      const due = await dueDeliveryIdsOfChannel(ctx.sequelize, channel.id, new Date());
+      await dispatchDeliveries(ctx.sequelize, due, ctx.config, ctx.queue).catch((err: Error) =>
+        ctx.logger?.warn({ channel_id: channel.id, err: { message: err.message } }, 'deliveries of the resumed channel not queued; the next check_rules run queues them'),
+      );
+    }
+  }
+  return view(ctx, channel);
+}
+
 export interface TestSend {
   /** True when the delivery went to the queue (the notifier sends it); false when it was attempted here. */
   queued: boolean;
@@ -158,13 +186,20 @@ export interface TestSend {
  * Sends a TEST event through the channel now: one delivery (SPEC.md's body, type TEST, no event log entry),
  * attempted in this request when there is no queue, else queued (and if the queue is down, left due in the
  * outbox for the next check_rules run). It is sent whether or not the channel lists
- * TEST in `events` (an admin asked for this one channel); an inactive channel answers 409 `channel_inactive`.
+ * TEST in `events` (an admin asked for this one channel); an inactive channel answers 409 `channel_inactive`,
+ * a paused one 409 `channel_paused`.
  * A failed first attempt is retried on the usual schedule, like any delivery.
  */
 export async function sendTestDelivery(ctx: MonitorContext, identity: Identity, id: string): Promise<TestSend> {
   const channel = await findChannel(identity, id);
   if (!channel.isActive) {
     throw new ConflictError('channel_inactive', 'The channel is inactive; activate it (PATCH is_active: true) to test it.', { is_active: false });
+  }
+  if (channel.pausedAt) {
+    throw new ConflictError('channel_paused', 'The channel is paused after repeated failed attempts; resume it (POST …/resume/) to test it.', {
+      state: 'paused',
+      paused_at: channel.pausedAt.toISOString(),
+    });
   }
   const target = { id: channel.id, companyId: channel.companyId, events: ['TEST' as const], isActive: true, maxAttempts: channel.maxAttempts };
   const [created] = await createDeliveries(ctx.sequelize, null, {

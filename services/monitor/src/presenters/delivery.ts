@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { DELIVERY_STATUSES, EVENT_TYPES } from '@pi/common';
+import { ATTEMPT_STATUSES, DELIVERY_STATUSES, EVENT_TYPES } from '@pi/common';
 import type { DeliveryView } from '../commands/deliveries';
 
 const FINAL_STATUSES = new Set(['DELIVERED', 'FAILED']);
@@ -14,8 +14,8 @@ function bodyOf(payload: string): unknown {
 }
 
 /**
- * A delivery with its attempts. `attempt_count` is how many attempts were made, `attempts` what each
- * one got; `next_attempt_at` is null once the delivery is DELIVERED or FAILED.
+ * A delivery with its attempts. `attempt_count` is how many attempts were made (one in flight included),
+ * `attempts` what each one got; `next_attempt_at` is null once the delivery is DELIVERED or FAILED.
  */
 export function presentDelivery({ delivery: d, attempts }: DeliveryView) {
   return {
@@ -34,12 +34,14 @@ export function presentDelivery({ delivery: d, attempts }: DeliveryView) {
     body: bodyOf(d.payload),
     attempts: attempts.map((a) => ({
       number: a.number,
+      status: a.status,
       ok: a.ok,
       status_code: a.statusCode,
       error: a.error,
       response_excerpt: a.responseExcerpt,
       duration_ms: a.durationMs,
       started_at: a.startedAt,
+      finished_at: a.finishedAt,
     })),
   };
 }
@@ -47,12 +49,20 @@ export function presentDelivery({ delivery: d, attempts }: DeliveryView) {
 /** One attempt of a delivery, as presentDelivery shows it. */
 const attemptSchema = Joi.object({
   number: Joi.number().integer().min(1).required(),
-  ok: Joi.boolean().required(),
+  status: Joi.string()
+    .valid(...ATTEMPT_STATUSES)
+    .required()
+    .description(
+      '`STARTED` while the send is in flight (written before it); `SUCCEEDED` or `FAILED` once it finished; `INTERRUPTED` when its sender ' +
+        'stopped before it finished (counted as a failed attempt; the receiver may or may not have it).',
+    ),
+  ok: Joi.boolean().required().description('True only for `SUCCEEDED`.'),
   status_code: Joi.number().integer().allow(null).required().description('The receiver\'s HTTP status; null when none came (email, network error).'),
   error: Joi.string().allow(null).required().description('Truncated and scrubbed of secrets.'),
   response_excerpt: Joi.string().allow(null).required().description('Truncated and scrubbed of secrets.'),
   duration_ms: Joi.number().integer().min(0).required(),
   started_at: Joi.date().iso().required(),
+  finished_at: Joi.date().iso().allow(null).required().description('Null while `STARTED`.'),
 }).id('NotificationAttempt');
 
 /** The shape presentDelivery answers, for the OpenAPI document. */

@@ -2,7 +2,8 @@
  * Notification channels (admins): webhooks (signed with the channel's secret) and email. `#/channels` lists
  * and creates them, under a panel saying when the monitor (check_rules) last ran and what it did for the
  * company; `#/channels/<id>` shows one: a webhook's secret (masked until revealed; rotate) or, for email,
- * where messages go when the server only logs them, a test send, and its deliveries with their attempts.
+ * where messages go when the server only logs them, a test send, and its deliveries with their attempts. A
+ * channel the circuit breaker paused shows since when and why, with a "Resume" action.
  */
 import { del, get, getAll, patch, post } from '../api.js';
 import { fill, h, time } from '../dom.js';
@@ -10,7 +11,7 @@ import { FieldSpec, Form, Values, formDialog, lines, num, text } from '../form.j
 import { table } from '../list.js';
 import { EVENT_TYPES } from '../model.js';
 import type { Screen, ScreenContext } from '../screen.js';
-import { actions, activeBadge, button, confirmAction, errorBox, facts, notify, panel, screenHeader, secretField, section, statusBadge } from '../ui.js';
+import { actions, badge, button, confirmAction, errorBox, facts, notify, panel, screenHeader, secretField, section, statusBadge } from '../ui.js';
 import { Delivery, deliveriesList } from './deliveries.js';
 
 interface Channel {
@@ -26,6 +27,12 @@ interface Channel {
   secret: string | null;
   /** EMAIL channels: `console` when the server logs emails instead of sending them. */
   email_backend: 'console' | 'smtp' | null;
+  /** `paused`: held by the circuit breaker after failures in a row; `inactive`: switched off. */
+  state: 'active' | 'paused' | 'inactive';
+  paused_at: string | null;
+  paused_reason: string | null;
+  next_probe_at: string | null;
+  consecutive_failures: number;
   created_at: string;
   updated_at: string;
 }
@@ -82,6 +89,23 @@ function consoleEmailNote(): HTMLElement {
   );
 }
 
+const stateBadge = (c: Channel) => (c.state === 'paused' ? badge('paused', 'bad') : c.state === 'active' ? badge('active', 'ok') : badge('inactive'));
+
+/** Why a paused channel's deliveries wait, and the action that lets them go. */
+function pausedNotice(c: Channel, resume: () => Promise<void>): HTMLElement {
+  return h(
+    'div',
+    { class: 'notice notice-error', role: 'status' },
+    h(
+      'div',
+      null,
+      h('p', null, 'Paused since ', time(c.paused_at), ': ', c.paused_reason ?? '', '.'),
+      h('p', null, 'Its deliveries wait; one is tried again at ', time(c.next_probe_at), ', and a success resumes the channel.'),
+    ),
+    button('Resume', resume, { kind: 'primary', label: `Resume ${c.name}` }),
+  );
+}
+
 const target = (c: Channel) => (c.kind === 'WEBHOOK' ? (c.url ?? '') : (c.recipients ?? []).join(', '));
 
 function channelFields(channel?: Channel): FieldSpec[] {
@@ -118,7 +142,7 @@ async function renderList({ root, go }: ScreenContext): Promise<void> {
           { label: 'Kind', cell: (c) => c.kind },
           { label: 'Sends to', cell: (c) => h('span', { class: 'break' }, target(c)) },
           { label: 'Events', cell: (c) => c.events.join(', ') },
-          { label: 'Status', cell: (c) => activeBadge(c.is_active) },
+          { label: 'Status', cell: (c) => stateBadge(c) },
           { label: 'Actions', class: 'actions', cell: (c) => button('Open', () => go(`#/channels/${c.id}`), { label: `Open ${c.name}` }) },
         ],
         channels,
@@ -165,11 +189,17 @@ async function renderDetail(ctx: ScreenContext): Promise<void> {
   let channel = await get<Channel>(`/api/v1/notification-channels/${ctx.id}/`);
   const head = screenHeader(`Channel: ${channel.name}`, h('a', { href: '#/channels' }, '← All channels'));
   const factsSlot = h('div');
+  const pausedSlot = h('div');
   const secretSlot = h('div');
   const testSlot = h('div', { class: 'test-result' });
   const deliveries = deliveriesList({ channelId: channel.id });
 
-  const showFacts = () =>
+  const resume = async () => {
+    channel = await post<Channel>(`/api/v1/notification-channels/${channel.id}/resume/`, {});
+    showFacts();
+    notify(`Channel ${channel.name} resumed.`);
+  };
+  const showFacts = () => {
     fill(
       factsSlot,
       facts([
@@ -177,10 +207,13 @@ async function renderDetail(ctx: ScreenContext): Promise<void> {
         [channel.kind === 'WEBHOOK' ? 'URL' : 'Recipients', h('span', { class: 'break' }, target(channel))],
         ['Events', channel.events.join(', ')],
         ['Max attempts', String(channel.max_attempts)],
-        ['Status', activeBadge(channel.is_active)],
+        ['Status', stateBadge(channel)],
         ['Updated', time(channel.updated_at)],
       ]),
     );
+    if (channel.state === 'paused') fill(pausedSlot, pausedNotice(channel, resume));
+    else fill(pausedSlot);
+  };
   // Only a webhook signs its deliveries; an email channel shows where console emails go instead.
   const showSecret = () =>
     fill(
@@ -251,7 +284,7 @@ async function renderDetail(ctx: ScreenContext): Promise<void> {
     ),
   );
 
-  root.append(head, factsSlot, secretSlot, toolbar, testSlot, h('h2', null, 'Deliveries'), deliveries.el);
+  root.append(head, factsSlot, pausedSlot, secretSlot, toolbar, testSlot, h('h2', null, 'Deliveries'), deliveries.el);
   await deliveries.load();
 }
 

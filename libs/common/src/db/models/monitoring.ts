@@ -14,6 +14,9 @@ export const CHANNEL_KINDS = ['WEBHOOK', 'EMAIL'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 export const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+/** STARTED is written before the send and closed after it; INTERRUPTED is a STARTED attempt whose sender died. */
+export const ATTEMPT_STATUSES = ['STARTED', 'SUCCEEDED', 'FAILED', 'INTERRUPTED'] as const;
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 /** Where a rule comes from: the rules API, a product's engine_config.monitoring_rules, or min/max attributes. */
 export type RuleSource = 'rule' | 'engine_config' | 'attribute';
 
@@ -101,6 +104,21 @@ export class NotificationChannel extends CompanyOwnedModel {
 
   @Column(DataType.BOOLEAN)
   declare isActive: boolean;
+
+  /** Failed attempts in a row (any delivery); a success resets it. The circuit breaker pauses at a threshold. */
+  @Column(DataType.INTEGER)
+  declare consecutiveFailures: number;
+
+  /** Set while the circuit breaker holds the channel's deliveries (migration 0008). */
+  @Column(DataType.DATE)
+  declare pausedAt: Date | null;
+
+  @Column(DataType.STRING(1000))
+  declare pausedReason: string | null;
+
+  /** While paused: when one delivery may be tried as a probe. */
+  @Column(DataType.DATE)
+  declare nextProbeAt: Date | null;
 }
 
 @Table({ tableName: 'notification_deliveries' })
@@ -149,6 +167,10 @@ export class NotificationAttempt extends CompanyOwnedModel {
   @Column(DataType.SMALLINT)
   declare number: number;
 
+  @Column(DataType.STRING(16))
+  declare status: AttemptStatus;
+
+  /** True only for SUCCEEDED. */
   @Column(DataType.BOOLEAN)
   declare ok: boolean;
 
@@ -166,4 +188,8 @@ export class NotificationAttempt extends CompanyOwnedModel {
 
   @Column(DataType.DATE)
   declare startedAt: Date;
+
+  /** Null while STARTED. */
+  @Column(DataType.DATE)
+  declare finishedAt: Date | null;
 }

@@ -88,12 +88,29 @@ export const channelOperations = operations(
   },
   {
     method: 'post',
+    path: '/api/v1/notification-channels/{id}/resume/',
+    operationId: 'resumeNotificationChannel',
+    tag: 'notification-channels',
+    summary: 'Resume a channel the circuit breaker paused',
+    description:
+      'A channel is paused after `CHANNEL_PAUSE_AFTER_FAILURES` (default 5) failed attempts in a row; its deliveries wait, untouched, and one ' +
+      'is tried as a probe every `CHANNEL_PROBE_INTERVAL_MS` (default 60 s). Resuming resets the count and lets the waiting deliveries go ' +
+      'out now (queued at once with a queue, else by the next `check_rules` run). A channel that is not paused is answered unchanged. ' +
+      'The body is empty or `{}`.',
+    security: 'bearer',
+    adminOnly: true,
+    request: { params: schemas.idParams, body: emptyBody },
+    responses: { 200: { description: 'The channel, `state` no longer `paused`.', schema: channelSchema } },
+  },
+  {
+    method: 'post',
     path: '/api/v1/notification-channels/{id}/test/',
     operationId: 'testNotificationChannel',
     tag: 'notification-channels',
     summary: 'Send a TEST event through the channel now',
     description:
-      'Whether or not the channel lists TEST in `events`. An inactive channel answers 409 `channel_inactive`. A failed first attempt is ' +
+      'Whether or not the channel lists TEST in `events`. An inactive channel answers 409 `channel_inactive`, a paused one 409 ' +
+      '`channel_paused`. A failed first attempt is ' +
       'retried on the usual schedule. The body is empty or `{}`.',
     security: 'bearer',
     adminOnly: true,

@@ -1,7 +1,7 @@
 /**
  * /api/v1/notification-channels/: the company's webhook and email channels (admins only). Answers carry a
  * webhook channel's signing `secret`; `rotate-secret/` replaces it, `test/` sends a TEST event through the
- * channel now.
+ * channel now, `resume/` resumes a channel its circuit breaker paused.
  */
 import { Router } from 'express';
 import { buildPage, idParam, schemas, validate } from '@pi/common';
@@ -13,6 +13,7 @@ import {
   deleteChannel,
   getChannel,
   listChannels,
+  resumeChannel,
   rotateChannelSecret,
   sendTestDelivery,
   updateChannel,
@@ -53,6 +54,10 @@ export function notificationChannelsRouter(ctx: MonitorContext): Router {
 
   router.post(`${base}/:id/rotate-secret/`, validate({ params: schemas.idParams, body: emptyBody }), async (req, res) => {
     res.json(present(await rotateChannelSecret(ctx, req.identity!, idParam(req))));
+  });
+
+  router.post(`${base}/:id/resume/`, validate({ params: schemas.idParams, body: emptyBody }), async (req, res) => {
+    res.json(present(await resumeChannel(ctx, req.identity!, idParam(req))));
   });
 
   router.post(`${base}/:id/test/`, validate({ params: schemas.idParams, body: emptyBody }), async (req, res) => {
