@@ -5,6 +5,8 @@ export * from './config/load';
 export * from './http/request-id';
 export * from './http/error-middleware';
 export * from './http/validate';
+export * from './http/field-map';
+export * from './http/hostile-text';
 export * from './http/pagination';
 export * from './http/service-app';
 export * from './http/access-log';

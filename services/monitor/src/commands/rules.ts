@@ -19,6 +19,7 @@ import {
   RuleTriggerType,
   Severity,
   ValidationError,
+  fieldMap,
   findOwned,
   validateValue,
 } from '@pi/common';
@@ -159,8 +160,8 @@ function checkedCondition(triggerType: RuleTriggerType, condition: Record<string
     return validateValue(conditionFor[triggerType], condition, 'condition_config') as Record<string, unknown>;
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
-    const fields = Object.fromEntries(
-      Object.entries(err.details).map(([field, message]) => [field === 'condition_config' ? field : `condition_config.${field}`, String(message)]),
+    const fields = fieldMap(
+      Object.entries(err.details).map(([field, message]) => [field === 'condition_config' ? field : `condition_config.${field}`, String(message)] as const),
     );
     throw new ValidationError(fields);
   }
