@@ -4,7 +4,7 @@
  * never sent.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { UniqueConstraintError } from 'sequelize';
+import { DatabaseError, UniqueConstraintError } from 'sequelize';
 import { AppError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors';
 import { requestIdOf } from '../identity';
 import type { Logger } from '../logger';
@@ -13,6 +13,27 @@ interface BodyParserError extends Error {
   type?: string;
   status?: number;
   limit?: number;
+}
+
+/**
+ * CHECK constraints that a valid request can still run into, by name, and the answer each gets. A bound kept
+ * by the database holds whatever SQL the booking path runs (README, "Hostile input").
+ */
+const CHECK_ANSWERS: Record<string, () => AppError> = {
+  stock_balances_quantity_max: () =>
+    new ConflictError('balance_out_of_range', 'The booking would take a stock balance beyond the largest one kept; nothing was booked.', {
+      quantity: 'would take the stock at a location to 100000000000000 or more (the largest balance is 99999999999999.999999)',
+    }),
+};
+
+/** PostgreSQL's answer to a value out of a column's or type's range (numeric_value_out_of_range). */
+const NUMERIC_OUT_OF_RANGE = '22003';
+
+function databaseAnswer(err: DatabaseError): AppError | undefined {
+  const pg = err.parent as Error & { code?: string; constraint?: string };
+  if (pg.code === '23514' && pg.constraint && Object.prototype.hasOwnProperty.call(CHECK_ANSWERS, pg.constraint)) return CHECK_ANSWERS[pg.constraint]();
+  if (pg.code === NUMERIC_OUT_OF_RANGE) return new AppError(400, 'value_out_of_range', 'A number in the request is beyond what can be stored; nothing was changed.');
+  return undefined;
 }
 
 export function toAppError(err: unknown): AppError | undefined {
@@ -28,6 +49,7 @@ export function toAppError(err: unknown): AppError | undefined {
     const details = Object.fromEntries(fields.map((f) => [f, 'already exists']));
     return new AppError(409, 'already_exists', 'A record with these values already exists.', details);
   }
+  if (err instanceof DatabaseError) return databaseAnswer(err);
   return undefined;
 }
 
