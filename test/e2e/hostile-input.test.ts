@@ -188,6 +188,34 @@ describe('text PostgreSQL cannot store (NUL, unpaired surrogates)', () => {
   });
 });
 
+describe('path parameters that are not valid percent-encoding', () => {
+  let company: TestCompany;
+  before(async () => {
+    company = await buildCompany();
+  });
+
+  // A lone `%`, a bad hex pair, a cut-off UTF-8 sequence, an overlong one, an encoded surrogate.
+  const spellings = ['%', '%zz', '%E0%A4%A', '%C0%AF', '%ED%A0%80', 'abc%'];
+  for (const spelling of spellings) {
+    it(`answers 400 naming path for ${spelling} in a path id, on the gateway's routes and every service's`, async () => {
+      const before = await companyRows(company.id);
+      const paths: Array<[string, string, { token?: string; apiKey?: string }]> = [
+        ['GET', `/api/v1/users/${spelling}/`, { token: company.token }],
+        ['DELETE', `/api/v1/api-keys/${spelling}/`, { token: company.token }],
+        ['PATCH', `/api/v1/items/${spelling}/`, { token: company.token }],
+        ['GET', `/api/v1/widget/${spelling}/`, { apiKey: company.apiKey }],
+        ['GET', `/api/v1/qr-codes/${spelling}/`, { token: company.token }],
+        ['DELETE', `/api/v1/monitoring-rules/${spelling}/`, { token: company.token }],
+      ];
+      for (const [method, path, auth] of paths) {
+        const res = await api(method, path, { ...auth, ...(method === 'PATCH' ? { body: { serial_number: 'x' } } : {}) });
+        expectValidationError(res, 'path');
+      }
+      expect(await companyRows(company.id)).to.deep.equal(before);
+    });
+  }
+});
+
 describe('dates outside the years 0001–9999', () => {
   let company: TestCompany;
   before(async () => {

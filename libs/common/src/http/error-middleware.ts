@@ -39,6 +39,10 @@ function databaseAnswer(err: DatabaseError): AppError | undefined {
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
   const bp = err as BodyParserError;
+  // The router could not percent-decode a path parameter (`%`, `%zz`): the path names nothing it could route.
+  if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) {
+    return new ValidationError({ path: 'is not valid percent-encoding' }, 'The path is not valid percent-encoding.');
+  }
   if (bp?.type === 'entity.parse.failed') return new ValidationError({ body: 'is not valid JSON' }, 'Malformed JSON in request body.');
   if (bp?.type === 'entity.too.large') return new PayloadTooLargeError(bp.limit ? `${bp.limit} bytes` : 'the configured size');
   if (bp?.type === 'encoding.unsupported' || bp?.type === 'charset.unsupported') {
