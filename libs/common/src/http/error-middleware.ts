@@ -29,9 +29,12 @@ const CHECK_ANSWERS: Record<string, () => AppError> = {
 /** PostgreSQL's answer to a value out of a column's or type's range (numeric_value_out_of_range). */
 const NUMERIC_OUT_OF_RANGE = '22003';
 
-function databaseAnswer(err: DatabaseError): AppError | undefined {
-  const pg = err.parent as Error & { code?: string; constraint?: string };
-  if (pg.code === '23514' && pg.constraint && Object.prototype.hasOwnProperty.call(CHECK_ANSWERS, pg.constraint)) return CHECK_ANSWERS[pg.constraint]();
+/** A PostgreSQL error as Sequelize wraps it, or as the `pg` driver raises it to code that queries it directly. */
+function databaseAnswer(err: unknown): AppError | undefined {
+  const pg = (err instanceof DatabaseError ? err.parent : err) as { code?: unknown; constraint?: unknown } | null;
+  if (!pg || typeof pg !== 'object' || typeof pg.code !== 'string') return undefined;
+  const constraint = typeof pg.constraint === 'string' ? pg.constraint : '';
+  if (pg.code === '23514' && Object.prototype.hasOwnProperty.call(CHECK_ANSWERS, constraint)) return CHECK_ANSWERS[constraint]();
   if (pg.code === NUMERIC_OUT_OF_RANGE) return new AppError(400, 'value_out_of_range', 'A number in the request is beyond what can be stored; nothing was changed.');
   return undefined;
 }
@@ -53,8 +56,7 @@ export function toAppError(err: unknown): AppError | undefined {
     const details = Object.fromEntries(fields.map((f) => [f, 'already exists']));
     return new AppError(409, 'already_exists', 'A record with these values already exists.', details);
   }
-  if (err instanceof DatabaseError) return databaseAnswer(err);
-  return undefined;
+  return databaseAnswer(err);
 }
 
 /**
