@@ -315,7 +315,7 @@ const short = (value: FuzzValue) => {
 
 /** The JSON body of a request: mostly valid, then bent zero to three times. */
 function jsonBody(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<{ body: FuzzValue; notes: string[] }> {
-  const base = op.template === '/api/v1/product-models/import/' ? importDocument(op, world) : validValue(op.body!, 'body', op, world);
+  const base = op.template === '/api/v1/product-models/import/' ? importDocument() : validValue(op.body!, 'body', op, world);
   return fc.tuple(base, fc.array(fc.integer({ min: 0, max: bends.length - 1 }), { maxLength: 3 })).chain(([start, bendIds]) =>
     bendIds.reduce<fc.Arbitrary<{ body: FuzzValue; notes: string[] }>>(
       (acc, id) => acc.chain(({ body, notes }) => bends[id](body).map((b) => ({ body: b.body, notes: [...notes, b.note] }))),
@@ -325,7 +325,7 @@ function jsonBody(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<{ body: Fuz
 }
 
 /** `{products: [...]}` for the JSON import (documented as text): rows shaped like a product creation. */
-function importDocument(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<FuzzValue> {
+function importDocument(): fc.Arbitrary<FuzzValue> {
   const row = fc.record({ sku: fc.string({ minLength: 1, maxLength: 12, unit: 'grapheme-ascii' }), name: fc.constant('Imported'), profile: fc.constantFrom('STANDARD', 'BATCH', 'DIMENSIONAL', 'SERIALIZED'), engine_config: engineConfigs });
   return fc.array(row, { minLength: 1, maxLength: 4 }).map((rows) => dataObject([['products', rows.map((r) => dataObject(Object.entries(r) as Array<[string, FuzzValue]>))]]));
 }
