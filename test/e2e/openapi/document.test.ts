@@ -7,14 +7,13 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { ApiOperation, ServiceApi, createLogger } from '@pi/common';
-import { SERVICE_APIS, UsageRecorder, createGatewayApp } from '@pi/gateway';
-import { inventoryApi, inventoryRoutes } from '@pi/inventory';
-import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
-import { qrApi, qrPublicRoutes, qrRoutes } from '@pi/qr';
+import { ApiOperation, ServiceApi } from '@pi/common';
+import { SERVICE_APIS } from '@pi/gateway';
+import { inventoryApi } from '@pi/inventory';
+import { monitorApi } from '@pi/monitor';
+import { qrApi } from '@pi/qr';
 import { get } from '../../support/api';
-import { ExpressRoute, expressRoutes } from '../../support/express-routes';
-import { system } from '../../support/hooks';
+import { ExpressRoute, serviceRoutes } from '../../support/express-routes';
 
 const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
 
@@ -51,20 +50,7 @@ describe('OpenAPI document', () => {
   });
 
   describe('matches the routes of every service', () => {
-    const routesOf = (): Record<string, ExpressRoute[]> => {
-      const { db, gateway, qrTokenSecret, secretEncryptionKey } = system();
-      const config = { PUBLIC_BASE_URL: 'http://localhost:8000' };
-      const qrCtx = { db, config: { ...config, QR_TOKEN_SECRET: qrTokenSecret } };
-      const logger = createLogger('routes', 'silent');
-      const monitorSettings = loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: secretEncryptionKey, EMAIL_BACKEND: 'console' });
-      const usage = new UsageRecorder(db.sequelize, logger, 1000);
-      return {
-        gateway: expressRoutes(createGatewayApp({ config: gateway.config, sequelize: db.sequelize, logger, usage })),
-        inventory: expressRoutes(inventoryRoutes({ db, config })),
-        qr: [...expressRoutes(qrRoutes(qrCtx)), ...expressRoutes(qrPublicRoutes(qrCtx))],
-        monitor: expressRoutes(monitorRoutes({ db, config: { ...config, ...monitorSettings }, logger })),
-      };
-    };
+    const routesOf = (): Record<string, ExpressRoute[]> => serviceRoutes();
     const [gatewayApi, pagesApi] = SERVICE_APIS;
     const gatewayAndPages = { ...gatewayApi, operations: [...gatewayApi.operations, ...pagesApi.operations] };
     const apis: Record<string, ServiceApi> = { gateway: gatewayAndPages, inventory: inventoryApi, qr: qrApi, monitor: monitorApi };

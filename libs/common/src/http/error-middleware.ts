@@ -4,7 +4,7 @@
  * never sent.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { UniqueConstraintError } from 'sequelize';
+import { DatabaseError, UniqueConstraintError } from 'sequelize';
 import { AppError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors';
 import { requestIdOf } from '../identity';
 import type { Logger } from '../logger';
@@ -19,10 +19,37 @@ interface BodyParserError extends Error {
 
 /** zlib's and Brotli's decoding errors (`Z_DATA_ERROR`, `Z_BUF_ERROR`, `ERR__ERROR_FORMAT_PADDING_1`…), as body-parser passes them on. */
 const isInflateError = (err: BodyParserError) => err.status === 400 && typeof err.code === 'string' && /^(Z_|ERR__)/.test(err.code);
+/**
+ * CHECK constraints that a valid request can still run into, by name, and the answer each gets. A bound kept
+ * by the database holds whatever SQL the booking path runs (README, "Hostile input").
+ */
+const CHECK_ANSWERS: Record<string, () => AppError> = {
+  stock_balances_quantity_max: () =>
+    new ConflictError('balance_out_of_range', 'The booking would take a stock balance beyond the largest one kept; nothing was booked.', {
+      quantity: 'would take the stock at a location to 100000000000000 or more (the largest balance is 99999999999999.999999)',
+    }),
+};
+
+/** PostgreSQL's answer to a value out of a column's or type's range (numeric_value_out_of_range). */
+const NUMERIC_OUT_OF_RANGE = '22003';
+
+/** A PostgreSQL error as Sequelize wraps it, or as the `pg` driver raises it to code that queries it directly. */
+function databaseAnswer(err: unknown): AppError | undefined {
+  const pg = (err instanceof DatabaseError ? err.parent : err) as { code?: unknown; constraint?: unknown } | null;
+  if (!pg || typeof pg !== 'object' || typeof pg.code !== 'string') return undefined;
+  const constraint = typeof pg.constraint === 'string' ? pg.constraint : '';
+  if (pg.code === '23514' && Object.prototype.hasOwnProperty.call(CHECK_ANSWERS, constraint)) return CHECK_ANSWERS[constraint]();
+  if (pg.code === NUMERIC_OUT_OF_RANGE) return new AppError(400, 'value_out_of_range', 'A number in the request is beyond what can be stored; nothing was changed.');
+  return undefined;
+}
 
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
   const bp = err as BodyParserError;
+  // The router could not percent-decode a path parameter (`%`, `%zz`): the path names nothing it could route.
+  if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) {
+    return new ValidationError({ path: 'is not valid percent-encoding' }, 'The path is not valid percent-encoding.');
+  }
   if (bp?.type === 'entity.parse.failed') return new ValidationError({ body: 'is not valid JSON' }, 'Malformed JSON in request body.');
   if (bp?.type === 'entity.too.large') return new PayloadTooLargeError(bp.limit ? `${bp.limit} bytes` : 'the configured size');
   if (bp?.type === 'encoding.unsupported') {
@@ -43,7 +70,7 @@ export function toAppError(err: unknown): AppError | undefined {
     const details = Object.fromEntries(fields.map((f) => [f, 'already exists']));
     return new AppError(409, 'already_exists', 'A record with these values already exists.', details);
   }
-  return undefined;
+  return databaseAnswer(err);
 }
 
 /**

@@ -1,10 +1,16 @@
 /**
  * Request validation with joi. The validator replaces `req.body` / `req.query` / `req.params` with the
- * cleaned values and raises one ValidationError naming every bad field.
+ * cleaned values and raises one ValidationError naming every bad field. Field errors are collected in
+ * prototype-free maps (field-map.ts) and a failed joi validation always refuses the request, so no key name a
+ * client picks (`constructor`, `__proto__`, `toString` …) can switch validation off. Text the database
+ * cannot store as sent (NUL, unpaired surrogates; hostile-text.ts) is refused in every part of a request,
+ * including parts a route reads without a schema of its own.
  */
 import type { RequestHandler } from 'express';
 import Joi from 'joi';
 import { ValidationError } from '../errors';
+import { FieldMap, addField, fieldMap, mergeFields } from './field-map';
+import { hostileTextFields } from './hostile-text';
 
 export interface RequestSchemas {
   body?: Joi.Schema;
@@ -22,20 +28,33 @@ const OPTIONS: Joi.ValidationOptions = {
  * Turns a joi error into `{ "field.path": "message" }`, first message per field. An error about the value
  * as a whole (no path) is named `rootName`.
  */
-export function fieldsOf(error: Joi.ValidationError, rootName = 'body'): Record<string, string> {
-  const fields: Record<string, string> = {};
+export function fieldsOf(error: Joi.ValidationError, rootName = 'body'): FieldMap {
+  const fields = fieldMap();
   for (const d of error.details) {
     const path = d.path.length ? d.path.join('.') : rootName;
-    fields[path] ??= d.path.length ? d.message : d.message.replace(/^value\b/, rootName);
+    addField(fields, path, d.path.length ? d.message : d.message.replace(/^value\b/, rootName));
   }
+  // joi never fails without details, but a refusal must name something whatever happens above.
+  if (!Object.keys(fields).length) addField(fields, rootName, error.message);
   return fields;
+}
+
+/**
+ * `value` checked by `schema` (after the text checks of hostile-text.ts): the clean value, or the field errors
+ * of both. `name` labels an error of the value as a whole.
+ */
+function check(schema: Joi.Schema, value: unknown, name: string): { clean: unknown; fields?: FieldMap } {
+  const fields = hostileTextFields(value, name);
+  const { value: clean, error } = schema.validate(value, OPTIONS);
+  if (error) mergeFields(fields, fieldsOf(error, name));
+  return Object.keys(fields).length ? { clean, fields } : { clean };
 }
 
 /** Validates a value outside a request (CLI arguments, files); `name` labels a plain value's error. */
 export function validateValue<T>(schema: Joi.Schema<T>, value: unknown, name = 'body'): T {
-  const { value: clean, error } = schema.validate(value, OPTIONS);
-  if (error) throw new ValidationError(fieldsOf(error, name));
-  return clean;
+  const { clean, fields } = check(schema, value, name);
+  if (fields) throw new ValidationError(fields);
+  return clean as T;
 }
 
 /** A validator keeps its schemas, so that a test can prove the OpenAPI document shows the ones in force. */
@@ -43,15 +62,19 @@ export type ValidatingHandler = RequestHandler & { requestSchemas: RequestSchema
 
 export function validate(schemas: RequestSchemas): ValidatingHandler {
   const handler: RequestHandler = (req, _res, next) => {
-    const fields: Record<string, string> = {};
+    const fields = fieldMap();
     const cleaned: Partial<Record<keyof RequestSchemas, unknown>> = {};
     for (const part of ['params', 'query', 'body'] as const) {
       const schema = schemas[part];
-      if (!schema) continue;
+      if (!schema) {
+        // A part the route validates elsewhere (an import's rows) or not at all is still no place for such text.
+        if (part !== 'body' || typeof req.body === 'object') mergeFields(fields, hostileTextFields(req[part], part));
+        continue;
+      }
       const input = part === 'body' && req.body === undefined ? {} : req[part];
-      const { value, error } = schema.validate(input, OPTIONS);
-      if (error) Object.assign(fields, fieldsOf(error));
-      else cleaned[part] = value;
+      const result = check(schema, input, part);
+      if (result.fields) mergeFields(fields, result.fields);
+      else cleaned[part] = result.clean;
     }
     if (Object.keys(fields).length) return next(new ValidationError(fields));
     if (cleaned.body !== undefined) req.body = cleaned.body;
@@ -67,6 +90,15 @@ export function validate(schemas: RequestSchemas): ValidatingHandler {
 export const schemas = {
   uuid: Joi.string().guid({ version: ['uuidv1', 'uuidv4', 'uuidv5', 'uuidv7'] }),
   idParams: Joi.object({ id: Joi.string().guid().required() }),
+  /**
+   * An ISO 8601 instant in the years 0001–9999. joi alone takes any year JavaScript can (±275760), which
+   * PostgreSQL refuses or clients cannot print; such a filter would end in a database error.
+   */
+  timestamp: Joi.date()
+    .iso()
+    .min('0001-01-01T00:00:00.000Z')
+    .max('9999-12-31T23:59:59.999Z')
+    .messages({ 'date.min': '{#label} must be in the years 0001 to 9999', 'date.max': '{#label} must be in the years 0001 to 9999' }),
   pagination: {
     page: Joi.number().integer().min(1).default(1),
     page_size: Joi.number().integer().min(1).max(500).default(50),

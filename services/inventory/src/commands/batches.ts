@@ -37,7 +37,6 @@ type BatchPageRow = Omit<BatchRow, 'quantity'>;
  * size: the count, the page (with its products' unit and decimals), one aggregate of the page's balances.
  */
 export async function listBatches(sequelize: Sequelize, identity: Identity, filters: BatchFilters): Promise<{ rows: BatchRow[]; count: number }> {
-  if (filters.product_id) await findProduct(identity, filters.product_id);
   const bind: unknown[] = [identity.companyId];
   const where = ['b.company_id = $1'];
   if (filters.product_id) {

@@ -8,7 +8,7 @@ import Joi from 'joi';
 import { parse } from 'csv-parse/sync';
 import { QueryTypes, UniqueConstraintError } from 'sequelize';
 import type { Sequelize, Transaction } from 'sequelize';
-import { AppError, Identity, ProductModel, Profile, ValidationError, fieldsOf } from '@pi/common';
+import { AppError, Identity, ProductModel, Profile, ValidationError, addField, fieldMap, fieldsOf, textProblem } from '@pi/common';
 import { InvalidEngineConfigError, validateEngineConfig } from '../engine/engine-config';
 import { MAX_IMPORT_ROWS, importJsonBody, importRow } from '../routes/product-models/schema';
 import { engineColumns } from './products';
@@ -75,12 +75,14 @@ function csvCandidates(text: string): Candidate[] {
   }
   if (!records.length) throw new ValidationError({ body: 'is empty: the CSV needs a header row and at least one data row' });
   const header = records[0].map((h) => h.toLowerCase());
-  const headerProblems: Record<string, string> = {};
+  const headerProblems = fieldMap();
   header.forEach((column, i) => {
-    if (!(CSV_COLUMNS as readonly string[]).includes(column)) headerProblems[`header.${column || i + 1}`] = `is not a known column (known: ${CSV_COLUMNS.join(', ')})`;
-    else if (header.indexOf(column) !== i) headerProblems[`header.${column}`] = 'appears more than once';
+    const textIssue = textProblem(column);
+    if (textIssue) addField(headerProblems, `header.${i + 1}`, `column ${i + 1} ${textIssue}`);
+    else if (!(CSV_COLUMNS as readonly string[]).includes(column)) addField(headerProblems, `header.${column || i + 1}`, `is not a known column (known: ${CSV_COLUMNS.join(', ')})`);
+    else if (header.indexOf(column) !== i) addField(headerProblems, `header.${column}`, 'appears more than once');
   });
-  for (const column of REQUIRED_CSV_COLUMNS) if (!header.includes(column)) headerProblems[`header.${column}`] = 'is a required column';
+  for (const column of REQUIRED_CSV_COLUMNS) if (!header.includes(column)) addField(headerProblems, `header.${column}`, 'is a required column');
   if (Object.keys(headerProblems).length) throw new ValidationError(headerProblems, 'The CSV header is not valid.');
   const rows = records.slice(1);
   if (!rows.length) throw new ValidationError({ body: 'has no data rows' });
@@ -98,8 +100,11 @@ function csvCandidates(text: string): Candidate[] {
       const cell = cells[c];
       if (cell === undefined || cell === '') return; // an empty cell is an absent value
       const col = column as CsvColumn;
+      // PostgreSQL cannot store a NUL (and no UTF-8 has a lone surrogate): refused, never stored altered.
+      const textIssue = textProblem(cell);
+      if (textIssue) problems.push({ row, field: col, message: `${col} ${textIssue}` });
       let value: unknown = cell;
-      if (NUMERIC_CSV_COLUMNS.includes(col)) {
+      if (NUMERIC_CSV_COLUMNS.includes(col) && !textIssue) {
         if (!NUMBER_CELL.test(cell)) {
           problems.push({ row, field: col, message: `must be a number, not '${cell}'` });
           return;
@@ -167,7 +172,7 @@ function skuOf(c: Candidate): string | undefined {
   const sku = (c.input as { sku?: unknown } | null)?.sku;
   if (typeof sku !== 'string') return undefined;
   const trimmed = sku.trim();
-  return trimmed && trimmed.length <= 100 ? trimmed : undefined;
+  return trimmed && trimmed.length <= 100 && !textProblem(trimmed) ? trimmed : undefined;
 }
 
 async function existingSkuProblems(companyId: string, candidates: Candidate[], transaction?: Transaction): Promise<RowProblem[]> {

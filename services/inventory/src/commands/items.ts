@@ -4,7 +4,7 @@
  * Outside the ledger only a serial number can be corrected.
  */
 import type { Sequelize, WhereOptions } from 'sequelize';
-import { Identity, Location, PageRequest, PhysicalItem, ProductModel, ValidationError, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
+import { Identity, PageRequest, PhysicalItem, ValidationError, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
 import { bookIn } from '../ledger/book';
 import type { BookingContext } from '../ledger/context';
 import { BookingAnswer, IdempotencyClaim, runBooking } from '../ledger/run-booking';
@@ -19,8 +19,6 @@ export interface ItemFilters extends PageRequest {
 }
 
 export async function listItems(identity: Identity, filters: ItemFilters) {
-  if (filters.product_id) await findOwned(ProductModel, filters.product_id, identity.companyId, { what: 'Product' });
-  if (filters.location_id) await findOwned(Location, filters.location_id, identity.companyId, { what: 'Location' });
   const where: WhereOptions<PhysicalItem> = { companyId: identity.companyId, isActive: filters.is_active };
   if (filters.product_id) Object.assign(where, { productId: filters.product_id });
   if (filters.location_id) Object.assign(where, { locationId: filters.location_id });

@@ -82,7 +82,6 @@ export interface StockFilters extends PageRequest {
 
 /** A page of products (optionally one) with their stock totals; breakdowns are fetched for that page. */
 export async function stockLevelsPage(sequelize: Sequelize, identity: Identity, filters: StockFilters) {
-  if (filters.product_id) await findOwned(ProductModel, filters.product_id, identity.companyId, { what: 'Product' });
   if (filters.location_id) await stockFilterLocation(identity, filters.location_id);
   const { limit, offset } = pageWindow(filters);
   const rows = await sequelize.query<ProductStockRow & { total_count: string }>(

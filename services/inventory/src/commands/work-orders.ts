@@ -40,7 +40,6 @@ const findProduct = (identity: Identity, id: string, transaction?: Transaction) 
   findOwned(ProductModel, id, identity.companyId, { transaction, what: 'Product' });
 
 export async function listWorkOrders(identity: Identity, filters: WorkOrderFilters) {
-  if (filters.product_id) await findProduct(identity, filters.product_id);
   const where: WhereOptions<WorkOrder> = { companyId: identity.companyId };
   if (filters.status) Object.assign(where, { status: filters.status });
   if (filters.product_id) Object.assign(where, { productId: filters.product_id });

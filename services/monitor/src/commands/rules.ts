@@ -11,6 +11,7 @@ import {
   AppError,
   ConflictError,
   Identity,
+  IdOwner,
   MonitoringRule,
   NotFoundError,
   PageRequest,
@@ -19,6 +20,7 @@ import {
   RuleTriggerType,
   Severity,
   ValidationError,
+  fieldMap,
   findOwned,
   validateValue,
 } from '@pi/common';
@@ -53,7 +55,6 @@ const findProduct = (identity: Identity, id: string, transaction?: Transaction) 
 
 /** One page of the company's effective rules (stored first, then each product's, by product name). */
 export async function listRules(sequelize: Sequelize, identity: Identity, filters: RuleFilters) {
-  if (filters.product_id) await findProduct(identity, filters.product_id);
   const rules = (await effectiveRules(sequelize, identity.companyId, filters.product_id ? [filters.product_id] : undefined)).filter(
     (r) =>
       (filters.trigger_type === undefined || r.triggerType === filters.trigger_type) &&
@@ -90,6 +91,30 @@ async function findVirtualRule(sequelize: Sequelize, companyId: string, id: stri
     return undefined;
   };
   return (await search(true)) ?? (await search(false));
+}
+
+/**
+ * The owners of a rule id as a filter of the event log names it: a stored rule, a rule a product implies, or
+ * a rule that is gone (deleted, or dropped from its product's config) but still named by events. The
+ * caller's own company is looked for first, so that only ids that are not its own pay for the search of
+ * every company's product rules.
+ */
+export function ruleIdOwner(sequelize: Sequelize): IdOwner {
+  return {
+    what: 'Rule',
+    owners: async (id, companyId) => {
+      const stored = await MonitoringRule.findByPk(id, { attributes: ['companyId'], raw: true });
+      if (stored) return [stored.companyId];
+      const named = await sequelize.query<{ company_id: string }>('SELECT DISTINCT company_id FROM event_log WHERE rule_id = $1', {
+        bind: [id],
+        type: QueryTypes.SELECT,
+      });
+      const namedBy = named.map((r) => r.company_id);
+      if (namedBy.includes(companyId)) return [companyId];
+      const virtual = await findVirtualRule(sequelize, companyId, id);
+      return virtual ? [virtual.companyId] : namedBy;
+    },
+  };
 }
 
 type LocatedRule = { kind: 'stored'; rule: MonitoringRule } | { kind: 'virtual'; rule: EffectiveRule };
@@ -159,8 +184,8 @@ function checkedCondition(triggerType: RuleTriggerType, condition: Record<string
     return validateValue(conditionFor[triggerType], condition, 'condition_config') as Record<string, unknown>;
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
-    const fields = Object.fromEntries(
-      Object.entries(err.details).map(([field, message]) => [field === 'condition_config' ? field : `condition_config.${field}`, String(message)]),
+    const fields = fieldMap(
+      Object.entries(err.details).map(([field, message]) => [field === 'condition_config' ? field : `condition_config.${field}`, String(message)] as const),
     );
     throw new ValidationError(fields);
   }

@@ -4,7 +4,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { QueryTypes, Sequelize, UniqueConstraintError, WhereOptions } from 'sequelize';
-import { AccessDeniedError, Identity, NotFoundError, PageRequest, QrCode, QrStatus, QrTargetType, pageWindow } from '@pi/common';
+import { AccessDeniedError, ID_OWNERS, IdOwner, Identity, NotFoundError, PageRequest, QrCode, QrStatus, QrTargetType, pageWindow } from '@pi/common';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const CODE_LENGTH = 12;
@@ -36,6 +36,18 @@ export interface CodeFilters extends PageRequest {
   target_type?: QrTargetType;
   target_id?: string;
 }
+
+const TARGET_OWNERS: IdOwner[] = [ID_OWNERS.product, ID_OWNERS.item, ID_OWNERS.workOrder];
+
+/**
+ * The owners of a `target_id` filter: the product, item or work order it names (ids are UUIDs, so at most
+ * one of them). `target_type` only narrows the list: an own product's id with `target_type=ITEM` is an
+ * empty page, not a 404.
+ */
+export const targetIdOwner: IdOwner = {
+  what: 'Target',
+  owners: async (id, companyId, query) => (await Promise.all(TARGET_OWNERS.map((o) => o.owners(id, companyId, query)))).flat(),
+};
 
 export function listCodes(identity: Identity, f: CodeFilters) {
   const where: WhereOptions<QrCode> = { companyId: identity.companyId };

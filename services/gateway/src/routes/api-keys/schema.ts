@@ -3,7 +3,7 @@ import { PERMISSIONS, schemas } from '@pi/common';
 import { allowedDomainsSchema } from '../../auth/allowed-origins';
 
 const permissions = Joi.array().items(Joi.string().valid(...PERMISSIONS)).min(1).unique();
-const expiresAt = Joi.date().iso().greater('now').allow(null).messages({ 'date.greater': 'must be in the future' });
+const expiresAt = schemas.timestamp.greater('now').allow(null).messages({ 'date.greater': 'must be in the future' });
 
 export const createKeyBody = Joi.object({
   name: Joi.string().trim().min(1).max(100).required(),

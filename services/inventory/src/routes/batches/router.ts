@@ -3,7 +3,7 @@
  * bearer token). Stock is booked through the ledger only; a batch is never deleted (movements name it).
  */
 import { Router } from 'express';
-import { buildPage, idParam, schemas, validate } from '@pi/common';
+import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
 import { BatchFilters, createBatch, getBatch, listBatches, updateBatch } from '../../commands/batches';
 import { presentBatch } from '../../presenters/batch';
@@ -13,7 +13,7 @@ export function batchesRouter({ sequelize, config }: InventoryContext): Router {
   const router = Router();
   const base = '/api/v1/batches';
 
-  router.get(`${base}/`, validate({ query: listBatchesQuery }), async (req, res) => {
+  router.get(`${base}/`, validate({ query: listBatchesQuery }), ownedFilters({ product_id: ID_OWNERS.product }), async (req, res) => {
     const filters = req.query as unknown as BatchFilters;
     const { rows, count } = await listBatches(sequelize, req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentBatch)));

@@ -4,7 +4,7 @@
  * only corrects a serial number and there is no DELETE.
  */
 import { Router } from 'express';
-import { buildPage, idParam, schemas, validate } from '@pi/common';
+import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
 import { ItemFilters, createItem, getItem, listItems, renameItem } from '../../commands/items';
 import { bookingContext, idempotencyClaim, sendBooking } from '../../http/booking-request';
@@ -15,7 +15,7 @@ export function itemsRouter({ sequelize, config }: InventoryContext): Router {
   const router = Router();
   const base = '/api/v1/items';
 
-  router.get(`${base}/`, validate({ query: listItemsQuery }), async (req, res) => {
+  router.get(`${base}/`, validate({ query: listItemsQuery }), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
     const filters = req.query as unknown as ItemFilters;
     const { rows, count } = await listItems(req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentItem)));

@@ -1,6 +1,6 @@
 /** `/api/v1/movements/`: the company's ledger (list) and a movement between two locations (create). */
 import { Router } from 'express';
-import { buildPage, validate } from '@pi/common';
+import { ID_OWNERS, buildPage, ownedFilters, validate } from '@pi/common';
 import { bookCoreMovement } from '../../commands/bookings';
 import { MovementFilters, listMovements } from '../../commands/ledger-reads';
 import type { InventoryContext } from '../../context';
@@ -11,11 +11,16 @@ import { listMovementsQuery } from './schema';
 
 export function movementsRouter({ sequelize, config }: InventoryContext): Router {
   const router = Router();
-  router.get('/api/v1/movements/', validate({ query: listMovementsQuery }), async (req, res) => {
+  router.get(
+    '/api/v1/movements/',
+    validate({ query: listMovementsQuery }),
+    ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location, batch_id: ID_OWNERS.batch }),
+    async (req, res) => {
     const filters = req.query as unknown as MovementFilters;
     const { rows, count } = await listMovements(sequelize, req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentMovement)));
-  });
+    },
+  );
   router.post('/api/v1/movements/', validate({ body: coreMovementBody }), async (req, res) => {
     sendBooking(res, await bookCoreMovement(bookingContext(sequelize, req), req.body, idempotencyClaim(req)));
   });

@@ -7,6 +7,6 @@ export const listMovementsQuery = Joi.object({
   location_id: schemas.uuid.description('Movements from or to this location.'),
   batch_id: schemas.uuid,
   kind: Joi.string().valid(...MOVEMENT_KINDS),
-  created_after: Joi.date().iso(),
-  created_before: Joi.date().iso(),
+  created_after: schemas.timestamp,
+  created_before: schemas.timestamp,
 });

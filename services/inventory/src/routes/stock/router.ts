@@ -1,6 +1,6 @@
 /** `GET /api/v1/stock/`: calculated stock per product (total and per location), filters product and location. */
 import { Router } from 'express';
-import { buildPage, validate } from '@pi/common';
+import { ID_OWNERS, buildPage, ownedFilters, validate } from '@pi/common';
 import { StockFilters, stockLevelsPage } from '../../commands/stock-levels';
 import type { InventoryContext } from '../../context';
 import { presentStockLevel } from '../../presenters/stock';
@@ -8,7 +8,7 @@ import { stockQuery } from './schema';
 
 export function stockRouter({ sequelize, config }: InventoryContext): Router {
   const router = Router();
-  router.get('/api/v1/stock/', validate({ query: stockQuery }), async (req, res) => {
+  router.get('/api/v1/stock/', validate({ query: stockQuery }), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
     const filters = req.query as unknown as StockFilters;
     const { rows, count, breakdown } = await stockLevelsPage(sequelize, req.identity!, filters);
     const results = rows.map((p) => presentStockLevel(p, breakdown.filter((b) => b.product_id === p.id)));

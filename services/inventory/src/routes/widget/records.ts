@@ -1,11 +1,11 @@
 /**
  * Widget (API key) reads of records: `items/` (active serialized items of a product), `batches/` (a product's
  * batches with stock left), `location_inventory/` (what one physical location holds) and `work_orders/` (the
- * open ones). Each list is one SQL statement after the ownership checks of the ids it names. VIRTUAL
- * locations do not exist for the widget: naming one answers 404.
+ * open ones). Each list is one SQL statement after the ownership checks of the ids it names (ownedFilters).
+ * VIRTUAL locations do not exist for the widget: naming one answers 404.
  */
 import { Router } from 'express';
-import { Identity, Location, NotFoundError, ProductModel, findOwned, validate } from '@pi/common';
+import { ID_OWNERS, Identity, Location, NotFoundError, findOwned, ownedFilters, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
 import { LocationStockRow, activeItems, stockAtLocation, stockedBatches } from '../../commands/stock-reads';
 import { listOpenWorkOrders } from '../../commands/work-orders';
@@ -14,8 +14,6 @@ import { presentWidgetBatch } from '../../presenters/batch';
 import { presentWidgetItem } from '../../presenters/item';
 import { presentWidgetWorkOrder } from '../../presenters/work-order';
 import { batchesQuery, itemsQuery, locationInventoryQuery, noQuery } from './schema';
-
-const ownProduct = (identity: Identity, id: string) => findOwned(ProductModel, id, identity.companyId, { what: 'Product' });
 
 /** A physical location of the caller's company: another company's is 403, a VIRTUAL one 404 (as if absent). */
 async function physicalLocation(identity: Identity, id: string): Promise<Location> {
@@ -37,22 +35,20 @@ function presentLocationProduct(p: LocationStockRow) {
 export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
   const router = Router();
 
-  router.get('/api/v1/widget/items/', validate({ query: itemsQuery }), async (req, res) => {
+  router.get('/api/v1/widget/items/', validate({ query: itemsQuery }), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
     const { product_id, location_id } = req.query as unknown as RecordsQuery;
-    await ownProduct(req.identity!, product_id);
     if (location_id) await physicalLocation(req.identity!, location_id);
     const rows = await activeItems(sequelize, req.identity!.companyId, product_id, location_id);
     res.json({ items: rows.map(presentWidgetItem) });
   });
 
-  router.get('/api/v1/widget/batches/', validate({ query: batchesQuery }), async (req, res) => {
+  router.get('/api/v1/widget/batches/', validate({ query: batchesQuery }), ownedFilters({ product_id: ID_OWNERS.product }), async (req, res) => {
     const { product_id } = req.query as unknown as RecordsQuery;
-    await ownProduct(req.identity!, product_id);
     const rows = await stockedBatches(sequelize, req.identity!.companyId, product_id);
     res.json({ batches: rows.map(presentWidgetBatch) });
   });
 
-  router.get('/api/v1/widget/location_inventory/', validate({ query: locationInventoryQuery }), async (req, res) => {
+  router.get('/api/v1/widget/location_inventory/', validate({ query: locationInventoryQuery }), ownedFilters({ location_id: ID_OWNERS.location }), async (req, res) => {
     const { location_id } = req.query as unknown as Required<Pick<RecordsQuery, 'location_id'>>;
     const location = await physicalLocation(req.identity!, location_id);
     const rows = await stockAtLocation(sequelize, req.identity!.companyId, location.id);

@@ -3,7 +3,7 @@
  * them to DONE or CANCELLED, never deleted (a QR code may point at one), so there is no DELETE.
  */
 import { Router } from 'express';
-import { buildPage, idParam, schemas, validate } from '@pi/common';
+import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
 import { WorkOrderFilters, createWorkOrder, getWorkOrder, listWorkOrders, updateWorkOrder } from '../../commands/work-orders';
 import { presentWorkOrder } from '../../presenters/work-order';
@@ -13,7 +13,7 @@ export function workOrdersRouter({ sequelize, config }: InventoryContext): Route
   const router = Router();
   const base = '/api/v1/work-orders';
 
-  router.get(`${base}/`, validate({ query: listWorkOrdersQuery }), async (req, res) => {
+  router.get(`${base}/`, validate({ query: listWorkOrdersQuery }), ownedFilters({ product_id: ID_OWNERS.product }), async (req, res) => {
     const filters = req.query as unknown as WorkOrderFilters;
     const { rows, count } = await listWorkOrders(req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentWorkOrder)));

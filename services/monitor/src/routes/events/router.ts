@@ -3,17 +3,18 @@
  * two moves out of OPEN, `resolve/` and `ignore/`.
  */
 import { Router } from 'express';
-import { buildPage, idParam, schemas, validate } from '@pi/common';
+import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { MonitorContext } from '../../context';
 import { EventFilters, getEvent, listEvents, moveEvent } from '../../commands/events';
+import { ruleIdOwner } from '../../commands/rules';
 import { presentEvent } from '../../presenters/event';
 import { listEventsQuery, transitionBody } from './schema';
 
-export function eventsRouter({ config }: MonitorContext): Router {
+export function eventsRouter({ sequelize, config }: MonitorContext): Router {
   const router = Router();
   const base = '/api/v1/events';
 
-  router.get(`${base}/`, validate({ query: listEventsQuery }), async (req, res) => {
+  router.get(`${base}/`, validate({ query: listEventsQuery }), ownedFilters({ product_id: ID_OWNERS.product, rule_id: ruleIdOwner(sequelize) }), async (req, res) => {
     const filters = req.query as unknown as EventFilters;
     const { rows, count } = await listEvents(req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentEvent)));

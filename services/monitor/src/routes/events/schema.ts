@@ -9,8 +9,8 @@ export const listEventsQuery = Joi.object({
   rule_id: schemas.uuid,
   trigger_type: Joi.string().valid(...RULE_TRIGGER_TYPES),
   severity: Joi.string().valid(...SEVERITIES),
-  created_after: Joi.date().iso(),
-  created_before: Joi.date().iso(),
+  created_after: schemas.timestamp,
+  created_before: schemas.timestamp,
 });
 
 /** resolve/ and ignore/ take no fields (an empty body or none at all). */

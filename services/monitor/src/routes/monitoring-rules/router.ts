@@ -4,7 +4,7 @@
  * `rule_managed_by_product` to PATCH and DELETE.
  */
 import { Router } from 'express';
-import { buildPage, idParam, schemas, validate } from '@pi/common';
+import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { MonitorContext } from '../../context';
 import { RuleFilters, createRule, deleteRule, getRule, listRules, updateRule } from '../../commands/rules';
 import { presentRule } from '../../presenters/rule';
@@ -14,7 +14,7 @@ export function monitoringRulesRouter({ sequelize, config }: MonitorContext): Ro
   const router = Router();
   const base = '/api/v1/monitoring-rules';
 
-  router.get(`${base}/`, validate({ query: listRulesQuery }), async (req, res) => {
+  router.get(`${base}/`, validate({ query: listRulesQuery }), ownedFilters({ product_id: ID_OWNERS.product }), async (req, res) => {
     const filters = req.query as unknown as RuleFilters;
     const { rows, count } = await listRules(sequelize, req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentRule)));

@@ -3,7 +3,7 @@
  * channels they belong to). Each delivery comes with its attempts.
  */
 import { Router } from 'express';
-import { buildPage, idParam, schemas, validate } from '@pi/common';
+import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { MonitorContext } from '../../context';
 import { DeliveryFilters, getDelivery, listDeliveries } from '../../commands/deliveries';
 import { presentDelivery } from '../../presenters/delivery';
@@ -15,7 +15,7 @@ export function notificationDeliveriesRouter({ config }: MonitorContext): Router
   const base = '/api/v1/notification-deliveries';
   router.use(base, requireAdmin);
 
-  router.get(`${base}/`, validate({ query: listDeliveriesQuery }), async (req, res) => {
+  router.get(`${base}/`, validate({ query: listDeliveriesQuery }), ownedFilters({ channel_id: ID_OWNERS.channel, event_id: ID_OWNERS.event }), async (req, res) => {
     const filters = req.query as unknown as DeliveryFilters;
     const { rows, count } = await listDeliveries(req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentDelivery)));

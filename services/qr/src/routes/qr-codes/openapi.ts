@@ -30,10 +30,13 @@ export const qrCodeOperations = operations(
     operationId: 'listQrCodes',
     tag: 'qr-codes',
     summary: 'List codes',
-    description: 'The company\'s codes, newest first, optionally filtered by status and target.',
+    description:
+      'The company\'s codes, newest first, optionally filtered by status and target. A `target_id` of another company answers 403, ' +
+      'one that names no product, item or work order (of `target_type`, when given) 404.',
     security: 'bearer',
     request: { query: listCodesQuery },
     responses: { 200: { description: 'A page of codes.', schema: qrCodePage } },
+    errors: [404],
   },
   {
     method: 'get',

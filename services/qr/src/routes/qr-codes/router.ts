@@ -1,8 +1,8 @@
 /** `/api/v1/qr-codes/` (dashboard, bearer): generate VIRGIN codes in batches, list, look one up. */
 import { Router } from 'express';
 import type { Sequelize } from 'sequelize';
-import { buildPage, validate } from '@pi/common';
-import { CodeFilters, generateCodes, listCodes, ownedCode } from '../../commands/codes';
+import { buildPage, ownedFilters, validate } from '@pi/common';
+import { CodeFilters, generateCodes, listCodes, ownedCode, targetIdOwner } from '../../commands/codes';
 import type { QrConfig } from '../../config';
 import { presentQrCode } from '../../presenters/qr-code';
 import { codeParams, generateCodesBody, listCodesQuery } from './schema';
@@ -16,7 +16,7 @@ export function qrCodesRouter(sequelize: Sequelize, config: QrConfig): Router {
     res.status(201).json({ count: codes.length, results: codes.map((c) => presentQrCode(c, config.PUBLIC_BASE_URL)) });
   });
 
-  router.get(`${base}/`, validate({ query: listCodesQuery }), async (req, res) => {
+  router.get(`${base}/`, validate({ query: listCodesQuery }), ownedFilters({ target_id: targetIdOwner }), async (req, res) => {
     const filters = req.query as unknown as CodeFilters;
     const { rows, count } = await listCodes(req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map((r) => presentQrCode(r, config.PUBLIC_BASE_URL))));

@@ -1,0 +1,36 @@
+import { expect } from 'chai';
+import { DatabaseError } from 'sequelize';
+import { toAppError } from '../src';
+
+/** An error as the `pg` driver raises it (the fields PostgreSQL reports). */
+const pgError = (code: string, constraint?: string) => Object.assign(new Error('from PostgreSQL'), { code, constraint, severity: 'ERROR' });
+
+describe('toAppError and database bounds', () => {
+  it('answers 409 balance_out_of_range naming quantity for the balance CHECK, raised through Sequelize or by pg directly', () => {
+    for (const err of [new DatabaseError(pgError('23514', 'stock_balances_quantity_max') as any), pgError('23514', 'stock_balances_quantity_max')]) {
+      const answer = toAppError(err);
+      expect(answer?.status).to.equal(409);
+      expect(answer?.code).to.equal('balance_out_of_range');
+      expect(answer?.details).to.have.property('quantity');
+    }
+  });
+
+  it('answers 400 value_out_of_range for a numeric overflow (22003)', () => {
+    const answer = toAppError(new DatabaseError(pgError('22003') as any));
+    expect(answer?.status).to.equal(400);
+    expect(answer?.code).to.equal('value_out_of_range');
+  });
+
+  it('leaves other database errors (another CHECK, a syntax error) to the generic 500', () => {
+    expect(toAppError(new DatabaseError(pgError('23514', 'stock_balances_quantity_check') as any))).to.equal(undefined);
+    expect(toAppError(pgError('23514', 'constructor'))).to.equal(undefined);
+    expect(toAppError(new DatabaseError(pgError('42601') as any))).to.equal(undefined);
+  });
+
+  it('answers 400 naming path when the router cannot percent-decode a path parameter', () => {
+    const err = Object.assign(new URIError("Failed to decode param '%'"), { status: 400 });
+    const answer = toAppError(err);
+    expect(answer?.status).to.equal(400);
+    expect(answer?.details).to.have.property('path');
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * What every fuzzed answer must keep: never a 5xx (nor a dropped connection), every error in the error shape
+ * with the request id of its `X-Request-Id` header, and a refused request changes nothing: the rows of each of
+ * the companies' tables (count and content), the ledger's sum, the stock balances, and the number of
+ * companies and users anywhere.
+ */
+import http from 'node:http';
+import { QueryTypes } from 'sequelize';
+import { system } from '../../support/hooks';
+import type { FuzzRequest } from './generate';
+
+/** Company-scoped tables, with the columns that only a request itself may change. */
+const TABLES: Array<[table: string, columns: string]> = [
+  ['companies', 'id, name'],
+  ['users', 'id, username, email, password_hash, role, is_active'],
+  // Usage counters move with every authenticated request, refused or not (README, "Usage").
+  ['api_keys', 'id, name, prefix, key_hash, permissions, allowed_domains, tier, is_widget_key, expires_at, revoked_at'],
+  ['locations', '*'],
+  ['product_models', '*'],
+  ['batches', '*'],
+  ['physical_items', '*'],
+  ['work_orders', '*'],
+  ['stock_movements', '*'],
+  ['stock_balances', '*'],
+  ['idempotency_keys', '*'],
+  ['qr_codes', '*'],
+  ['monitoring_rules', '*'],
+  ['event_log', '*'],
+  ['notification_channels', '*'],
+  ['notification_deliveries', '*'],
+  ['notification_attempts', '*'],
+];
+
+/** One string that changes whenever anything a request could change does, for the given companies. */
+export async function snapshot(companyIds: string[]): Promise<string> {
+  const parts = TABLES.map(([table, columns]) => {
+    const scope = table === 'companies' ? 'id' : 'company_id';
+    // A sum of row hashes: independent of row order, so no sort, and cheap enough to take after every request.
+    return `(SELECT count(*) || ':' || COALESCE(sum(hashtextextended(r::text, 0)::numeric), 0)
+               FROM (SELECT ${columns} FROM ${table} WHERE ${scope} = ANY($1::uuid[])) r) AS ${table}`;
+  });
+  const [row] = await system().db.sequelize.query<Record<string, string>>(
+    `SELECT ${parts.join(',\n')},
+            (SELECT COALESCE(SUM(quantity), 0)::text FROM stock_movements WHERE company_id = ANY($1::uuid[])) AS ledger_sum,
+            (SELECT count(*) FROM companies) AS all_companies,
+            (SELECT count(*) FROM users) AS all_users`,
+    { bind: [companyIds], type: QueryTypes.SELECT },
+  );
+  return JSON.stringify(row);
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+
+/**
+ * Sends the request to the test gateway as a raw client would: any method with any body, header values as
+ * their UTF-8 bytes. A dropped connection or a hang (30 s) is an error.
+ */
+export function send(request: FuzzRequest): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) headers[name] = Buffer.from(value, 'utf8').toString('latin1');
+  const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
+  if (body) headers['content-length'] = String(body.length);
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${system().url}${request.url}`, { method: request.method, headers, agent, timeout: 30_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        if (!res.complete) return reject(new Error('the answer was cut off'));
+        const answerHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        resolve({ status: res.statusCode ?? 0, headers: answerHeaders, text: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 30 s')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Problems of one answer, given the state before and after it (empty when it is fine). */
+export function problemsOf(request: FuzzRequest, answer: Answer, before: string, after: string): string[] {
+  const problems: string[] = [];
+  if (answer.status >= 500) problems.push(`answered ${answer.status}`);
+  if (answer.status >= 400) {
+    problems.push(...errorShapeProblems(request, answer));
+    if (before !== after) problems.push(`a refused request (${answer.status}) changed the database: ${diff(before, after)}`);
+  }
+  return problems;
+}
+
+/** The one error answer that is not JSON: the scan redirect's HTML page for an unknown code. */
+const htmlErrorPage = (request: FuzzRequest, answer: Answer) => /^\/go\//i.test(request.url) && answer.status === 404 && /^text\/html/.test(answer.headers.get('content-type') ?? '');
+
+function errorShapeProblems(request: FuzzRequest, answer: Answer): string[] {
+  if (request.method === 'HEAD' || htmlErrorPage(request, answer)) return [];
+  const type = answer.headers.get('content-type') ?? '';
+  if (!/^application\/json/.test(type)) return [`error answer is ${type || 'untyped'}, not JSON: ${answer.text.slice(0, 200)}`];
+  let body: any;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    return [`error answer is not valid JSON: ${answer.text.slice(0, 200)}`];
+  }
+  const problems: string[] = [];
+  if (typeof body?.error !== 'string' || !body.error) problems.push('error answer lacks `error`');
+  if (typeof body?.code !== 'string' || !body.code) problems.push('error answer lacks `code`');
+  if (!body?.details || typeof body.details !== 'object' || Array.isArray(body.details)) problems.push('error answer lacks an object `details`');
+  if (typeof body?.request_id !== 'string' || body.request_id !== answer.headers.get('x-request-id')) {
+    problems.push(`error answer's request_id ${JSON.stringify(body?.request_id)} is not its X-Request-Id ${answer.headers.get('x-request-id')}`);
+  }
+  return problems;
+}
+
+function diff(before: string, after: string): string {
+  const a = JSON.parse(before) as Record<string, string>;
+  const b = JSON.parse(after) as Record<string, string>;
+  return Object.keys(a)
+    .filter((k) => a[k] !== b[k])
+    .map((k) => `${k} ${a[k]} → ${b[k]}`)
+    .join('; ');
+}
+
+/** The request as a failure report shows it (long bodies cut). */
+export function describeRequest(request: FuzzRequest): string {
+  const body = request.body === undefined ? '' : `\n  body (${request.body.length} chars): ${JSON.stringify(request.body.slice(0, 400))}`;
+  return `${request.method} ${request.url.slice(0, 600)}\n  headers: ${JSON.stringify(request.headers)}${body}\n  bent: ${request.notes.join('; ')}`;
+}
