@@ -5,7 +5,7 @@
  * a 400 in the error shape naming the field, and changes nothing.
  */
 import { expect } from 'chai';
-import { api, get, patch, post } from '../support/api';
+import { ApiResponse, api, get, patch, post } from '../support/api';
 import { expectErrorShape, expectValidationError } from '../support/assertions';
 import { TestCompany, TestProduct, addStock, buildCompany, buildLocation, buildProduct, unique } from '../support/builders';
 import { count, query } from '../support/sql';
@@ -137,7 +137,8 @@ describe('text PostgreSQL cannot store (NUL, unpaired surrogates)', () => {
       expectValidationError(await get(`/api/v1/product-models/?search=${q}`, { token: company.token }), 'search');
       expectValidationError(await get(`/api/v1/qr-codes/labels.svg?codes=${q}`, { token: company.token }), 'codes');
       expectValidationError(await get(`/api/v1/widget/qr_info/?code=${q}`, { apiKey: company.apiKey }), 'code');
-      expectValidationError(await get(`/api/v1/qr-codes/${q}/`, { token: company.token }), 'code');
+      // In a path, a control character matches no route at all (README "Paths"): 404 naming the rule.
+      expectPathRefused(await get(`/api/v1/qr-codes/${q}/`, { token: company.token }));
       expectValidationError(await get(`/api/v1/events/?status=${q}`, { token: company.token }), 'status');
     });
   }
@@ -188,6 +189,12 @@ describe('text PostgreSQL cannot store (NUL, unpaired surrogates)', () => {
   });
 });
 
+/** A path the gateway's path table refuses: 404 `not_found`, with `details.path` saying which rule (README "Paths"). */
+function expectPathRefused(res: ApiResponse) {
+  expectErrorShape(res, 404, 'not_found');
+  expect(res.body.details).to.have.property('path').that.is.a('string');
+}
+
 describe('path parameters that are not valid percent-encoding', () => {
   let company: TestCompany;
   before(async () => {
@@ -197,7 +204,7 @@ describe('path parameters that are not valid percent-encoding', () => {
   // A lone `%`, a bad hex pair, a cut-off UTF-8 sequence, an overlong one, an encoded surrogate.
   const spellings = ['%', '%zz', '%E0%A4%A', '%C0%AF', '%ED%A0%80', 'abc%'];
   for (const spelling of spellings) {
-    it(`answers 400 naming path for ${spelling} in a path id, on the gateway's routes and every service's`, async () => {
+    it(`answers 404 naming path for ${spelling} in a path id, on the gateway's routes and every service's`, async () => {
       const before = await companyRows(company.id);
       const paths: Array<[string, string, { token?: string; apiKey?: string }]> = [
         ['GET', `/api/v1/users/${spelling}/`, { token: company.token }],
@@ -209,7 +216,7 @@ describe('path parameters that are not valid percent-encoding', () => {
       ];
       for (const [method, path, auth] of paths) {
         const res = await api(method, path, { ...auth, ...(method === 'PATCH' ? { body: { serial_number: 'x' } } : {}) });
-        expectValidationError(res, 'path');
+        expectPathRefused(res);
       }
       expect(await companyRows(company.id)).to.deep.equal(before);
     });
