@@ -1,7 +1,8 @@
 /**
  * The Express skeleton every internal service shares: request id, access log, health endpoints (open, for
- * probes), the internal-auth wall (gateway tokens only), JSON body parsing, the service's public routes
- * (anonymous gateway tokens allowed), then its authenticated routes, 404 and the error shape.
+ * probes), the internal-auth wall (gateway tokens only), JSON body parsing, the request's deadline (from the
+ * gateway, believed only behind the internal-auth wall), the service's public routes (anonymous gateway
+ * tokens allowed), then its authenticated routes, 404 and the error shape.
  */
 import express, { Express, RequestHandler, Router } from 'express';
 import { requireIdentity, requireInternalAuth } from '../auth/internal-token';
@@ -10,6 +11,7 @@ import type { Logger } from '../logger';
 import { accessLog } from './access-log';
 import { errorMiddleware, notFoundMiddleware } from './error-middleware';
 import { healthRouter } from './health';
+import { requestDeadline } from './request-deadline';
 import { requestId } from './request-id';
 import { PermissionDeniedError } from '../errors';
 import { permissionForMethod } from '../identity';
@@ -41,6 +43,7 @@ export function createServiceApp(opts: ServiceAppOptions, routes: Router, public
   app.use(healthRouter(opts.db, opts.readinessChecks));
   app.use(requireInternalAuth(opts.internalJwtSecret));
   app.use(express.json({ limit: opts.bodyLimit ?? '1mb' }));
+  app.use(requestDeadline(opts.logger));
   if (publicRoutes) app.use(publicRoutes);
   app.use(requireIdentity);
   app.use(requireMethodPermission());
