@@ -5,7 +5,7 @@ import { openDatabaseUrl } from './standalone';
 
 async function main() {
   const target = await openDatabaseUrl(process.env);
-  const db = connectDatabase({ url: target.url, poolMax: 2 });
+  const db = connectDatabase({ url: target.url, poolMax: 2, applicationName: 'pi-migrate' });
   try {
     const applied = await migrateUp(db.sequelize);
     process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');

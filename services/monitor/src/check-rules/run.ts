@@ -4,7 +4,6 @@
  * evaluate each product once, open events with one delivery per subscribed channel (in one transaction
  * each), resolve cleared events, and dispatch the new deliveries after commit.
  */
-import { Client } from 'pg';
 import type { Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
 import { DeliverySettings, EventLogEntry, NotificationChannel, createDeliveries, buildEventBody, dispatchDeliveries, dueDeliveryIds } from '@pi/common';
@@ -12,8 +11,8 @@ import type { DeliveryQueue } from '@pi/common';
 import { EffectiveRule, effectiveRules } from '../rules/effective-rules';
 import { EventToOpen, ProductFacts, evaluateProduct } from './evaluate';
 import { companiesToCheck, liveEvents, productFacts } from './facts';
+import { RunLock } from './run-lock';
 
-const RUN_LOCK_ID = 7_310_442;
 
 export interface RunOptions {
   companyId?: string;
@@ -111,20 +110,14 @@ async function checkCompany(sequelize: Sequelize, companyId: string, now: Date, 
   return newDeliveries;
 }
 
-/** A session-level advisory lock on a connection of its own, held for the whole run. */
+/** A session-level advisory lock on a connection of its own, held for the whole run (run-lock.ts). */
 async function withRunLock<T>(databaseUrl: string, whenLocked: () => Promise<T>, whenBusy: () => T): Promise<T> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
+  const lock = new RunLock(databaseUrl);
+  if (!(await lock.acquire())) return whenBusy();
   try {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [RUN_LOCK_ID]);
-    if (!rows[0].locked) return whenBusy();
-    try {
-      return await whenLocked();
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [RUN_LOCK_ID]);
-    }
+    return await whenLocked();
   } finally {
-    await client.end();
+    await lock.release();
   }
 }
 
