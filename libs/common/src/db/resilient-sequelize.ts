@@ -6,21 +6,21 @@
  *    (`sequelize.transaction(options?, callback)`) that fails because the connection was lost before COMMIT
  *    was sent is rolled back and its whole callback is run again, on another connection; if COMMIT itself was
  *    sent and the connection died before its answer, the outcome is unknown: `OutcomeUnknownError` (503
- *    `outcome_unknown`), never a retry that could commit twice. A statement outside a transaction is retried
- *    if it was never sent or if it only reads; a lost write answers `OutcomeUnknownError`. What still fails
- *    after the retries answers 503 `service_unavailable`: nothing was changed.
+ *    `outcome_unknown`), never a retry that could commit twice. A statement outside a transaction that only
+ *    reads is retried; one that writes is made a transaction of its own, with the same rules (so a write
+ *    sent on a connection PostgreSQL had already dropped is simply made again). What still fails after the
+ *    retries answers 503 `service_unavailable`: nothing was changed.
  * 2. **The request's deadline bounds the work** (db/deadline.ts, set by http/request-deadline.ts). A
  *    transaction begins only before the deadline, with `statement_timeout` and
  *    `idle_in_transaction_session_timeout` set to the time left (so PostgreSQL itself abandons a statement
  *    that runs, or a session that stalls, past it), and is committed only if the deadline has not passed
- *    right before COMMIT; otherwise it is rolled back: `DeadlineExceededError` (503 `service_unavailable`). A
- *    write outside a transaction is not started past the deadline.
+ *    right before COMMIT; otherwise it is rolled back: `DeadlineExceededError` (503 `service_unavailable`).
  *
  * A callback that must not run twice (one that streams its result to the client as it goes) passes
  * `retry: false`; a long read-only transaction that is not bounded by the request (an export, whose answer
  * keeps the gateway's inactivity timer alive) passes `deadline: false`.
  */
-import { QueryTypes, Transaction, TransactionOptions } from 'sequelize';
+import { Transaction, TransactionOptions } from 'sequelize';
 import { Sequelize, SequelizeOptions } from 'sequelize-typescript';
 import { DatabaseUnavailableError, DeadlineExceededError, OutcomeUnknownError } from '../errors';
 import type { Logger } from '../logger';
@@ -49,9 +49,13 @@ const BEGIN = /^START TRANSACTION;?$/i;
 
 /** A statement that can only read, so running it twice changes nothing. Errs on the side of "writes". */
 const WRITES = /\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE|COPY|CALL|DO|CREATE|ALTER|DROP|GRANT|REVOKE|LOCK|NOTIFY|LISTEN|SET|RESET|nextval|setval|set_config|pg_advisory\w*|pg_try_advisory\w*|pg_notify|pg_terminate_backend|pg_cancel_backend|FOR\s+(NO\s+KEY\s+)?UPDATE|FOR\s+(KEY\s+)?SHARE)\b/i;
-function onlyReads(sql: string, type: unknown): boolean {
-  return type === QueryTypes.SELECT && /^\s*(SELECT|WITH)\b/i.test(sql) && !WRITES.test(sql);
+function onlyReads(sql: string): boolean {
+  return /^\s*(SELECT|WITH)\b/i.test(sql) && !WRITES.test(sql);
 }
+
+/** Statements that cannot run in a transaction block, or that are about transactions or the session. */
+const RUNS_ALONE =
+  /^\s*(CREATE\s+DATABASE|DROP\s+DATABASE|VACUUM|CLUSTER|REINDEX|CHECKPOINT|ALTER\s+SYSTEM|(CREATE|DROP)\s+(UNIQUE\s+)?INDEX\s+CONCURRENTLY|BEGIN|START\s+TRANSACTION|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|PREPARE\s+TRANSACTION|LISTEN|UNLISTEN|SET|RESET|DISCARD)\b|\b(BEGIN|COMMIT|ROLLBACK)\s*;/i;
 
 function sqlText(sql: unknown): string {
   if (typeof sql === 'string') return sql;
@@ -94,7 +98,8 @@ export class ResilientSequelize extends Sequelize {
     const transaction: Transaction | undefined = options?.transaction;
     if (transaction) return super.query(this.withSessionLimits(sql, transaction) as string, options);
     const text = sqlText(sql);
-    const reads = onlyReads(text, options?.type);
+    const reads = onlyReads(text);
+    if (!reads && !RUNS_ALONE.test(text)) return this.transaction((t) => super.query(sql, { ...options, transaction: t }));
     const deadline = currentDeadline();
     if (!reads && deadline?.passed()) throw new DeadlineExceededError();
     for (let attempt = 1; ; attempt++) {
