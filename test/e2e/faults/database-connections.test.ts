@@ -5,7 +5,8 @@
  * are retried, a COMMIT whose answer was lost is `outcome_unknown` (never retried), and a request's deadline
  * bounds every transaction: PostgreSQL cancels what runs past it and nothing commits after it.
  *
- * Each test has a pool of its own, named `pi-fault-<n>`, so only its own sessions are terminated.
+ * Each test has a pool of its own, named `pi-fault-<n>`, so only its own sessions are terminated (without the
+ * models, which stay with the test system's pool).
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
@@ -46,7 +47,7 @@ describe('faults: the database layer when PostgreSQL drops connections', functio
 
   before(async () => {
     killer = await SessionKiller.open();
-    const setup = connectDatabase({ url: testDatabaseUrl(), poolMax: 1 });
+    const setup = connectDatabase({ url: testDatabaseUrl(), poolMax: 1, withModels: false });
     // A table whose inserts can be made to sit in COMMIT (a deferred trigger) or in the statement itself
     // (`slow` rows), so that a session can be terminated exactly there.
     await setup.sequelize.query(`
@@ -67,7 +68,7 @@ describe('faults: the database layer when PostgreSQL drops connections', functio
 
   beforeEach(() => {
     app = `pi-fault-${randomBytes(4).toString('hex')}`;
-    db = connectDatabase({ url: testDatabaseUrl(), poolMax: 2, applicationName: app });
+    db = connectDatabase({ url: testDatabaseUrl(), poolMax: 2, applicationName: app, withModels: false });
   });
 
   afterEach(async () => {
@@ -75,7 +76,7 @@ describe('faults: the database layer when PostgreSQL drops connections', functio
   });
 
   after(async () => {
-    const cleanup = connectDatabase({ url: testDatabaseUrl(), poolMax: 1 });
+    const cleanup = connectDatabase({ url: testDatabaseUrl(), poolMax: 1, withModels: false });
     await cleanup.sequelize.query(`DROP TABLE IF EXISTS ${PROBE}; DROP FUNCTION IF EXISTS ${PROBE}_sleep(); DROP SEQUENCE IF EXISTS ${PROBE}_once`);
     await cleanup.close();
     await killer.close();
@@ -155,15 +156,16 @@ describe('faults: the database layer when PostgreSQL drops connections', functio
   it('under a deadline, a transaction carries statement and idle timeouts of the time left, and none outside it', async () => {
     const settings = () =>
       db.sequelize.transaction((transaction) =>
-        db.sequelize.query<{ st: string; it: string }>(
-          "SELECT current_setting('statement_timeout') AS st, current_setting('idle_in_transaction_session_timeout') AS it",
+        db.sequelize.query<{ name: string; ms: string }>(
+          "SELECT name, setting AS ms FROM pg_settings WHERE name IN ('statement_timeout', 'idle_in_transaction_session_timeout') ORDER BY name",
           { type: QueryTypes.SELECT, transaction },
         ),
       );
-    const [bounded] = await runWithDeadline(new Deadline(Date.now() + 5000), settings);
-    for (const value of [bounded.st, bounded.it]) expect(Number(value.replace('ms', ''))).to.be.within(1, 5000);
-    const [free] = await settings();
-    expect(free).to.deep.equal({ st: '0', it: '0' });
+    const bounded = await runWithDeadline(new Deadline(Date.now() + 5000), settings);
+    expect(bounded.map((s) => s.name)).to.deep.equal(['idle_in_transaction_session_timeout', 'statement_timeout']);
+    for (const { ms } of bounded) expect(Number(ms)).to.be.within(1, 5000);
+    const free = await settings();
+    expect(free.map((s) => s.ms)).to.deep.equal(['0', '0']);
   });
 
   it('PostgreSQL cancels a statement that runs past the deadline; the transaction is rolled back: 503 service_unavailable', async () => {
@@ -206,7 +208,7 @@ describe('faults: the database layer when PostgreSQL drops connections', functio
   it('a database that cannot be reached answers 503 service_unavailable after a few quick retries', async () => {
     const nowhere = new URL(testDatabaseUrl());
     nowhere.port = '1'; // nothing listens there
-    const unreachable = connectDatabase({ url: nowhere.toString(), poolMax: 1 });
+    const unreachable = connectDatabase({ url: nowhere.toString(), poolMax: 1, withModels: false });
     try {
       const err = await expectRejection(unreachable.sequelize.query('SELECT 1', { type: QueryTypes.SELECT }), AppError);
       expect(err).to.include({ status: 503, code: 'service_unavailable' });

@@ -28,12 +28,17 @@ export interface DatabaseOptions {
   applicationName?: string;
   /** Where retries after lost connections are logged. */
   logger?: Logger;
+  /**
+   * false: a bare connection, for a second one in a process that already serves. Model classes belong to the
+   * last Sequelize instance that registered them, so registering them again would move them away from it.
+   */
+  withModels?: boolean;
 }
 
 /** How long opening a connection may take before it counts as failed (and is retried). */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export function connectDatabase({ url, poolMax = 10, logging, applicationName, logger }: DatabaseOptions): Database {
+export function connectDatabase({ url, poolMax = 10, logging, applicationName, logger, withModels = true }: DatabaseOptions): Database {
   const sequelize = new ResilientSequelize(
     url,
     {
@@ -46,7 +51,7 @@ export function connectDatabase({ url, poolMax = 10, logging, applicationName, l
       },
       logging: logging ?? false,
       pool: { max: poolMax, min: 0, idle: 10_000, acquire: 30_000 },
-      models: ALL_MODELS,
+      models: withModels ? ALL_MODELS : [],
       define: { underscored: true, timestamps: true },
     },
     logger,
