@@ -26,6 +26,7 @@ import { sleep } from '../../support/wait';
 const SERVICES: ServiceName[] = ['inventory', 'qr', 'monitor', 'notifier', 'gateway'];
 const SESSIONS = [...SERVICES.map(sessionNameOf), 'pi-check-rules'];
 const STORM_MS = 6000;
+const CALM_MS = 2000;
 const BOOKING_CLIENTS = 6;
 /** A client gives up on one booking after this many answers of 503/504 (none should come near it). */
 const MAX_TRIES = 40;
@@ -123,6 +124,13 @@ describe('faults: PostgreSQL terminating the services\' sessions during a bookin
   }
 
   it('every process stays up, no answer is a 500, every booking told 2xx is in the ledger once, stock:verify is clean', async () => {
+    // The same load without faults first, for comparison.
+    const calm = { answers: new Answers(), booked: [] as string[], tries: [] as number[], until: Date.now() + CALM_MS };
+    await Promise.all(
+      Array.from({ length: BOOKING_CLIENTS }, async () => {
+        while (Date.now() < calm.until) calm.booked.push(await bookOnce(calm.answers, calm.tries));
+      }),
+    );
     const bookings = new Answers();
     const reads = new Answers();
     const booked: string[] = [];
@@ -150,11 +158,12 @@ describe('faults: PostgreSQL terminating the services\' sessions during a bookin
     expect(terminated, 'sessions were terminated').to.be.greaterThan(rounds);
 
     // The ledger against what the clients were told: each key booked exactly once, nothing else booked.
-    expect(new Set(booked).size).to.equal(booked.length);
-    expect(await count('SELECT count(*) FROM stock_movements WHERE product_id = $1', [product.id]), 'movements').to.equal(booked.length);
-    expect(await count('SELECT COALESCE(SUM(quantity), 0) AS count FROM stock_balances WHERE product_id = $1', [product.id]), 'stock').to.equal(booked.length);
-    const keyed = await count('SELECT count(*) FROM idempotency_keys WHERE company_id = $1 AND key = ANY($2) AND response_status = 200', [company.id, booked]);
-    expect(keyed, 'every booked key remembers its answer').to.equal(booked.length);
+    const all = [...calm.booked, ...booked];
+    expect(new Set(all).size).to.equal(all.length);
+    expect(await count('SELECT count(*) FROM stock_movements WHERE product_id = $1', [product.id]), 'movements').to.equal(all.length);
+    expect(await count('SELECT COALESCE(SUM(quantity), 0) AS count FROM stock_balances WHERE product_id = $1', [product.id]), 'stock').to.equal(all.length);
+    const keyed = await count('SELECT count(*) FROM idempotency_keys WHERE company_id = $1 AND key = ANY($2) AND response_status = 200', [company.id, all]);
+    expect(keyed, 'every booked key remembers its answer').to.equal(all.length);
     const verify = await runToExit(process.execPath, [path.join(ROOT, 'services/inventory/dist/src/cli/verify-stock.js'), '--company', company.id], {
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: testDatabaseUrl() },
     });
@@ -165,7 +174,8 @@ describe('faults: PostgreSQL terminating the services\' sessions during a bookin
 
     const retried = tries.filter((t) => t > 1).length;
     process.stdout.write(
-      `      storm: ${elapsed} ms, ${rounds} rounds, ${terminated} sessions terminated; ${booked.length} bookings (${retried} needed a retry, ` +
+      `      calm: ${calm.booked.length} bookings in ${CALM_MS} ms (answers ${calm.answers})\n` +
+        `      storm: ${elapsed} ms, ${rounds} rounds, ${terminated} sessions terminated; ${booked.length} bookings (${retried} needed a retry, ` +
         `at most ${Math.max(...tries)} tries); booking answers ${bookings}; read answers ${reads}; ${checkRuns.length} check_rules runs\n`,
     );
   });

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
+import { deadlineMarginMs } from '@pi/common';
 import { api } from '../../support/api';
 import { TestCompany, TestProduct, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
@@ -22,7 +23,8 @@ import { count } from '../../support/sql';
 import type { RunningGateway } from '../../support/system';
 import { eventually, sleep } from '../../support/wait';
 
-const PROXY_TIMEOUT_MS = 3000;
+/** Long enough that the margin (a tenth) covers a rollback and an answer on a busy machine. */
+const PROXY_TIMEOUT_MS = 5000;
 
 describe('faults: a frozen inventory service behind the gateway (real process, SIGSTOP)', function () {
   this.timeout(60_000);
@@ -71,7 +73,9 @@ describe('faults: a frozen inventory service behind the gateway (real process, S
     const product = await buildProduct(company);
     const key = randomUUID();
     inventory().child.kill('SIGSTOP');
+    const sent = Date.now();
     const first = await book(product, key, `frozen-before-${randomUUID()}`);
+    const answeredAfter = Date.now() - sent;
     expect(first.status, JSON.stringify(first.body)).to.equal(504);
     expect(first.body).to.include({ code: 'upstream_timeout' });
     expect(first.body.error).to.include('outcome of this request is unknown').and.include('same Idempotency-Key');
@@ -90,6 +94,7 @@ describe('faults: a frozen inventory service behind the gateway (real process, S
     expect(again.body).to.deep.equal(retry.body);
     expect(await movements(product), 'one booking').to.equal(1);
     expect(services.exited()).to.deep.equal([]);
+    process.stdout.write(`      frozen service: 504 after ${answeredAfter} ms (PROXY_TIMEOUT_MS ${PROXY_TIMEOUT_MS})\n`);
   });
 
   it('frozen inside the transaction, before COMMIT: PostgreSQL ends the stalled session and the resumed service commits nothing', async () => {
@@ -133,7 +138,9 @@ describe('faults: a frozen inventory service behind the gateway (real process, S
     try {
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM stock_balances WHERE product_id = $1 AND location_id = $2 FOR UPDATE', [product.id, location.id]);
+      const sent = Date.now();
       const res = await book(product, randomUUID(), `abandoned-${randomUUID()}`);
+      const answeredAfter = Date.now() - sent;
       // statement_timeout (the time left) cancels the wait before the gateway's own timeout.
       expect(res.status, JSON.stringify(res.body)).to.equal(503);
       expect(res.body).to.include({ code: 'service_unavailable' });
@@ -141,6 +148,7 @@ describe('faults: a frozen inventory service behind the gateway (real process, S
       await holder.query('COMMIT');
       await sleep(200);
       expect(await movements(product), 'a 503 means nothing was booked').to.equal(1);
+      process.stdout.write(`      abandoned booking: 503 after ${answeredAfter} ms (deadline ${PROXY_TIMEOUT_MS - deadlineMarginMs(PROXY_TIMEOUT_MS)} ms)\n`);
     } finally {
       await holder.end().catch(() => {});
     }
