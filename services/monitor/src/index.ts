@@ -5,3 +5,4 @@ export type { MonitorConfig, MonitorSettings } from './config';
 export { checkRules } from './check-rules/run';
 export type { RunSummary } from './check-rules/run';
 export { monitorApi } from './openapi';
+export { RunLock } from './check-rules/run-lock';
