@@ -137,7 +137,8 @@ export class ResilientSequelize extends Sequelize {
           this.noteGivingUp('lost', 'COMMIT', err.cause);
           throw new OutcomeUnknownError();
         }
-        if (deadline?.passed() && isStatementCancelled(err)) throw new DeadlineExceededError();
+        // Under a deadline, the statement_timeout set from it is what cancels a statement.
+        if (deadline && isStatementCancelled(err)) throw new DeadlineExceededError();
         failure = connectionFailureOf(err);
         if (!failure) throw err;
         cause = err;
