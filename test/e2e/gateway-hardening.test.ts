@@ -4,11 +4,16 @@
  * mid-answer), the client gets an answer in the error shape `{error, code, details, request_id}` within about
  * PROXY_TIMEOUT_MS, never a hang; and the gateway's own refusals (unknown path, malformed JSON, body over the
  * limit) are in the same shape, with `X-Request-ID` equal to `request_id`.
+ *
+ * The answer tells whether the request can have had an effect (issue 13, README "Deadlines and retries"):
+ * 503 `service_unavailable` when it never reached the service (or was a read), 504 `upstream_timeout` when
+ * the service got it and did not answer in time, 503 `outcome_unknown` when a change was cut off. Every
+ * request carries the gateway's own `X-Request-Deadline`.
  */
 import http from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
-import { freePort } from '@pi/common';
+import { deadlineMarginMs, freePort } from '@pi/common';
 import { ApiOptions, ApiResponse, api, get, post } from '../support/api';
 import { expectErrorShape } from '../support/assertions';
 import { TestCompany, buildCompany } from '../support/builders';
@@ -31,6 +36,8 @@ const SERVICES = [
 class FakeService {
   readonly sockets = new Set<net.Socket>();
   requests = 0;
+  /** The head (request line and headers) of the last request. */
+  lastHead = '';
   private constructor(private readonly server: net.Server) {}
 
   static async start(onRequest: (socket: net.Socket) => void): Promise<FakeService> {
@@ -45,6 +52,7 @@ class FakeService {
           head += chunk.toString('latin1');
           if (!before && head.includes('\r\n\r\n')) {
             fake.requests += 1;
+            fake.lastHead = head.slice(0, head.indexOf('\r\n\r\n'));
             onRequest(socket);
           }
         });
@@ -109,10 +117,18 @@ function rawGet(baseUrl: string, path: string, headers: Record<string, string>, 
   });
 }
 
-function expectServiceUnavailable(res: ApiResponse & { ms?: number }, what: string) {
-  expectErrorShape(res, 503, 'service_unavailable');
+function expectServiceUnavailable(res: ApiResponse & { ms?: number }, what: string, status = 503, code = 'service_unavailable') {
+  expectErrorShape(res, status, code);
   expect(res.body.details, what).to.deep.equal({});
   expect(res.headers.get('content-type'), what).to.match(/^application\/json/);
+}
+
+/** The service got the request and never answered: 504, and for a change, "outcome unknown, retry with the key". */
+function expectUpstreamTimeout(res: ApiResponse & { ms?: number }, what: string, method = 'GET') {
+  expectServiceUnavailable(res, what, 504, 'upstream_timeout');
+  const message = String(res.body.error);
+  if (method === 'GET') expect(message, what).to.not.include('Idempotency-Key');
+  else expect(message, what).to.include('outcome of this request is unknown').and.include('same Idempotency-Key');
 }
 
 describe('gateway hardening: answers when a service behind it fails, and its own refusals', () => {
@@ -146,6 +162,11 @@ describe('gateway hardening: answers when a service behind it fails, and its own
       });
     }
 
+    it('a change (POST) that never reached the service: 503 service_unavailable, nothing happened', async () => {
+      const res = await timed('POST', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url, body: { name: 'Never sent', type: 'WAREHOUSE' } }, 5000);
+      expectServiceUnavailable(res, 'POST refused');
+    });
+
     it('the refusal is logged with the request id and the target, and the other routes still work', async () => {
       const mark = system().logs.lines.length;
       await timed('GET', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url, headers: { 'x-request-id': 'hardening-log-1' } }, 5000);
@@ -172,14 +193,24 @@ describe('gateway hardening: answers when a service behind it fails, and its own
     });
 
     for (const { service, path } of SERVICES) {
-      it(`${service}: 503 service_unavailable in the error shape after about PROXY_TIMEOUT_MS, never a hang`, async () => {
+      it(`${service}: 504 upstream_timeout in the error shape after about PROXY_TIMEOUT_MS, never a hang`, async () => {
         const seen = fake.requests;
         const res = await timed('GET', path, { token: company.token, baseUrl: gateway.url }, PROXY_TIMEOUT_MS + 4000);
         expect(fake.requests, 'the request reached the fake service').to.equal(seen + 1);
-        expectServiceUnavailable(res, service);
+        expectUpstreamTimeout(res, service);
         expect(res.ms).to.be.within(PROXY_TIMEOUT_MS - 50, PROXY_TIMEOUT_MS + 1500);
       });
     }
+
+    it("sends the gateway's own X-Request-Deadline (when it stops waiting, less a margin), never the client's", async () => {
+      const before = Date.now();
+      await timed('GET', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url, headers: { 'x-request-deadline': '99999999999999' } }, PROXY_TIMEOUT_MS + 4000);
+      const after = Date.now();
+      const values = fake.lastHead.split('\r\n').filter((l) => /^x-request-deadline:/i.test(l)).map((l) => l.split(':')[1].trim());
+      expect(values, fake.lastHead).to.have.length(1);
+      const deadline = Number(values[0]);
+      expect(deadline).to.be.within(before + PROXY_TIMEOUT_MS - deadlineMarginMs(PROXY_TIMEOUT_MS), after + PROXY_TIMEOUT_MS - deadlineMarginMs(PROXY_TIMEOUT_MS));
+    });
 
     it('the timeout is logged with the request id, the target and the timeout', async () => {
       const mark = system().logs.lines.length;
@@ -189,9 +220,9 @@ describe('gateway hardening: answers when a service behind it fails, and its own
       expect(JSON.parse(line!)).to.include({ target: fake.url, timeout_ms: PROXY_TIMEOUT_MS });
     });
 
-    it('a request with a body (POST) times out the same way', async () => {
+    it('a change (POST) times out the same way, and the answer says its outcome is unknown and a retry with the same key is safe', async () => {
       const res = await timed('POST', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url, body: { name: 'Never stored', code: 'NEVER-1' } }, PROXY_TIMEOUT_MS + 4000);
-      expectServiceUnavailable(res, 'POST');
+      expectUpstreamTimeout(res, 'POST', 'POST');
       expect(res.ms).to.be.within(PROXY_TIMEOUT_MS - 50, PROXY_TIMEOUT_MS + 1500);
     });
 
@@ -213,8 +244,8 @@ describe('gateway hardening: answers when a service behind it fails, and its own
           });
         for (let i = 1; i <= 2; i++) {
           const res = await once();
-          expect(res.status, `request ${i}`).to.equal(503);
-          expect(JSON.parse(res.body).code).to.equal('service_unavailable');
+          expect(res.status, `request ${i}`).to.equal(504);
+          expect(JSON.parse(res.body).code).to.equal('upstream_timeout');
         }
       } finally {
         agent.destroy();
@@ -242,6 +273,13 @@ describe('gateway hardening: answers when a service behind it fails, and its own
       const res = await timed('GET', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url }, 5000);
       expectServiceUnavailable(res, 'closed before answering');
       expect(res.ms).to.be.below(PROXY_TIMEOUT_MS);
+    });
+
+    it('a change (POST) read and then cut off before any byte of answer: 503 outcome_unknown, a retry with the same key is safe', async () => {
+      const gateway = await gatewayBehind((socket) => socket.destroy());
+      const res = await timed('POST', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url, body: { name: 'Maybe stored', type: 'WAREHOUSE' } }, 5000);
+      expectServiceUnavailable(res, 'POST cut off', 503, 'outcome_unknown');
+      expect(res.body.error).to.include('same Idempotency-Key');
     });
 
     it('closed after a partial status line: 503 in the error shape at once', async () => {

@@ -57,7 +57,7 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
   const jwtSecret = randomBytes(32).toString('hex');
   const qrTokenSecret = randomBytes(32).toString('hex');
   const secretEncryptionKey = randomBytes(32).toString('base64');
-  const db = connectDatabase({ url: databaseUrl, poolMax: 20 });
+  const db = connectDatabase({ url: databaseUrl, poolMax: 20, applicationName: 'pi-test-system' });
   const publicBaseUrl = 'http://localhost:8000';
 
   const servers: http.Server[] = [];

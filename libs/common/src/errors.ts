@@ -63,9 +63,54 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/** 503 `service_unavailable`: the request was not carried out (nothing changed); it can be retried as it is. */
 export class ServiceUnavailableError extends AppError {
   constructor(message = 'A backing service is unavailable. Try again shortly.') {
     super(503, 'service_unavailable', message);
+  }
+}
+
+/** The database could not be reached (or kept failing) before anything was written: nothing changed. */
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor() {
+    super('The database is unavailable; nothing was changed. Try again shortly.');
+  }
+}
+
+/**
+ * The request's deadline (README "Deadlines and retries") passed before its work could commit: the work was
+ * abandoned and rolled back, so nothing changed.
+ */
+export class DeadlineExceededError extends ServiceUnavailableError {
+  constructor() {
+    super('The request could not be completed in time; nothing was changed. Try again shortly.');
+  }
+}
+
+/**
+ * 503 `outcome_unknown`: the connection to the database was lost while a change was being committed, so
+ * whether it happened cannot be known. A retry with the same `Idempotency-Key` is safe: it answers the first
+ * outcome if there was one, and books once if there was none.
+ */
+export class OutcomeUnknownError extends AppError {
+  constructor(what = 'The connection to the database was lost while this change was being committed') {
+    super(503, 'outcome_unknown', `${what}: it may or may not have been made. Retrying with the same Idempotency-Key is safe.`);
+  }
+}
+
+/**
+ * 504 `upstream_timeout` (gateway): the service got the request but did not answer in time. For a change the
+ * outcome is unknown; a retry with the same `Idempotency-Key` is safe.
+ */
+export class UpstreamTimeoutError extends AppError {
+  constructor(changesState: boolean) {
+    super(
+      504,
+      'upstream_timeout',
+      changesState
+        ? 'The service did not answer in time: the outcome of this request is unknown. Retrying with the same Idempotency-Key is safe.'
+        : 'The service did not answer in time. Try again shortly.',
+    );
   }
 }
 

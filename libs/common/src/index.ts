@@ -36,3 +36,8 @@ export * from './notify/email';
 export * from './notify/queue';
 export * from './monitoring/conditions';
 export * from './openapi/operation';
+export * from './db/deadline';
+export * from './db/connection-loss';
+export * from './db/pg-client';
+export * from './db/resilient-sequelize';
+export * from './http/request-deadline';

@@ -8,7 +8,7 @@ import { createRateLimits } from './rate-limits';
 async function main() {
   const config = loadConfigOrExit(gatewayConfigSchema, 'gateway');
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  const db = connectDatabase({ url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
+  const db = connectDatabase({ url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'pi-gateway', logger });
   const usage = new UsageRecorder(db.sequelize, logger, config.API_KEY_USAGE_FLUSH_MS);
   usage.start();
   const rateLimits = createRateLimits(config, logger);

@@ -7,3 +7,4 @@ export type { RunSummary } from './check-rules/run';
 export { monitorApi } from './openapi';
 export { RUNS_KEPT, runCheckRules } from './check-rules/recorded-run';
 export type { RecordedRun } from './check-rules/recorded-run';
+export { RunLock } from './check-rules/run-lock';

@@ -49,6 +49,27 @@ describe('OpenAPI document', () => {
     expect(scan.responses['302'].headers).to.have.keys('X-API-Deprecated', 'X-API-Sunset', ...Object.keys(scan.responses['302'].headers).filter((h: string) => !h.startsWith('X-API')));
   });
 
+  it('documents 503 (service_unavailable, outcome_unknown) on every operation and 504 upstream_timeout on every proxied one', async () => {
+    const { body } = await get('/api/schema/');
+    const own = new Set(SERVICE_APIS.filter((a) => a.service === 'gateway' || a.service === 'pages').flatMap((a) => a.operations.map(key)));
+    let proxied = 0;
+    for (const [path, item] of Object.entries<Record<string, any>>(body.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        const name = key({ method, path });
+        expect(op.responses, name).to.have.property('503');
+        if (own.has(name)) {
+          expect(op.responses, name).to.not.have.property('504');
+        } else {
+          expect(op.responses['504'], name).to.deep.equal({ $ref: '#/components/responses/Error504' });
+          proxied += 1;
+        }
+      }
+    }
+    expect(proxied).to.be.greaterThan(40);
+    expect(body.components.responses.Error503.description).to.include('service_unavailable').and.include('outcome_unknown');
+    expect(body.components.responses.Error504.description).to.include('upstream_timeout').and.include('Idempotency-Key');
+  });
+
   describe('matches the routes of every service', () => {
     const routesOf = (): Record<string, ExpressRoute[]> => serviceRoutes();
     const [gatewayApi, pagesApi] = SERVICE_APIS;

@@ -93,7 +93,7 @@ async function main() {
     databaseUrl = embedded.url;
   }
 
-  const db = connectDatabase({ url: databaseUrl, poolMax: 2 });
+  const db = connectDatabase({ url: databaseUrl, poolMax: 2, applicationName: 'pi-standalone' });
   const applied = await migrateUp(db.sequelize);
   await db.close();
   say(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');

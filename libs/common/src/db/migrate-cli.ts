@@ -9,7 +9,7 @@ import { standaloneEnvironment } from './standalone-settings';
 
 async function main() {
   const target = await openDatabaseUrl(standaloneEnvironment(process.env));
-  const db = connectDatabase({ url: target.url, poolMax: 2 });
+  const db = connectDatabase({ url: target.url, poolMax: 2, applicationName: 'pi-migrate' });
   try {
     const applied = await migrateUp(db.sequelize);
     process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');

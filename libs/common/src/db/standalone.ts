@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Client } from 'pg';
+import type { Client } from 'pg';
+import { ResilientClient } from './pg-client';
 
 export interface StandaloneState {
   postgres: { port: number; user: string; password: string; database: string };
@@ -138,6 +139,7 @@ export async function startEmbeddedPostgres(dataDir: string, state: StandaloneSt
 }
 
 async function ensureDatabase(admin: Client, database: string) {
+  admin.on('error', () => {}); // a dropped connection fails the query below, never the process
   await admin.connect();
   try {
     const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
@@ -149,7 +151,7 @@ async function ensureDatabase(admin: Client, database: string) {
 
 /** True when something accepts a PostgreSQL login at `url` within `timeoutMs`. */
 export async function canConnect(url: string, timeoutMs = 2000): Promise<boolean> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  const client = new ResilientClient({ connectionString: url, connectionTimeoutMillis: timeoutMs });
   try {
     await client.connect();
     await client.query('SELECT 1');

@@ -5,7 +5,8 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DatabaseError, UniqueConstraintError } from 'sequelize';
-import { AppError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors';
+import { AppError, ConflictError, DatabaseUnavailableError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, ValidationError } from '../errors';
+import { connectionFailureOf, isPoolExhausted } from '../db/connection-loss';
 import { requestIdOf } from '../identity';
 import type { Logger } from '../logger';
 
@@ -70,6 +71,10 @@ export function toAppError(err: unknown): AppError | undefined {
     const details = Object.fromEntries(fields.map((f) => [f, 'already exists']));
     return new AppError(409, 'already_exists', 'A record with these values already exists.', details);
   }
+  // The resilient database layer answers lost connections itself; these are what escaped it (a transaction
+  // begun without a callback): a 503, never a 500. A pool with every connection busy is an overload.
+  if (connectionFailureOf(err)) return new DatabaseUnavailableError();
+  if (isPoolExhausted(err)) return new ServiceUnavailableError('The service is busy. Try again shortly.');
   return databaseAnswer(err);
 }
 

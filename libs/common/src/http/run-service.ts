@@ -66,7 +66,7 @@ export interface ServiceExtras {
 export async function runService<E extends object = object>(def: ServiceDefinition<E>): Promise<void> {
   const config = loadServiceConfig<E>(def.name, def.portVariable, def.defaultPort, def.env);
   const logger = createLogger(def.name, config.LOG_LEVEL);
-  const db = connectDatabase({ url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
+  const db = connectDatabase({ url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: `pi-${def.name}`, logger });
   const ctx = { db, config, logger };
   const extras: ServiceExtras = (await def.start?.(ctx)) ?? {};
   const app = createServiceApp(

@@ -1,8 +1,9 @@
 /**
  * The Express skeleton every internal service shares: request id, access log, health endpoints (open, for
  * probes), the internal-auth wall (gateway tokens only), the path gate (only the service's documented
- * templates, spelled by the gateway's rules: http/paths.ts), JSON body parsing, the service's public routes
- * (anonymous gateway tokens allowed), then its authenticated routes, 404 and the error shape.
+ * templates, spelled by the gateway's rules: http/paths.ts), JSON body parsing, the request's deadline (from
+ * the gateway, believed only behind the internal-auth wall), the service's public routes (anonymous gateway
+ * tokens allowed), then its authenticated routes, 404 and the error shape.
  */
 import express, { Express, RequestHandler, Router } from 'express';
 import { requireIdentity, requireInternalAuth } from '../auth/internal-token';
@@ -13,6 +14,7 @@ import { errorMiddleware, notFoundMiddleware } from './error-middleware';
 import { healthRouter } from './health';
 import { jsonBody } from './json-body';
 import { pathGate } from './paths';
+import { requestDeadline } from './request-deadline';
 import { requestId } from './request-id';
 import { PermissionDeniedError } from '../errors';
 import { permissionForMethod } from '../identity';
@@ -49,6 +51,8 @@ export function createServiceApp(opts: ServiceAppOptions, routes: Router, public
   app.use(requireInternalAuth(opts.internalJwtSecret));
   app.use(pathGate(opts.paths));
   app.use(jsonBody({ limit: opts.bodyLimit ?? '1mb' }));
+  // After the body parser, which would otherwise lose the deadline's context.
+  app.use(requestDeadline(opts.logger));
   if (publicRoutes) app.use(publicRoutes);
   app.use(requireIdentity);
   app.use(requireMethodPermission());

@@ -89,7 +89,7 @@ async function main() {
   if (command === 'set-tier') setTierArguments(args); // refuse bad arguments before starting a database
   const env = standaloneEnvironment(process.env);
   const target = await openDatabaseUrl(env);
-  const db = connectDatabase({ url: target.url, poolMax: 2 });
+  const db = connectDatabase({ url: target.url, poolMax: 2, applicationName: 'pi-admin' });
   try {
     process.stdout.write(`${JSON.stringify(await run(command, args, db.sequelize, env), null, 2)}\n`);
   } finally {

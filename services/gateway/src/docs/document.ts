@@ -30,8 +30,17 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'The request body is over the size limit.',
   415: 'Unsupported request body type.',
   429: 'Rate limit exceeded: wait `retry_after` seconds (also the `Retry-After` header).',
-  503: 'A backing service is unavailable; try again shortly.',
+  503:
+    '`service_unavailable`: the request was not carried out (a service or the database could not be reached, or the work could not finish ' +
+    'in time): nothing changed, retry as it is. `outcome_unknown`: the connection was lost while a change was being committed: it may or may ' +
+    'not have happened; retry with the same `Idempotency-Key` (bookings), which answers the first outcome or books once.',
+  504:
+    '`upstream_timeout`: the service got the request but did not answer within the gateway\'s timeout. For a change the outcome is unknown: ' +
+    'retry with the same `Idempotency-Key` (bookings), which answers the first outcome or books once.',
 };
+
+/** The parts of the document the gateway serves itself; every other operation is proxied to a service. */
+const GATEWAY_OWN = new Set(['gateway', 'pages']);
 
 export function buildOpenApiDocument({ apis, deprecations }: DocumentOptions): OpenApiDocument {
   const shared: JsonSchema = {};
@@ -40,7 +49,7 @@ export function buildOpenApiDocument({ apis, deprecations }: DocumentOptions): O
     for (const op of api.operations) {
       const item = (paths[op.path] ??= {});
       if (item[op.method]) throw new Error(`${op.method.toUpperCase()} ${op.path} is documented twice`);
-      item[op.method] = operationObject(op, shared);
+      item[op.method] = operationObject(op, shared, !GATEWAY_OWN.has(api.service));
     }
   }
   for (const d of deprecations) markDeprecated(paths, d);
@@ -81,7 +90,7 @@ export function buildOpenApiDocument({ apis, deprecations }: DocumentOptions): O
   };
 }
 
-function operationObject(op: ApiOperation, shared: JsonSchema) {
+function operationObject(op: ApiOperation, shared: JsonSchema, proxied: boolean) {
   return {
     operationId: op.operationId,
     tags: [op.tag],
@@ -90,7 +99,7 @@ function operationObject(op: ApiOperation, shared: JsonSchema) {
     security: securityOf(op),
     parameters: [...parametersOf(op.request?.params, 'path', shared), ...parametersOf(op.request?.query, 'query', shared)],
     ...requestBodyOf(op, shared),
-    responses: sortedByStatus({ ...errorResponses(op), ...successResponses(op.responses, shared) }),
+    responses: sortedByStatus({ ...errorResponses(op, proxied), ...successResponses(op.responses, shared) }),
   };
 }
 
@@ -143,8 +152,11 @@ function successResponses(responses: Record<number, ResponseSpec>, shared: JsonS
   );
 }
 
-/** Every error status an operation can answer: its own list plus what its request and credentials imply. */
-export function errorStatusesOf(op: ApiOperation): number[] {
+/**
+ * Every error status an operation can answer: its own list plus what its request and credentials imply, and
+ * 504 when the gateway proxies it (a service that does not answer in time).
+ */
+export function errorStatusesOf(op: ApiOperation, proxied = false): number[] {
   const statuses = new Set<number>(op.errors ?? []);
   if (op.request?.params || op.request?.query || op.request?.body) statuses.add(400);
   if (op.security !== 'none') [401, 403].forEach((s) => statuses.add(s));
@@ -152,6 +164,7 @@ export function errorStatusesOf(op: ApiOperation): number[] {
   if (op.request?.params) statuses.add(404);
   if (op.request?.body || op.request?.otherBodyTypes) statuses.add(413);
   [429, 503].forEach((s) => statuses.add(s));
+  if (proxied) statuses.add(504);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -161,8 +174,8 @@ function sortedByStatus(responses: Record<string, unknown>): Record<string, unkn
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => order(a) - order(b)));
 }
 
-function errorResponses(op: ApiOperation) {
-  const listed = Object.fromEntries(errorStatusesOf(op).map((s) => [s, { $ref: `#/components/responses/Error${s}` }]));
+function errorResponses(op: ApiOperation, proxied: boolean) {
+  const listed = Object.fromEntries(errorStatusesOf(op, proxied).map((s) => [s, { $ref: `#/components/responses/Error${s}` }]));
   return { ...listed, default: { description: 'Any other error, in the same shape.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } };
 }
 

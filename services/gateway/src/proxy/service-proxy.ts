@@ -3,9 +3,18 @@
  * fresh internal token and the request id; the caller's own credentials (bearer token, API key in header,
  * query or body) are stripped so that no service sees or logs them. Connections are kept alive.
  *
- * Whatever goes wrong upstream, the client is never left hanging (issue 6, "Versioning and hardening"):
- * - connection refused, reset or closed before a whole answer head, or no byte for PROXY_TIMEOUT_MS:
- *   503 `service_unavailable` in the error shape (with the gateway's own headers, none of the service's);
+ * Each request also carries `X-Request-Deadline` (libs/common http/request-deadline.ts): when the gateway
+ * stops waiting, less a margin, so that the service abandons work it could no longer answer in time
+ * instead of committing it after the client was told the outcome is unknown.
+ *
+ * Whatever goes wrong upstream, the client is never left hanging (issue 6, "Versioning and hardening"), and
+ * the answer says whether the request can have had an effect (README "Deadlines and retries"):
+ * - the request never reached the service (connection refused, or not yet sent when the connection failed),
+ *   or it was a read: 503 `service_unavailable`, nothing happened;
+ * - the request was sent and no answer came within PROXY_TIMEOUT_MS: 504 `upstream_timeout` (for a change,
+ *   the outcome is unknown; retrying with the same `Idempotency-Key` is safe);
+ * - a change was sent and the connection was closed before a whole answer head: 503 `outcome_unknown`;
+ * all in the error shape, with the gateway's own headers and none of the service's;
  * - the answer's head was already relayed and the service then drops the connection (or goes silent for
  *   PROXY_TIMEOUT_MS mid-body): no error answer can follow a sent head, so the client's connection is cut at
  *   once, and the client sees an incomplete answer rather than a truncated one that looks complete.
@@ -17,7 +26,19 @@ import http from 'node:http';
 import type net from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
-import { INTERNAL_AUTH_HEADER, ServiceUnavailableError, errorBody, requestIdOf, signInternalToken, Logger } from '@pi/common';
+import {
+  AppError,
+  INTERNAL_AUTH_HEADER,
+  OutcomeUnknownError,
+  REQUEST_DEADLINE_HEADER,
+  ServiceUnavailableError,
+  UpstreamTimeoutError,
+  errorBody,
+  requestDeadlineHeader,
+  requestIdOf,
+  signInternalToken,
+  Logger,
+} from '@pi/common';
 
 export interface ServiceProxyOptions {
   target: string;
@@ -43,8 +64,20 @@ export function withoutApiKeyParam(path: string): string {
 
 /** The gateway's own headers of each proxied answer, before the service's are copied over them. */
 const ownHeaders = new WeakMap<http.ServerResponse, http.OutgoingHttpHeaders>();
-/** Requests whose exchange with the service was aborted by PROXY_TIMEOUT_MS (for the log line). */
+/** Requests whose exchange with the service was aborted by PROXY_TIMEOUT_MS. */
 const timedOut = new WeakSet<http.IncomingMessage>();
+/** Requests handed whole to the connection to the service: from then on the service may act on them. */
+const sent = new WeakSet<http.IncomingMessage>();
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** What the client is told when no answer came: whether the request can have had an effect decides it. */
+function failureAnswer(req: Request): AppError {
+  const changesState = !SAFE_METHODS.has(req.method);
+  if (!sent.has(req)) return new ServiceUnavailableError();
+  if (timedOut.has(req)) return new UpstreamTimeoutError(changesState);
+  return changesState ? new OutcomeUnknownError('The service closed the connection before answering') : new ServiceUnavailableError();
+}
 
 export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 60_000 });
@@ -60,7 +93,8 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
     const clientGone = req.socket.destroyed;
     if (!clientGone) {
       const timeout = timedOut.has(req) ? { timeout_ms: opts.timeoutMs } : {};
-      opts.logger.error({ err, request_id: requestIdOf(req), target: opts.target, head_sent: res.headersSent, ...timeout }, 'upstream unavailable');
+      const state = { head_sent: res.headersSent, request_sent: sent.has(req) };
+      opts.logger.error({ err, request_id: requestIdOf(req), target: opts.target, ...state, ...timeout }, 'upstream unavailable');
     }
     if (res.headersSent || clientGone) {
       // Part of the service's answer is on its way: cut the connection so the client cannot take what it got
@@ -74,8 +108,8 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
       for (const name of res.getHeaderNames()) res.removeHeader(name);
       for (const [name, value] of Object.entries(own)) if (value !== undefined) res.setHeader(name, value);
     }
-    const response = res as Response;
-    response.status(503).json(errorBody(new ServiceUnavailableError(), requestIdOf(req)));
+    const answer = failureAnswer(req);
+    (res as Response).status(answer.status).json(errorBody(answer, requestIdOf(req)));
   };
 
   return createProxyMiddleware<Request, Response>({
@@ -89,12 +123,15 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
       proxyReq: (proxyReq, req, res) => {
         ownHeaders.set(res, res.getHeaders());
         proxyReq.once('timeout', () => timedOut.add(req));
+        proxyReq.once('finish', () => sent.add(req));
         proxyReq.removeHeader('authorization');
         proxyReq.removeHeader('x-api-key');
         proxyReq.removeHeader('cookie');
         proxyReq.setHeader('x-request-id', requestIdOf(req));
         // Always replaced: a client's own X-Internal-Auth never reaches a service. Public routes get an anonymous one.
         proxyReq.setHeader(INTERNAL_AUTH_HEADER, signInternalToken(req.identity, requestIdOf(req), opts.internalJwtSecret));
+        // Always replaced too: only the gateway knows when it stops waiting.
+        proxyReq.setHeader(REQUEST_DEADLINE_HEADER, requestDeadlineHeader(opts.timeoutMs));
         if (req.body && typeof req.body === 'object' && 'api_key' in req.body) delete (req.body as Record<string, unknown>).api_key;
         // A body the gateway parsed (and inflated) is sent on re-serialized, as plain JSON.
         if (req.body !== undefined && req.readableEnded) proxyReq.removeHeader('content-encoding');

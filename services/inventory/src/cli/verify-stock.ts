@@ -150,7 +150,7 @@ async function main(): Promise<number> {
   }
   const companyId = values.company === undefined ? undefined : validateValue(Joi.string().guid().required(), values.company, 'company');
   const target = await openDatabaseUrl(standaloneEnvironment(process.env));
-  const db = connectDatabase({ url: target.url, poolMax: 2 });
+  const db = connectDatabase({ url: target.url, poolMax: 2, applicationName: 'pi-stock-verify' });
   try {
     const result = await findStockDifferences(db.sequelize, companyId);
     for (const d of result.differences) process.stdout.write(`${describeDifference(d)}\n`);

@@ -7,7 +7,7 @@
  */
 import { QueryTypes, Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize';
-import { Company, Identity, NotFoundError } from '@pi/common';
+import { Company, Identity, ManagedTransactionOptions, NotFoundError } from '@pi/common';
 import type { Writable } from 'node:stream';
 import { toNumber } from '../engine/quantity';
 import { presentLocation } from '../presenters/location';
@@ -142,7 +142,10 @@ function writer(out: Writable) {
  */
 export async function writeCompanyExport(sequelize: Sequelize, company: ExportCompany, out: Writable, exportedAt = new Date()): Promise<void> {
   const write = writer(out);
-  await sequelize.transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ }, async (transaction) => {
+  // Streamed as it is read: never run twice (retry), and as long as it keeps sending it is not bounded by the
+  // request's deadline (the gateway's timeout is one of inactivity); README "Deadlines and retries".
+  const options: ManagedTransactionOptions = { isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ, retry: false, deadline: false };
+  await sequelize.transaction(options, async (transaction) => {
     await sequelize.query('SET TRANSACTION READ ONLY', { transaction });
     await write(`{"company":${JSON.stringify({ id: company.id, name: company.name })},"exported_at":${JSON.stringify(exportedAt.toISOString())}`);
     for (const [index, section] of SECTIONS.entries()) {

@@ -56,7 +56,7 @@ async function main(): Promise<number> {
   // The monitor service's own settings and queue: the same loader, so the two cannot drift apart.
   const settings = loadMonitorSettings(env);
   const target = await openDatabaseUrl(env);
-  const db = connectDatabase({ url: target.url, poolMax: 4 });
+  const db = connectDatabase({ url: target.url, poolMax: 4, applicationName: 'pi-check-rules' });
   const queue = deliveryQueueOf(settings);
   try {
     const run = await runCheckRules(db.sequelize, target.url, settings, { companyId, queue, trigger: values.scheduled ? 'scheduler' : 'command' });

@@ -11,10 +11,10 @@
  *   the end (exit 1), so one company's trouble never stops the others from being checked.
  * - Only the latest RUNS_KEPT runs are kept.
  */
-import { Client } from 'pg';
 import type { Sequelize } from 'sequelize-typescript';
 import type { DeliveryQueue, DeliverySettings } from '@pi/common';
 import { RunSummary, checkRules } from './run';
+import { RunLock } from './run-lock';
 import { companiesToCheck } from './facts';
 
 export type RunTrigger = 'scheduler' | 'command';
@@ -110,21 +110,15 @@ async function writeRun(sequelize: Sequelize, run: RecordedRun): Promise<string>
  * holds the lock. Throws only if the lock or the company list cannot be had.
  */
 export async function runCheckRules(sequelize: Sequelize, databaseUrl: string, settings: DeliverySettings, opts: RecordedRunOptions): Promise<RecordedRun> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
+  const lock = new RunLock(databaseUrl, RECORDED_RUN_LOCK_ID);
+  if (!(await lock.acquire())) {
+    const now = new Date();
+    return { skipped: true, id: null, trigger: opts.trigger, startedAt: now, finishedAt: now, companies: [], totals: zero(), queueError: null };
+  }
   try {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [RECORDED_RUN_LOCK_ID]);
-    if (!rows[0].locked) {
-      const now = new Date();
-      return { skipped: true, id: null, trigger: opts.trigger, startedAt: now, finishedAt: now, companies: [], totals: zero(), queueError: null };
-    }
-    try {
-      return await checkAndRecord(sequelize, databaseUrl, settings, opts);
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [RECORDED_RUN_LOCK_ID]);
-    }
+    return await checkAndRecord(sequelize, databaseUrl, settings, opts);
   } finally {
-    await client.end();
+    await lock.release();
   }
 }
 

@@ -7,7 +7,6 @@
  * Evaluation never depends on the queue: while Redis is down every company is still evaluated and every event
  * recorded; the deliveries stay due in the outbox and the summary says how many wait (dispatch.ts).
  */
-import { Client } from 'pg';
 import type { Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
 import { DeliverySettings, EventLogEntry, NotificationChannel, createDeliveries, buildEventBody, dueDeliveryIds, heldDeliveryCount } from '@pi/common';
@@ -16,8 +15,8 @@ import { DispatchCounts, RunDispatcher, emptyDispatchCounts } from './dispatch';
 import { EffectiveRule, effectiveRules } from '../rules/effective-rules';
 import { EventToOpen, ProductFacts, evaluateProduct } from './evaluate';
 import { companiesToCheck, liveEvents, productFacts } from './facts';
+import { RunLock } from './run-lock';
 
-const RUN_LOCK_ID = 7_310_442;
 
 export interface RunOptions {
   companyId?: string;
@@ -115,20 +114,14 @@ async function checkCompany(sequelize: Sequelize, companyId: string, now: Date, 
   return newDeliveries;
 }
 
-/** A session-level advisory lock on a connection of its own, held for the whole run. */
+/** A session-level advisory lock on a connection of its own, held for the whole run (run-lock.ts). */
 async function withRunLock<T>(databaseUrl: string, whenLocked: () => Promise<T>, whenBusy: () => T): Promise<T> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
+  const lock = new RunLock(databaseUrl);
+  if (!(await lock.acquire())) return whenBusy();
   try {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [RUN_LOCK_ID]);
-    if (!rows[0].locked) return whenBusy();
-    try {
-      return await whenLocked();
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [RUN_LOCK_ID]);
-    }
+    return await whenLocked();
   } finally {
-    await client.end();
+    await lock.release();
   }
 }
 
