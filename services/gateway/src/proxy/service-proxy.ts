@@ -1,7 +1,7 @@
 /**
- * Forwarding to the services with http-proxy-middleware. Each request carries the caller's identity in a
- * fresh internal token and the request id; the caller's own credentials (bearer token, API key in header,
- * query or body) are stripped so that no service sees or logs them. Connections are kept alive.
+ * Forwarding to the services with http-proxy-middleware. Each request carries the caller's identity in an
+ * internal token (the same identity's token is reused for half its 60 s life) and the request id; the
+ * caller's own credentials (bearer token, API key in header, query or body) are stripped so that no service sees or logs them. Connections are kept alive.
  *
  * Whatever goes wrong upstream, the client is never left hanging (issue 6, "Versioning and hardening"):
  * - connection refused, reset or closed before a whole answer head, or no byte for PROXY_TIMEOUT_MS:
@@ -17,7 +17,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
-import { INTERNAL_AUTH_HEADER, ServiceUnavailableError, errorBody, requestIdOf, signInternalToken, Logger } from '@pi/common';
+import { INTERNAL_AUTH_HEADER, InternalTokenSigner, ServiceUnavailableError, errorBody, requestIdOf, Logger } from '@pi/common';
 
 export interface ServiceProxyOptions {
   target: string;
@@ -44,6 +44,7 @@ const timedOut = new WeakSet<http.IncomingMessage>();
 
 export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 60_000 });
+  const internalTokens = new InternalTokenSigner(opts.internalJwtSecret);
 
   /** One failed exchange with the service: logged once, answered in the error shape if still possible. */
   const fail = (err: Error, req: Request, res: http.ServerResponse | net.Socket) => {
@@ -90,7 +91,7 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
         proxyReq.removeHeader('cookie');
         proxyReq.setHeader('x-request-id', requestIdOf(req));
         // Always replaced: a client's own X-Internal-Auth never reaches a service. Public routes get an anonymous one.
-        proxyReq.setHeader(INTERNAL_AUTH_HEADER, signInternalToken(req.identity, requestIdOf(req), opts.internalJwtSecret));
+        proxyReq.setHeader(INTERNAL_AUTH_HEADER, internalTokens.tokenFor(req.identity));
         if (req.body && typeof req.body === 'object' && 'api_key' in req.body) delete (req.body as Record<string, unknown>).api_key;
         fixRequestBody(proxyReq, req);
       },
