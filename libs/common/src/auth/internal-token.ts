@@ -76,7 +76,8 @@ export class InternalTokenSigner {
     const cacheKey = identity ? identityKey(identity) : 'anonymous';
     const now = Date.now();
     const cached = this.tokens.get(cacheKey);
-    if (cached && cached.renewAt > now) return cached.token;
+    // (A clock set back leaves renewAt too far ahead: sign anew rather than trust it.)
+    if (cached && cached.renewAt > now && cached.renewAt - now <= REUSE_MS) return cached.token;
     const token = sign(claimsOf(identity), this.key);
     if (!cached && this.tokens.size >= MAX_REMEMBERED) this.forgetStale(now);
     this.tokens.set(cacheKey, { token, renewAt: now + REUSE_MS });

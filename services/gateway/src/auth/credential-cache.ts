@@ -44,10 +44,13 @@ const MAX_ENTRIES = 50_000;
 class Entries<V extends { companyId: string }> {
   private readonly map = new Map<string, Entry<V>>();
 
-  get(id: string, now: number): Entry<V> | undefined {
+  /** The entry while it is fresh: stored less than `ttlMs` ago (also if the clock was set back since). */
+  get(id: string, now: number, ttlMs: number): Entry<V> | undefined {
     const entry = this.map.get(id);
-    if (entry && entry.expiresAt <= now) this.map.delete(id);
-    return entry && entry.expiresAt > now ? entry : undefined;
+    if (!entry) return undefined;
+    if (entry.expiresAt > now && entry.expiresAt - now <= ttlMs) return entry;
+    this.map.delete(id);
+    return undefined;
   }
 
   has(id: string, entry: Entry<V>): boolean {
@@ -158,7 +161,7 @@ export class CredentialCache {
 
   private async lookup<V extends { companyId: string }>(entries: Entries<V>, id: string, read: () => Promise<V | undefined>): Promise<V | undefined> {
     if (this.caching) {
-      const entry = entries.get(id, Date.now());
+      const entry = entries.get(id, Date.now(), this.ttlMs);
       if (entry) {
         await pendingIoFirst();
         if (entries.has(id, entry)) return entry.value;

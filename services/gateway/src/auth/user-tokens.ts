@@ -59,7 +59,7 @@ export function verifyUserToken(token: string, kind: TokenKind, secret: string):
   } catch {
     throw new AuthenticationError('Token is invalid or expired.');
   }
-  const ver = claims.ver ?? 0;
+  const ver = claims.ver === undefined ? 0 : claims.ver;
   if (claims.typ !== kind || typeof claims.sub !== 'string' || typeof claims.cid !== 'string' || !Number.isSafeInteger(ver)) {
     throw new AuthenticationError('Token is invalid or expired.');
   }
