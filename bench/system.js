@@ -106,6 +106,8 @@ async function openTarget(log) {
       databaseUrl: loopbackUrl('BENCH_DATABASE_URL', process.env.BENCH_DATABASE_URL),
       inventoryUrl: loopbackUrl('BENCH_INVENTORY_URL', process.env.BENCH_INVENTORY_URL),
       internalJwtSecret: process.env.BENCH_INTERNAL_JWT_SECRET || undefined,
+      // The process whose descendants are the system (e.g. the shell that started it), for CPU per process.
+      rootPid: process.env.BENCH_SYSTEM_PID ? Number(process.env.BENCH_SYSTEM_PID) : undefined,
       stop: async () => {},
     };
   }
