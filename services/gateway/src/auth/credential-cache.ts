@@ -53,10 +53,6 @@ class Entries<V extends { companyId: string }> {
     return undefined;
   }
 
-  has(id: string, entry: Entry<V>): boolean {
-    return this.map.get(id) === entry;
-  }
-
   set(id: string, value: V, expiresAt: number): void {
     this.map.delete(id);
     if (this.map.size >= MAX_ENTRIES) this.map.delete(this.map.keys().next().value!);
@@ -94,9 +90,6 @@ interface UserRow {
   is_active: boolean;
   token_version: number;
 }
-
-/** Lets I/O that is already waiting run first: a change notification that arrived with this request wins. */
-const pendingIoFirst = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface CredentialCacheOptions {
   /** 0: no caching. */
@@ -162,10 +155,7 @@ export class CredentialCache {
   private async lookup<V extends { companyId: string }>(entries: Entries<V>, id: string, read: () => Promise<V | undefined>): Promise<V | undefined> {
     if (this.caching) {
       const entry = entries.get(id, Date.now(), this.ttlMs);
-      if (entry) {
-        await pendingIoFirst();
-        if (entries.has(id, entry)) return entry.value;
-      }
+      if (entry) return entry.value;
     }
     const epoch = this.epoch;
     const value = await read();
