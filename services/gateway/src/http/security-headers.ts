@@ -13,7 +13,7 @@
  * The rules are matched on the path, case-insensitively as Express routes are, whatever answers the path
  * (a 404 carries them too). Nothing outside these paths is looser than helmet's defaults.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import helmet, { HelmetOptions } from 'helmet';
 
 interface PathRule {
@@ -68,32 +68,10 @@ function withoutUpgrade(options: HelmetOptions): HelmetOptions {
   return { ...options, contentSecurityPolicy: { ...csp, directives: { ...csp.directives, upgradeInsecureRequests: null } } };
 }
 
-/**
- * What a helmet middleware does to a response, done once: helmet's headers depend on its options only (no
- * directive here is a function of the request), so its fifteen middlewares need not run on every request.
- * Should a helmet version ever not finish synchronously, its middleware is used as is.
- */
-function precomputed(handler: RequestHandler): RequestHandler {
-  const set: Array<[string, string | string[]]> = [];
-  const removed: string[] = [];
-  let finished = false;
-  const recorder = {
-    setHeader: (name: string, value: string | number | readonly string[]) => set.push([name, typeof value === 'number' ? String(value) : (value as string | string[])]),
-    removeHeader: (name: string) => removed.push(name),
-  };
-  void handler({} as Request, recorder as unknown as Response, (err?: unknown) => (finished = err === undefined));
-  if (!finished) return handler;
-  return (_req, res, next) => {
-    for (const [name, value] of set) res.setHeader(name, value);
-    for (const name of removed) res.removeHeader(name);
-    next();
-  };
-}
-
 /** Replaces `app.use(helmet())`: the first rule whose path matches, else helmet's defaults. */
 export function securityHeaders(publicBaseUrl: string, rules: PathRule[] = SECURITY_HEADER_RULES): RequestHandler {
   const adapt = servedOverPlainHttp(publicBaseUrl) ? withoutUpgrade : (options: HelmetOptions) => options;
-  const compiled = rules.map((rule) => ({ pattern: rule.pattern, handler: precomputed(helmet(adapt(rule.options))) }));
-  const defaults = precomputed(helmet(adapt({})));
+  const compiled = rules.map((rule) => ({ pattern: rule.pattern, handler: helmet(adapt(rule.options)) }));
+  const defaults = helmet(adapt({}));
   return (req, res, next) => (compiled.find((rule) => rule.pattern.test(req.path))?.handler ?? defaults)(req, res, next);
 }
