@@ -16,7 +16,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
-import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
+import { Plugin, createProxyMiddleware, debugProxyErrorsPlugin, fixRequestBody, proxyEventsPlugin } from 'http-proxy-middleware';
 import { INTERNAL_AUTH_HEADER, InternalTokenSigner, ServiceUnavailableError, errorBody, requestIdOf, Logger } from '@pi/common';
 
 export interface ServiceProxyOptions {
@@ -78,6 +78,9 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
   return createProxyMiddleware<Request, Response>({
     target: opts.target,
     agent,
+    // The default plugins but the logger, which built a URL per answer for a logger that writes nothing.
+    ejectPlugins: true,
+    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin] as unknown as Array<Plugin<Request, Response>>,
     xfwd: true,
     // Inactivity on the service's socket, from the request on: aborts it, which lands in `fail`.
     proxyTimeout: opts.timeoutMs,
