@@ -144,11 +144,15 @@ function targetCell(scenario, row) {
 
 const PROCESSES = ['gateway', 'inventory', 'qr', 'monitor', 'notifier', 'postgres', 'bench'];
 
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const loadAtStart = loadAverage();
+
 function printReport(rows, opts, target) {
   const cpus = os.cpus();
   const out = (s) => process.stdout.write(s);
   out(
-    `\nnode ${process.version}, ${cpus.length} × ${cpus[0] ? cpus[0].model.trim() : 'cpu'}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ` +
+    `\nnode ${process.version}, ${cpus.length} × ${cpus[0] ? cpus[0].model.trim() : 'cpu'}, load average ${loadAtStart} at the start, ${loadAverage()} at the end ` +
+      `(1, 5, 15 min; other work on the machine counts); ` +
       `${opts.duration} s per run after ${opts.warmup} s of warm-up, ${opts.pairs} interleaved pairs per row (medians)\n\n`,
   );
   out('| scenario | connections | system req/s | raw req/s | ratio | target | system p50 / p99 ms | raw p50 / p99 ms | note |\n');
