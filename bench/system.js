@@ -3,6 +3,12 @@
  * The system under benchmark: the gateway at BENCH_URL when set, otherwise `npm start`'s standalone launcher
  * started here on free loopback ports with a temporary DATA_DIR (embedded PostgreSQL), stopped and removed
  * afterwards. Needs a build (`npm run bench` builds first).
+ *
+ * Besides the gateway's URL the scenarios need the database (raw baselines), the inventory service's URL and
+ * the internal token secret (the gateway hop's direct calls), the DATA_DIR (check_rules) and the launcher's
+ * pid (CPU per process). A standalone system has them all; with BENCH_URL they come from BENCH_DATABASE_URL,
+ * BENCH_INVENTORY_URL and BENCH_INTERNAL_JWT_SECRET, and the scenarios that lack one are skipped. Every
+ * address must be on loopback.
  */
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -65,7 +71,26 @@ async function startStandalone(log) {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url: `http://127.0.0.1:${gateway}`, databaseUrl: databaseUrlOf(readStandaloneState(dataDir)), stop };
+  const state = readStandaloneState(dataDir);
+  return {
+    url: `http://127.0.0.1:${gateway}`,
+    databaseUrl: databaseUrlOf(state),
+    inventoryUrl: `http://127.0.0.1:${inventory}`,
+    internalJwtSecret: state.secrets.INTERNAL_JWT_SECRET,
+    dataDir,
+    rootPid: child.pid,
+    stop,
+  };
+}
+
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
+
+/** `value` (a URL) when its host is on loopback; throws naming `name` otherwise. */
+function loopbackUrl(name, value) {
+  if (!value) return undefined;
+  const { hostname } = new URL(value);
+  if (!LOOPBACK.includes(hostname) && !/^127\./.test(hostname)) throw new Error(`${name} must be a loopback address, not ${hostname}`);
+  return value.replace(/\/+$/, '');
 }
 
 /**
@@ -74,11 +99,17 @@ async function startStandalone(log) {
  */
 async function openTarget(log) {
   if (process.env.BENCH_URL) {
-    const url = process.env.BENCH_URL.replace(/\/+$/, '');
-    const { hostname } = new URL(url);
-    if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(hostname)) throw new Error(`BENCH_URL must be a loopback address, not ${hostname}`);
+    const url = loopbackUrl('BENCH_URL', process.env.BENCH_URL);
     log(`targeting ${url}`);
-    return { url, databaseUrl: process.env.BENCH_DATABASE_URL || undefined, stop: async () => {} };
+    return {
+      url,
+      databaseUrl: loopbackUrl('BENCH_DATABASE_URL', process.env.BENCH_DATABASE_URL),
+      inventoryUrl: loopbackUrl('BENCH_INVENTORY_URL', process.env.BENCH_INVENTORY_URL),
+      internalJwtSecret: process.env.BENCH_INTERNAL_JWT_SECRET || undefined,
+      // The process whose descendants are the system (e.g. the shell that started it), for CPU per process.
+      rootPid: process.env.BENCH_SYSTEM_PID ? Number(process.env.BENCH_SYSTEM_PID) : undefined,
+      stop: async () => {},
+    };
   }
   return startStandalone(log);
 }

@@ -99,6 +99,8 @@ describe('API key authentication (widget paths)', () => {
       const key = await buildApiKey(a, { expires_at: new Date(Date.now() + 3_600_000).toISOString() });
       expect((await get(WIDGET_LOCATIONS, { apiKey: key.key })).status).to.equal(200);
       await system().db.sequelize.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, { bind: [key.id] });
+      // A change made outside the API reaches the gateways' credential caches by notification: wait for it.
+      await system().gateway.credentials.settle();
       const res = await get(WIDGET_LOCATIONS, { apiKey: key.key });
       expect(res.status).to.equal(401);
       expect(res.body.error).to.match(/expired/i);

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Router } from 'express';
 import { Database, Logger, closeServer, connectDatabase, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
-import { GatewayConfig, UsageRecorder, createGatewayApp, createRateLimits, loadGatewayConfig } from '@pi/gateway';
+import { CredentialCache, GatewayConfig, UsageRecorder, createGatewayApp, createRateLimits, loadGatewayConfig } from '@pi/gateway';
 import { inventoryApi, inventoryRoutes } from '@pi/inventory';
 import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
 import { NOTIFIER_PATHS, notifierRoutes } from '@pi/notifier';
@@ -29,6 +29,7 @@ export interface RunningGateway {
   url: string;
   config: GatewayConfig;
   usage: UsageRecorder;
+  credentials: CredentialCache;
   close(): Promise<void>;
 }
 
@@ -108,14 +109,20 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
     usage.start();
     // Its own rate limiter, closed with it: a gateway on Redis must not stay connected after its test.
     const rateLimits = createRateLimits(config, gatewayLogger);
-    const server = await listen(createGatewayApp({ config, sequelize: db.sequelize, logger: gatewayLogger, usage }, rateLimits), 0, '127.0.0.1');
+    // Listening for credential changes like a deployed gateway, so every test runs against the cache.
+    const credentials = new CredentialCache(db.sequelize, { ttlMs: config.AUTH_CACHE_TTL_MS, databaseUrl, logger: gatewayLogger });
+    await credentials.start();
+    const app = createGatewayApp({ config, sequelize: db.sequelize, logger: gatewayLogger, usage, credentials }, rateLimits);
+    const server = await listen(app, 0, '127.0.0.1');
     return {
       url: urlOf(server),
       config,
       usage,
+      credentials,
       close: async () => {
         await closeServer(server, 2000);
         await usage.stop();
+        await credentials.stop();
         await rateLimits.close();
       },
     };

@@ -38,7 +38,7 @@ export function permissionForMethod(method: string): Permission {
   }
 }
 
-/** The request id (set by http/request-id.ts; pino-http types `req.id` loosely). */
+/** The request id (set by http/request-id.ts). */
 export function requestIdOf(req: object): string {
   return String((req as { id?: unknown }).id ?? '');
 }
@@ -48,6 +48,8 @@ declare global {
   namespace Express {
     interface Request {
       identity?: Identity;
+      /** Set by http/request-id.ts on every request. */
+      id?: string;
     }
   }
 }

@@ -16,6 +16,7 @@ export * from './http/access-log';
 export * from './http/health';
 export * from './http/serve';
 export * from './auth/internal-token';
+export * from './auth/secret-keys';
 export * from './db/database';
 export * from './db/migrator';
 export * from './db/standalone';

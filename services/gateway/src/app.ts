@@ -7,6 +7,7 @@
 import express, { Express, RequestHandler } from 'express';
 import { accessLog, errorMiddleware, jsonBody, notFoundMiddleware, requestId } from '@pi/common';
 import { authenticateApiKey, authenticateUser } from './auth/authenticate';
+import { CredentialCache } from './auth/credential-cache';
 import type { GatewayDeps } from './deps';
 import { publicPathTable } from './proxy/route-table';
 import { AuthKind, SERVICE_NAMES, ServiceName, refuseUnroutedPaths, resolvePublicPath } from './http/public-paths';
@@ -35,8 +36,15 @@ import {
   trustProxySetting,
 } from './rate-limits';
 
-/** `rateLimits` is built from the config when not given (main.ts passes its own to close it on shutdown). */
-export function createGatewayApp(deps: GatewayDeps, rateLimits: RateLimits = createRateLimits(deps.config, deps.logger)): Express {
+/**
+ * `rateLimits` is built from the config when not given (main.ts passes its own to close it on shutdown);
+ * without `credentials` nothing is cached (a started CredentialCache is what hears about changes).
+ */
+export function createGatewayApp(
+  given: Omit<GatewayDeps, 'credentials'> & { credentials?: CredentialCache },
+  rateLimits: RateLimits = createRateLimits(given.config, given.logger),
+): Express {
+  const deps: GatewayDeps = { ...given, credentials: given.credentials ?? new CredentialCache(given.sequelize, { ttlMs: 0 }) };
   const { config, logger } = deps;
   const paths = publicPathTable();
   assertScopedOperationsExist(new Set(paths.routes.flatMap((route) => [...route.operations.values()].map((op) => op.operationId))));
@@ -89,8 +97,8 @@ function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits): RequestHa
   >;
   const authenticators: Record<AuthKind, RequestHandler> = {
     none: (_req, _res, next) => next(),
-    user: authenticateUser(config.JWT_SECRET),
-    api_key: authenticateApiKey(deps.usage, new URL(config.PUBLIC_BASE_URL).origin),
+    user: authenticateUser(config.JWT_SECRET, deps.credentials),
+    api_key: authenticateApiKey(deps.usage, new URL(config.PUBLIC_BASE_URL).origin, deps.credentials),
   };
   const limiters: Record<AuthKind, RequestHandler> = {
     none: routeLimiter(rateLimits, 'none'),

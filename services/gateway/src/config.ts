@@ -20,6 +20,7 @@ const schema = Joi.object({
   PASSWORD_HASH_COST: passwordHashCost,
   PROXY_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
   API_KEY_USAGE_FLUSH_MS: Joi.number().integer().min(50).max(2000).default(1000),
+  AUTH_CACHE_TTL_MS: Joi.number().integer().min(0).max(60_000).default(5000),
   QR_API_KEY_URL_SUNSET: Joi.string().isoDate().default('2027-06-30'),
   RATE_LIMITS: Joi.string().valid('on', 'off').default('on'),
   RATE_LIMIT_OVERRIDES: Joi.string()
@@ -65,6 +66,8 @@ export interface GatewayConfig {
   PASSWORD_HASH_COST: number;
   PROXY_TIMEOUT_MS: number;
   API_KEY_USAGE_FLUSH_MS: number;
+  /** How long API keys and users stay in the credential cache (changes empty it at once); 0: no cache. */
+  AUTH_CACHE_TTL_MS: number;
   /** `X-API-Sunset` of the deprecated `?api_key=` QR URLs (ISO 8601 date). */
   QR_API_KEY_URL_SUNSET: string;
   /** `off` disables every rate limit (the default test gateway); `on` elsewhere. */

@@ -1,5 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import type { Logger } from '@pi/common';
+import type { CredentialCache } from './auth/credential-cache';
 import type { UsageRecorder } from './auth/usage-recorder';
 import type { GatewayConfig } from './config';
 
@@ -9,4 +10,6 @@ export interface GatewayDeps {
   sequelize: Sequelize;
   logger: Logger;
   usage: UsageRecorder;
+  /** API keys and users as authentication reads them (cached while change notifications arrive). */
+  credentials: CredentialCache;
 }

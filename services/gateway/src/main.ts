@@ -1,5 +1,6 @@
 /** Gateway process: config, database, usage recorder, app, and a clean stop on SIGTERM. */
 import { connectDatabase, createLogger, loadConfigOrExit, serve } from '@pi/common';
+import { CredentialCache } from './auth/credential-cache';
 import { UsageRecorder } from './auth/usage-recorder';
 import { createGatewayApp } from './app';
 import { gatewayConfigSchema } from './config';
@@ -11,9 +12,15 @@ async function main() {
   const db = connectDatabase({ url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'pi-gateway', logger });
   const usage = new UsageRecorder(db.sequelize, logger, config.API_KEY_USAGE_FLUSH_MS);
   usage.start();
+  const credentials = new CredentialCache(db.sequelize, { ttlMs: config.AUTH_CACHE_TTL_MS, databaseUrl: config.DATABASE_URL, logger });
+  await credentials.start();
   const rateLimits = createRateLimits(config, logger);
-  const app = createGatewayApp({ config, sequelize: db.sequelize, logger, usage }, rateLimits);
-  await serve(app, { port: config.GATEWAY_PORT, logger, onShutdown: [() => usage.stop(), () => db.close(), () => rateLimits.close()] });
+  const app = createGatewayApp({ config, sequelize: db.sequelize, logger, usage, credentials }, rateLimits);
+  await serve(app, {
+    port: config.GATEWAY_PORT,
+    logger,
+    onShutdown: [() => usage.stop(), () => credentials.stop(), () => db.close(), () => rateLimits.close()],
+  });
 }
 
 main().catch((err) => {

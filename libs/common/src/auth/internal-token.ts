@@ -4,13 +4,19 @@
  * (a QR scan, the token exchange). Services accept nothing else: a request reaching a service directly,
  * with an expired token or one signed by another secret, gets 401; an anonymous one reaches only the
  * routes a service declares public.
+ *
+ * Keys are KeyObjects made once (auth/secret-keys.ts). The gateway signs through an `InternalTokenSigner`,
+ * which reuses one token per identity for half its lifetime: the request id travels in `X-Request-Id`, not
+ * in the token, so the same identity's token is the same for every request.
  */
+import type { KeyObject } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import jwt from 'jsonwebtoken';
 import { Authenticator } from 'passport';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import { AuthenticationError } from '../errors';
 import { Identity, PERMISSIONS, Permission, Role, Tier } from '../identity';
+import { secretKey } from './secret-keys';
 
 export const INTERNAL_AUTH_HEADER = 'x-internal-auth';
 const ISSUER = 'pi-gateway';
@@ -24,25 +30,70 @@ interface InternalClaims {
   perms: Permission[];
   role?: Role;
   tier?: Tier;
-  rid: string;
+  /** The request id, in tokens signed for one request (`signInternalToken`); the gateway's reused ones have none. */
+  rid?: string;
 }
 
-/** `identity` undefined signs an anonymous token (public routes). */
-export function signInternalToken(identity: Identity | undefined, requestId: string, secret: string): string {
-  if (!identity) {
-    const anonymous: InternalClaims = { sub: 'anonymous', cid: '', pk: 'anonymous', perms: [], rid: requestId };
-    return jwt.sign(anonymous, secret, { algorithm: 'HS256', expiresIn: LIFETIME_SECONDS, issuer: ISSUER, audience: AUDIENCE });
-  }
-  const claims: InternalClaims = {
+function claimsOf(identity: Identity | undefined): InternalClaims {
+  if (!identity) return { sub: 'anonymous', cid: '', pk: 'anonymous', perms: [] };
+  return {
     sub: identity.principal.id,
     cid: identity.companyId,
     pk: identity.principal.kind,
     perms: identity.permissions,
     role: identity.role,
     tier: identity.tier,
-    rid: requestId,
   };
-  return jwt.sign(claims, secret, { algorithm: 'HS256', expiresIn: LIFETIME_SECONDS, issuer: ISSUER, audience: AUDIENCE });
+}
+
+function sign(claims: InternalClaims, key: KeyObject): string {
+  return jwt.sign(claims, key, { algorithm: 'HS256', expiresIn: LIFETIME_SECONDS, issuer: ISSUER, audience: AUDIENCE });
+}
+
+/** One token for one request. `identity` undefined signs an anonymous token (public routes). */
+export function signInternalToken(identity: Identity | undefined, requestId: string, secret: string | KeyObject): string {
+  return sign({ ...claimsOf(identity), rid: requestId }, secretKey(secret));
+}
+
+/** A token is reused while at least this much of its 60 s remains: ample for a hop and for clock skew. */
+const REUSE_MS = 30_000;
+/** Identities seen within REUSE_MS (keys and users in use); past this the expired ones are dropped. */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * The gateway's signer: the same identity gets the same token for REUSE_MS, so signing (and the JSON and
+ * base64 work around it) is paid about once per caller every 30 s instead of on every request.
+ */
+export class InternalTokenSigner {
+  private readonly key: KeyObject;
+  private readonly tokens = new Map<string, { token: string; renewAt: number }>();
+
+  constructor(secret: string | KeyObject) {
+    this.key = secretKey(secret);
+  }
+
+  tokenFor(identity: Identity | undefined): string {
+    const cacheKey = identity ? identityKey(identity) : 'anonymous';
+    const now = Date.now();
+    const cached = this.tokens.get(cacheKey);
+    // (A clock set back leaves renewAt too far ahead: sign anew rather than trust it.)
+    if (cached && cached.renewAt > now && cached.renewAt - now <= REUSE_MS) return cached.token;
+    const token = sign(claimsOf(identity), this.key);
+    if (!cached && this.tokens.size >= MAX_REMEMBERED) this.forgetStale(now);
+    this.tokens.set(cacheKey, { token, renewAt: now + REUSE_MS });
+    return token;
+  }
+
+  private forgetStale(now: number): void {
+    for (const [key, entry] of this.tokens) if (entry.renewAt <= now) this.tokens.delete(key);
+    if (this.tokens.size >= MAX_REMEMBERED) this.tokens.clear();
+  }
+}
+
+/** Everything a token says about its identity, as one string (ids and enum values never contain `|`). */
+function identityKey(identity: Identity): string {
+  const { principal, companyId, permissions, role, tier } = identity;
+  return `${principal.kind}|${principal.id}|${companyId}|${permissions.join(',')}|${role ?? ''}|${tier ?? ''}`;
 }
 
 const ANONYMOUS = Symbol('anonymous');
@@ -72,7 +123,8 @@ export function requireInternalAuth(secret: string): RequestHandler {
     new JwtStrategy(
       {
         jwtFromRequest: ExtractJwt.fromHeader(INTERNAL_AUTH_HEADER),
-        secretOrKey: secret,
+        // passport-jwt hands this to jsonwebtoken as is; its types predate KeyObject support.
+        secretOrKey: secretKey(secret) as unknown as string,
         algorithms: ['HS256'],
         issuer: ISSUER,
         audience: AUDIENCE,

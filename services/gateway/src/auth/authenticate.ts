@@ -4,8 +4,9 @@
  * Each sets `req.identity`, which the proxy forwards to the services in the internal token.
  */
 import type { Request, RequestHandler } from 'express';
-import { ApiKey, AuthenticationError, Identity, PERMISSIONS, PermissionDeniedError, User, hashKeyValue, looksLikeKeyValue, permissionForMethod } from '@pi/common';
+import { AuthenticationError, Identity, PERMISSIONS, PermissionDeniedError, hashKeyValue, looksLikeKeyValue, permissionForMethod } from '@pi/common';
 import { originAllowed } from './allowed-origins';
+import type { CredentialCache } from './credential-cache';
 import type { UsageRecorder } from './usage-recorder';
 import { verifyUserToken } from './user-tokens';
 
@@ -18,15 +19,17 @@ export function keyValueFrom(req: Request): unknown {
   return (req.body as Record<string, unknown> | undefined)?.api_key;
 }
 
-export function authenticateUser(jwtSecret: string): RequestHandler {
+export function authenticateUser(jwtSecret: string, credentials: CredentialCache): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) return next(new AuthenticationError('Missing bearer token.'));
     const claims = verifyUserToken(match[1], 'access', jwtSecret);
-    // Checked on each request so that a deactivated user is locked out at once.
-    const user = await User.findByPk(claims.sub, { attributes: ['id', 'companyId', 'role', 'isActive'], raw: true });
+    // Checked on each request (from the credential cache, which every change empties at once) so that a
+    // deactivated user, and tokens issued before a password or role change, are refused at once.
+    const user = await credentials.user(claims.sub);
     if (!user || !user.isActive || user.companyId !== claims.cid) return next(new AuthenticationError('User is inactive or unknown.'));
+    if (user.tokenVersion !== claims.ver) return next(new AuthenticationError('Token has been revoked.'));
     req.identity = { companyId: user.companyId, principal: { kind: 'user', id: user.id }, permissions: [...PERMISSIONS], role: user.role };
     next();
   };
@@ -36,12 +39,12 @@ export function authenticateUser(jwtSecret: string): RequestHandler {
  * `ownOrigin` is the origin of PUBLIC_BASE_URL: the widget page this service serves calls the API from it,
  * scanned or embedded, so a key's `allowed_domains` (which name the embedding sites) never shut it out.
  */
-export function authenticateApiKey(usage: UsageRecorder, ownOrigin: string): RequestHandler {
+export function authenticateApiKey(usage: UsageRecorder, ownOrigin: string, credentials: CredentialCache): RequestHandler {
   return async (req, _res, next) => {
     const value = keyValueFrom(req);
     if (value === undefined) return next(new AuthenticationError('API key required.'));
     if (!looksLikeKeyValue(value)) return next(new AuthenticationError('Invalid API key.'));
-    const key = await ApiKey.findOne({ where: { keyHash: hashKeyValue(value) }, raw: true });
+    const key = await credentials.apiKey(hashKeyValue(value));
     if (!key || key.revokedAt) return next(new AuthenticationError('Invalid API key.'));
     if (key.expiresAt && new Date(key.expiresAt).getTime() <= Date.now()) return next(new AuthenticationError('API key has expired.'));
     usage.record(key.id);

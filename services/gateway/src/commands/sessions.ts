@@ -17,14 +17,15 @@ export async function logIn(username: string, password: string, config: Pick<Gat
   const passwordOk = await verifyPassword(password, hash);
   if (!user || !passwordOk || !user.isActive) throw new AuthenticationError(BAD_CREDENTIALS);
   return {
-    access: issueAccessToken(user.id, user.companyId, config.JWT_SECRET),
-    refresh: issueRefreshToken(user.id, user.companyId, config.JWT_SECRET),
+    access: issueAccessToken(user, config.JWT_SECRET),
+    refresh: issueRefreshToken(user, config.JWT_SECRET),
   };
 }
 
 export async function refreshAccess(refreshToken: string, config: Pick<GatewayConfig, 'JWT_SECRET'>) {
   const claims = verifyUserToken(refreshToken, 'refresh', config.JWT_SECRET);
-  const user = await User.findByPk(claims.sub, { attributes: ['id', 'companyId', 'isActive'], raw: true });
-  if (!user || !user.isActive || user.companyId !== claims.cid) throw new AuthenticationError('Token is invalid or expired.');
-  return { access: issueAccessToken(user.id, user.companyId, config.JWT_SECRET) };
+  // Read from the database, not the credential cache: refreshes are rare, and this one must see the latest version.
+  const user = await User.findByPk(claims.sub, { attributes: ['id', 'companyId', 'isActive', 'tokenVersion'], raw: true });
+  if (!user || !user.isActive || user.companyId !== claims.cid || user.tokenVersion !== claims.ver) throw new AuthenticationError('Token is invalid or expired.');
+  return { access: issueAccessToken(user, config.JWT_SECRET) };
 }

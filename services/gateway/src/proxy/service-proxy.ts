@@ -1,7 +1,7 @@
 /**
- * Forwarding to the services with http-proxy-middleware. Each request carries the caller's identity in a
- * fresh internal token and the request id; the caller's own credentials (bearer token, API key in header,
- * query or body) are stripped so that no service sees or logs them. Connections are kept alive.
+ * Forwarding to the services with http-proxy-middleware. Each request carries the caller's identity in an
+ * internal token (the same identity's token is reused for half its 60 s life) and the request id; the
+ * caller's own credentials (bearer token, API key in header, query or body) are stripped so that no service sees or logs them. Connections are kept alive.
  *
  * Each request also carries `X-Request-Deadline` (libs/common http/request-deadline.ts): when the gateway
  * stops waiting, less a margin, so that the service abandons work it could no longer answer in time
@@ -25,10 +25,11 @@
 import http from 'node:http';
 import type net from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
-import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
+import { Plugin, createProxyMiddleware, debugProxyErrorsPlugin, fixRequestBody, proxyEventsPlugin } from 'http-proxy-middleware';
 import {
   AppError,
   INTERNAL_AUTH_HEADER,
+  InternalTokenSigner,
   OutcomeUnknownError,
   REQUEST_DEADLINE_HEADER,
   ServiceUnavailableError,
@@ -36,7 +37,6 @@ import {
   errorBody,
   requestDeadlineHeader,
   requestIdOf,
-  signInternalToken,
   Logger,
 } from '@pi/common';
 
@@ -81,6 +81,7 @@ function failureAnswer(req: Request): AppError {
 
 export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 60_000 });
+  const internalTokens = new InternalTokenSigner(opts.internalJwtSecret);
 
   /** One failed exchange with the service: logged once, answered in the error shape if still possible. */
   const fail = (err: Error, req: Request, res: http.ServerResponse | net.Socket) => {
@@ -115,6 +116,9 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
   return createProxyMiddleware<Request, Response>({
     target: opts.target,
     agent,
+    // The default plugins but the logger, which built a URL per answer for a logger that writes nothing.
+    ejectPlugins: true,
+    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin] as unknown as Array<Plugin<Request, Response>>,
     xfwd: true,
     // Inactivity on the service's socket, from the request on: aborts it, which lands in `fail`.
     proxyTimeout: opts.timeoutMs,
@@ -129,7 +133,7 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
         proxyReq.removeHeader('cookie');
         proxyReq.setHeader('x-request-id', requestIdOf(req));
         // Always replaced: a client's own X-Internal-Auth never reaches a service. Public routes get an anonymous one.
-        proxyReq.setHeader(INTERNAL_AUTH_HEADER, signInternalToken(req.identity, requestIdOf(req), opts.internalJwtSecret));
+        proxyReq.setHeader(INTERNAL_AUTH_HEADER, internalTokens.tokenFor(req.identity));
         // Always replaced too: only the gateway knows when it stops waiting.
         proxyReq.setHeader(REQUEST_DEADLINE_HEADER, requestDeadlineHeader(opts.timeoutMs));
         if (req.body && typeof req.body === 'object' && 'api_key' in req.body) delete (req.body as Record<string, unknown>).api_key;

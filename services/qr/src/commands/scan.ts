@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { QueryTypes, Sequelize } from 'sequelize';
-import { ApiKey, AppError, ConflictError, QrCode, generateKeyValue } from '@pi/common';
+import { ApiKey, AppError, ConflictError, QrCode, generateKeyValue, secretKey } from '@pi/common';
 import { REDIRECT_TOKEN_SECONDS, SCAN_KEY_SECONDS } from '../config';
 
 const AUDIENCE = 'pi-widget';
@@ -24,7 +24,7 @@ interface RedirectClaims {
 }
 
 export function signRedirectToken(code: string, companyId: string, secret: string): string {
-  return jwt.sign({ typ: 'qr', code, cid: companyId }, secret, { algorithm: 'HS256', expiresIn: REDIRECT_TOKEN_SECONDS, jwtid: randomUUID(), audience: AUDIENCE });
+  return jwt.sign({ typ: 'qr', code, cid: companyId }, secretKey(secret), { algorithm: 'HS256', expiresIn: REDIRECT_TOKEN_SECONDS, jwtid: randomUUID(), audience: AUDIENCE });
 }
 
 export class TokenGoneError extends AppError {
@@ -42,7 +42,7 @@ export class InvalidTokenError extends AppError {
 export function verifyRedirectToken(token: string, secret: string): RedirectClaims {
   let claims: jwt.JwtPayload;
   try {
-    claims = jwt.verify(token, secret, { algorithms: ['HS256'], audience: AUDIENCE }) as jwt.JwtPayload;
+    claims = jwt.verify(token, secretKey(secret), { algorithms: ['HS256'], audience: AUDIENCE }) as jwt.JwtPayload;
   } catch (err) {
     // jsonwebtoken checks the signature before the expiry: only a genuine token can be "expired".
     if (err instanceof jwt.TokenExpiredError) throw new TokenGoneError('token_expired', 'This QR link has expired: scan the code again.');

@@ -19,4 +19,9 @@ export class User extends CompanyOwnedModel {
 
   @Column(DataType.BOOLEAN)
   declare isActive: boolean;
+
+  /** Raised by the database when the password, role or company changes or the user is deactivated: bearer
+   *  tokens carry the version they were issued with, so older ones stop working (migration 0010). */
+  @Column(DataType.INTEGER)
+  declare tokenVersion: number;
 }

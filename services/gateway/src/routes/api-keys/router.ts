@@ -7,10 +7,10 @@ import type { GatewayDeps } from '../../deps';
 import { presentApiKey } from '../../presenters';
 import { createKeyBody, listKeysQuery, rotateKeyBody, updateKeyBody } from './schema';
 
-export function apiKeysRouter({ config, sequelize }: GatewayDeps): Router {
+export function apiKeysRouter({ config, sequelize, credentials }: GatewayDeps): Router {
   const router = Router(ROUTER_OPTIONS);
   const base = '/api/v1/api-keys';
-  router.use(base, authenticateUser(config.JWT_SECRET), requireAdmin);
+  router.use(base, authenticateUser(config.JWT_SECRET, credentials), requireAdmin);
 
   router.get(`${base}/`, validate({ query: listKeysQuery }), async (req, res) => {
     const query = req.query as unknown as { page: number; page_size: number; include_revoked: boolean; include_minted: boolean };
@@ -29,16 +29,19 @@ export function apiKeysRouter({ config, sequelize }: GatewayDeps): Router {
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateKeyBody }), async (req, res) => {
     const row = await updateApiKey(sequelize, req.identity!, idParam(req), req.body);
+    await credentials.settle(); // the change holds on this gateway before it answers (README "Credential cache")
     res.json(presentApiKey(row.get({ plain: true })));
   });
 
   router.post(`${base}/:id/rotate/`, validate({ params: schemas.idParams, body: rotateKeyBody }), async (req, res) => {
     const { row, value } = await rotateApiKey(sequelize, req.identity!, idParam(req));
+    await credentials.settle();
     res.json(presentApiKey(row.get({ plain: true }), value));
   });
 
   router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
     await revokeApiKey(sequelize, req.identity!, idParam(req));
+    await credentials.settle();
     res.status(204).end();
   });
   return router;

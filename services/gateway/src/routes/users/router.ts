@@ -7,10 +7,10 @@ import type { GatewayDeps } from '../../deps';
 import { presentUser } from '../../presenters';
 import { createUserBody, listUsersQuery, updateUserBody } from './schema';
 
-export function usersRouter({ config, sequelize }: GatewayDeps): Router {
+export function usersRouter({ config, sequelize, credentials }: GatewayDeps): Router {
   const router = Router(ROUTER_OPTIONS);
   const base = '/api/v1/users';
-  router.use(base, authenticateUser(config.JWT_SECRET));
+  router.use(base, authenticateUser(config.JWT_SECRET, credentials));
 
   router.get(`${base}/`, validate({ query: listUsersQuery }), async (req, res) => {
     const page = req.query as unknown as { page: number; page_size: number };
@@ -31,12 +31,15 @@ export function usersRouter({ config, sequelize }: GatewayDeps): Router {
   });
 
   router.patch(`${base}/:id/`, requireAdmin, validate({ params: schemas.idParams, body: updateUserBody }), async (req, res) => {
-    res.json(presentUser(await updateUser(sequelize, req.identity!, idParam(req), req.body, config.PASSWORD_HASH_COST)));
+    const user = await updateUser(sequelize, req.identity!, idParam(req), req.body, config.PASSWORD_HASH_COST);
+    await credentials.settle(); // a password, role or activity change revokes tokens on this gateway before it answers
+    res.json(presentUser(user));
   });
 
   /** Users are deactivated, never deleted: the ledger keeps naming who booked what. */
   router.delete(`${base}/:id/`, requireAdmin, validate({ params: schemas.idParams }), async (req, res) => {
     await updateUser(sequelize, req.identity!, idParam(req), { is_active: false }, config.PASSWORD_HASH_COST);
+    await credentials.settle();
     res.status(204).end();
   });
   return router;
