@@ -4,7 +4,7 @@ import type { BookingContext, MovementInput, Tx } from './context';
 
 export interface MovementRow {
   id: string;
-  seq: string;
+  seq: string | number;
   company_id: string;
   product_id: string;
   kind: string;
@@ -17,7 +17,8 @@ export interface MovementRow {
   actor_kind: string;
   actor_id: string;
   request_id: string | null;
-  created_at: Date;
+  /** A Date as Sequelize reads it; ISO 8601 text (UTC, milliseconds) in a booking read back as JSON. */
+  created_at: Date | string;
 }
 
 export async function appendMovement(ctx: BookingContext, transaction: Tx, m: MovementInput): Promise<MovementRow> {
