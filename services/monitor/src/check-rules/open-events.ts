@@ -88,10 +88,10 @@ async function openChunk(sequelize: Sequelize, companyId: string, chunk: EventOp
 }
 
 /** Opens `openings` (one company's) in chunks; answers how many opened and the deliveries created. */
-export async function openEvents(sequelize: Sequelize, companyId: string, openings: EventOpening[], now: Date): Promise<OpenedEvents> {
+export async function openEvents(sequelize: Sequelize, companyId: string, openings: EventOpening[], now: Date, chunkSize = OPEN_CHUNK): Promise<OpenedEvents> {
   const result: OpenedEvents = { opened: 0, deliveryIds: [] };
-  for (let start = 0; start < openings.length; start += OPEN_CHUNK) {
-    const chunk = await openChunk(sequelize, companyId, openings.slice(start, start + OPEN_CHUNK), now);
+  for (let start = 0; start < openings.length; start += chunkSize) {
+    const chunk = await openChunk(sequelize, companyId, openings.slice(start, start + chunkSize), now);
     result.opened += chunk.opened;
     result.deliveryIds.push(...chunk.deliveryIds);
   }
