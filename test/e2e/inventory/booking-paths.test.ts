@@ -245,3 +245,37 @@ describe('Idempotency-Key replays on both paths', () => {
     expect(JSON.parse(stored.booking).product_id).to.equal(standard.id);
   });
 });
+
+describe('BATCH transfers across batches (the transaction path, set-based)', () => {
+  it('moves the earliest-expiring batches first, one movement per batch, and refuses a named batch that lacks the stock', async () => {
+    const company = await buildCompany();
+    const [from, to] = [await buildLocation(company), await buildLocation(company)];
+    const milk = await buildProduct(company, { profile: 'BATCH' });
+    const tag = milk.id.slice(0, 8);
+    const late = await addStock(company, milk.id, from.id, 5, { batch: { code: `late-${tag}`, expiration_date: '2031-06-01' } });
+    const early = await addStock(company, milk.id, from.id, 3, { batch: { code: `early-${tag}`, expiration_date: '2030-06-01' } });
+    const res = await post('/api/v1/widget/transfer/', { product_id: milk.id, from_location_id: from.id, to_location_id: to.id, quantity: 6 }, { apiKey: company.apiKey });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.movements.map((m: { batch_id: string; quantity: number; kind: string }) => [m.kind, m.batch_id, m.quantity])).to.deep.equal([
+      ['TRANSFER', early.batch.id, 3],
+      ['TRANSFER', late.batch.id, 3],
+    ]);
+    expect(res.body).to.include({ from_stock_display: '2 pcs', to_stock_display: '6 pcs', new_stock_display: '8 pcs' });
+    const atTo = await query<{ batch_id: string; quantity: string }>('SELECT batch_id, quantity::text AS quantity FROM stock_balances WHERE product_id = $1 AND location_id = $2 ORDER BY quantity', [milk.id, to.id]);
+    expect(atTo.map((r) => [r.batch_id, Number(r.quantity)])).to.have.deep.members([
+      [early.batch.id, 3],
+      [late.batch.id, 3],
+    ]);
+
+    const before = await movementCount(company.id);
+    const short = await post(
+      '/api/v1/widget/transfer/',
+      { product_id: milk.id, from_location_id: from.id, to_location_id: to.id, quantity: 1, batch_id: early.batch.id },
+      { apiKey: company.apiKey },
+    );
+    expect(short.status).to.equal(409);
+    expect(short.body.details).to.deep.equal({ available: 0, requested: 1, location_id: from.id, batch_id: early.batch.id });
+    expect(await movementCount(company.id)).to.equal(before);
+    expect((await findStockDifferences(system().db.sequelize, company.id)).differences).to.deep.equal([]);
+  });
+});

@@ -11,13 +11,13 @@
 import type { Location, MovementKind, PhysicalItem, ProductModel } from '@pi/common';
 import { ValidationError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
-import { addToBalance, differenceTo, fefoParts, takeFromBalance } from './balances';
+import { BalancePart, addToBalance, addToBalances, differenceTo, fefoParts, takeFromBalance, takeFromBalances } from './balances';
 import { batchOfProduct, findOrCreateBatch } from './batches';
 import type { BookingContext, Tx } from './context';
 import { InsufficientStockError, quantityRequired, sameLocation, stockChanged } from './errors';
 import { createItems, lockItemsAt, relocateItems, retireItems } from './items';
 import { lockStock } from './locks';
-import { MovementRow, appendMovement } from './movements';
+import { MovementRow, appendMovement, appendMovements } from './movements';
 import { systemLocations } from './targets';
 import type { CountRequest, InRequest, OutRequest, TransferRequest } from './types';
 
@@ -96,12 +96,8 @@ export async function bookOut(ctx: BookingContext, tx: Tx, product: ProductModel
       return { movements: [await appendMovement(ctx, tx, { ...base, quantity, batchId: batch.id })] };
     }
     const plan = await planFefo(ctx, tx, product, location.id, quantity);
-    const movements: MovementRow[] = [];
-    for (const part of plan) {
-      await takeFromBalance(ctx.sequelize, tx, { ...key, batchId: part.batchId }, part.quantity);
-      movements.push(await appendMovement(ctx, tx, { ...base, quantity: part.quantity, batchId: part.batchId }));
-    }
-    return { movements };
+    await takeFromBalances(ctx.sequelize, tx, key, plan);
+    return { movements: await appendMovements(ctx, tx, base, plan) };
   }
 
   await takeFromBalance(ctx.sequelize, tx, key, quantity);
@@ -169,17 +165,14 @@ export async function transferStock(ctx: BookingContext, tx: Tx, product: Produc
   }
 
   const quantity = requiredQuantity(product, req.quantity);
-  let parts: Array<{ batchId: string | null; quantity: string }> = [{ batchId: null, quantity }];
+  let parts: BalancePart[] = [{ batchId: null, quantity }];
   if (product.profile === 'BATCH') {
     parts = req.batch_id
       ? [{ batchId: (await batchOfProduct(ctx, tx, product, req.batch_id)).id, quantity }]
       : await planFefo(ctx, tx, product, from.id, quantity);
   }
-  const movements: MovementRow[] = [];
-  for (const part of parts) {
-    await takeFromBalance(ctx.sequelize, tx, key(from.id, part.batchId), part.quantity);
-    await addToBalance(ctx.sequelize, tx, key(to.id, part.batchId), part.quantity);
-    movements.push(await appendMovement(ctx, tx, { ...base, quantity: part.quantity, batchId: part.batchId }));
-  }
-  return { movements };
+  const at = (locationId: string) => ({ companyId: ctx.identity.companyId, productId: product.id, locationId });
+  await takeFromBalances(ctx.sequelize, tx, at(from.id), parts);
+  await addToBalances(ctx.sequelize, tx, at(to.id), parts);
+  return { movements: await appendMovements(ctx, tx, base, parts) };
 }

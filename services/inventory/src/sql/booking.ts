@@ -9,7 +9,7 @@
  * refusals (SQLSTATE IV001, reason and JSON facts) become the same errors that path throws
  * (ledger/errors.ts).
  */
-import { AccessDeniedError, AppError, NotFoundError } from '@pi/common';
+import { AccessDeniedError, NotFoundError } from '@pi/common';
 import { precisionError } from '../engine/quantity';
 import type { BookingContext } from '../ledger/context';
 import {
@@ -22,7 +22,7 @@ import {
   stockChanged,
   virtualLocation,
 } from '../ledger/errors';
-import { BookedStock, BookingOrder, BookingOutcome, IdempotencyClaim, locationField } from '../ledger/types';
+import { locationField, type BookedStock, type BookingOrder, type BookingOutcome, type IdempotencyClaim } from '../ledger/types';
 import { runStatement, serverErrorOf } from './client';
 
 const LEDGER_BOOK = {
@@ -96,7 +96,7 @@ function refusal(err: unknown, order: BookingOrder): Error | undefined {
     case 'idempotency_key_reused':
       return idempotencyKeyReused();
     default:
-      return new AppError(500, 'internal_error', `unknown ledger refusal ${server.message}`);
+      return new Error(`ledger_book refused with an unknown reason: ${server.message}`);
   }
 }
 
