@@ -35,10 +35,10 @@ export async function stockFilterLocation(identity: Identity, locationId: string
 export async function widgetProductList(sequelize: Sequelize, identity: Identity, locationId?: string): Promise<WidgetProductRow[]> {
   const rows = await widgetProductRows(sequelize, identity.companyId, locationId);
   if (locationId) {
-    const place = rows[0];
-    if (!place?.location_company_id) throw new NotFoundError('Location not found.');
-    if (place.location_company_id !== identity.companyId) throw new AccessDeniedError();
-    if (place.location_type === 'VIRTUAL') throw virtualLocation('location_id');
+    const [, owner, type] = rows[0] ?? [];
+    if (!owner) throw new NotFoundError('Location not found.');
+    if (owner !== identity.companyId) throw new AccessDeniedError();
+    if (type === 'VIRTUAL') throw virtualLocation('location_id');
   }
   return rows;
 }

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { ENGINE_TYPE_OF, PHYSICAL_LOCATION_TYPES, PROFILES, type Profile } from '@pi/common';
+import { ENGINE_TYPE_OF, PHYSICAL_LOCATION_TYPES, PROFILES } from '@pi/common';
 import type { LocationStockRow, ProductStockRow } from '../commands/stock-levels';
 import type { WidgetProductRow } from '../sql/widget-products';
 import { DIMENSIONAL_UNITS, ENGINE_TYPES } from '../engine/engine-config';
@@ -15,13 +15,13 @@ import { displaySchema, quantitySchema, uuid } from './schemas';
 export function presentWidgetProductList(rows: WidgetProductRow[]) {
   const products = [];
   const polyProducts = [];
-  for (const p of rows) {
-    if (p.id === null) continue;
-    const base = { id: p.id, name: p.name, sku: p.sku, stock_display: stockDisplay(p.quantity, p.decimals, p.unit), engine_type: ENGINE_TYPE_OF[p.profile as Profile] };
-    if (p.profile === 'DIMENSIONAL') polyProducts.push({ ...base, unit: p.unit, decimals: p.decimals });
+  for (const [, , , id, name, sku, profile, unit, decimals, quantity] of rows) {
+    if (id === null) continue;
+    const base = { id, name, sku, stock_display: stockDisplay(quantity, decimals, unit), engine_type: ENGINE_TYPE_OF[profile] };
+    if (profile === 'DIMENSIONAL') polyProducts.push({ ...base, unit, decimals });
     else products.push(base);
   }
-  return { company: rows[0]?.company ?? '', products, poly_products: polyProducts };
+  return { company: rows[0]?.[0] ?? '', products, poly_products: polyProducts };
 }
 
 export function presentLocationStock(row: LocationStockRow, product: Pick<ProductStockRow, 'decimals' | 'unit'>) {

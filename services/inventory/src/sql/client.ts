@@ -17,10 +17,12 @@ export interface Statement {
   name: string;
   text: string;
   values: unknown[];
+  /** `array`: rows as arrays in column order, cheaper to build than objects for long results. */
+  rowMode?: 'array';
 }
 
 interface PooledClient {
-  query<R extends QueryResultRow>(config: Statement): Promise<QueryResult<R>>;
+  query<R extends QueryResultRow | unknown[]>(config: Statement): Promise<QueryResult<R & QueryResultRow>>;
 }
 
 interface ConnectionPool {
@@ -39,7 +41,7 @@ export function isServerError(err: unknown): err is ServerError {
 }
 
 /** Runs one statement on a pooled connection; a server error is thrown as Sequelize's DatabaseError. */
-export async function runStatement<R extends QueryResultRow>(sequelize: Sequelize, statement: Statement): Promise<QueryResult<R>> {
+export async function runStatement<R extends QueryResultRow | unknown[]>(sequelize: Sequelize, statement: Statement): Promise<QueryResult<R & QueryResultRow>> {
   const pool = sequelize.connectionManager as unknown as ConnectionPool;
   const client = (await pool.getConnection({ type: 'write' })) as PooledClient;
   try {
