@@ -1,109 +1,54 @@
 /**
- * Booking requests as the API receives them, turned into ledger commands inside one idempotent
- * transaction, and answered with the new stock (read in the same transaction).
+ * Booking requests as the API receives them, turned into ledger orders, booked by the ledger's one entry
+ * point (once per Idempotency-Key) and answered by the booking presenters with the new stock.
  */
-import type { ProductModel } from '@pi/common';
-import { stockDisplay } from '../engine/quantity';
-import { stockTotals } from '../ledger/balances';
-import { Booked, CountRequest, InRequest, OutRequest, TransferRequest, bookCount, bookIn, bookOut, transferStock } from '../ledger/book';
-import type { BookingContext, Tx } from '../ledger/context';
-import { BookingAnswer, IdempotencyClaim, runBooking } from '../ledger/run-booking';
-import { bookableProduct, physicalLocation, systemLocations } from '../ledger/targets';
-import { presentMovement } from '../presenters/movement';
+import type { BookedStock, BookingOutcome, IdempotencyClaim, InRequest, OutRequest, CountRequest, TransferRequest } from '../ledger/types';
+import type { BookingContext } from '../ledger/context';
+import { runBooking } from '../ledger/run-booking';
+import { presentMoveResult, presentMovementResult, presentTransactionResult, presentTransferResult } from '../presenters/movement';
+
+/** What a booking route sends: its status, its body, and whether it is a replay of an earlier answer. */
+export interface BookingAnswer {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+function answer(outcome: BookingOutcome, present: (booked: BookedStock) => unknown): BookingAnswer {
+  const body = 'booked' in outcome ? present(outcome.booked) : outcome.legacyBody;
+  return { status: outcome.status, body, replayed: outcome.replayed };
+}
 
 export type TransactionRequest = InRequest & OutRequest & CountRequest & { operation: 'add' | 'subtract' | 'set'; location_id: string };
 
-function bookedFields(booked: Booked) {
-  return {
-    movements: booked.movements.map(presentMovement),
-    ...(booked.items ? { items: booked.items } : {}),
-    ...(booked.batch ? { batch: booked.batch } : {}),
-  };
-}
-
-async function displays(ctx: BookingContext, tx: Tx, product: ProductModel, locationIds: string[]) {
-  const totals = await stockTotals(ctx.sequelize, tx, product.id, locationIds);
-  const show = (q: string) => stockDisplay(q, product.decimals, product.unit);
-  return { total: show(totals.total), at: totals.at.map(show) };
-}
-
 /** `POST /api/v1/widget/{id}/transaction/`: add, subtract, or set (count) stock at one location. */
-export function bookTransaction(ctx: BookingContext, productId: string, req: TransactionRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
-  return runBooking(ctx, idem, async (tx) => {
-    const product = await bookableProduct(ctx.identity, productId, tx);
-    const location = await physicalLocation(ctx.identity, req.location_id, 'location_id', tx);
-    const booked =
-      req.operation === 'add'
-        ? await bookIn(ctx, tx, product, location, req, 'ADD')
-        : req.operation === 'subtract'
-          ? await bookOut(ctx, tx, product, location, req, 'SUBTRACT')
-          : await bookCount(ctx, tx, product, location, req);
-    const shown = await displays(ctx, tx, product, [location.id]);
-    return {
-      status: 200,
-      body: {
-        success: true,
-        operation: req.operation,
-        product_id: product.id,
-        location_id: location.id,
-        new_stock_display: shown.total,
-        location_stock_display: shown.at[0],
-        ...bookedFields(booked),
-      },
-    };
-  });
+export async function bookTransaction(ctx: BookingContext, productId: string, req: TransactionRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
+  const locationId = req.location_id;
+  const order =
+    req.operation === 'add'
+      ? ({ op: 'in', kind: 'ADD', productId, locationId, details: req } as const)
+      : req.operation === 'subtract'
+        ? ({ op: 'out', kind: 'SUBTRACT', productId, locationId, details: req } as const)
+        : ({ op: 'count', productId, locationId, details: req } as const);
+  return answer(await runBooking(ctx, order, 200, idem), (booked) => presentTransactionResult(req.operation, booked));
 }
 
 export type SignedMoveRequest = Omit<InRequest & OutRequest, 'quantity'> & { product_id: string; location_id: string; quantity: number };
 
 /** `POST /api/v1/widget/move/`: the sign of `quantity` is the direction (positive inbound, negative outbound). */
-export function bookSignedMove(ctx: BookingContext, req: SignedMoveRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
-  return runBooking(ctx, idem, async (tx) => {
-    const product = await bookableProduct(ctx.identity, req.product_id, tx);
-    const location = await physicalLocation(ctx.identity, req.location_id, 'location_id', tx);
-    const inbound = req.quantity > 0;
-    const amount = { ...req, quantity: Math.abs(req.quantity) };
-    const booked = inbound ? await bookIn(ctx, tx, product, location, amount, 'MOVE_IN') : await bookOut(ctx, tx, product, location, amount, 'MOVE_OUT');
-    const shown = await displays(ctx, tx, product, [location.id]);
-    return {
-      status: 200,
-      body: {
-        success: true,
-        direction: inbound ? 'in' : 'out',
-        product_id: product.id,
-        location_id: location.id,
-        new_stock_display: shown.total,
-        location_stock_display: shown.at[0],
-        ...bookedFields(booked),
-      },
-    };
-  });
+export async function bookSignedMove(ctx: BookingContext, req: SignedMoveRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
+  const inbound = req.quantity > 0;
+  const base = { productId: req.product_id, locationId: req.location_id, details: { ...req, quantity: Math.abs(req.quantity) } };
+  const order = inbound ? ({ op: 'in', kind: 'MOVE_IN', ...base } as const) : ({ op: 'out', kind: 'MOVE_OUT', ...base } as const);
+  return answer(await runBooking(ctx, order, 200, idem), (booked) => presentMoveResult(inbound ? 'in' : 'out', booked));
 }
 
 export type TransferStockRequest = TransferRequest & { product_id: string; from_location_id: string; to_location_id: string };
 
 /** `POST /api/v1/widget/transfer/`: between two distinct active physical locations. */
-export function bookTransfer(ctx: BookingContext, req: TransferStockRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
-  return runBooking(ctx, idem, async (tx) => {
-    const product = await bookableProduct(ctx.identity, req.product_id, tx);
-    const from = await physicalLocation(ctx.identity, req.from_location_id, 'from_location_id', tx);
-    const to = await physicalLocation(ctx.identity, req.to_location_id, 'to_location_id', tx);
-    const booked = await transferStock(ctx, tx, product, from, to, req);
-    const shown = await displays(ctx, tx, product, [from.id, to.id]);
-    return {
-      status: 200,
-      body: {
-        success: true,
-        product_id: product.id,
-        from_location_id: from.id,
-        to_location_id: to.id,
-        new_stock_display: shown.total,
-        from_stock_display: shown.at[0],
-        to_stock_display: shown.at[1],
-        ...bookedFields(booked),
-      },
-    };
-  });
+export async function bookTransfer(ctx: BookingContext, req: TransferStockRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
+  const order = { op: 'transfer', productId: req.product_id, fromId: req.from_location_id, toId: req.to_location_id, details: req } as const;
+  return answer(await runBooking(ctx, order, 200, idem), presentTransferResult);
 }
 
 export type CoreMovementRequest = InRequest & OutRequest & { product_id: string; from_location_id: string; to_location_id: string };
@@ -112,24 +57,7 @@ export type CoreMovementRequest = InRequest & OutRequest & { product_id: string;
  * `POST /api/v1/movements/`: a movement between two locations. From the company's Inbound it is an
  * addition, to its Outbound a subtraction, between two physical locations a transfer.
  */
-export function bookCoreMovement(ctx: BookingContext, req: CoreMovementRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
-  return runBooking(ctx, idem, async (tx) => {
-    const product = await bookableProduct(ctx.identity, req.product_id, tx);
-    const { inbound, outbound } = await systemLocations(ctx.identity.companyId, tx);
-    let booked: Booked;
-    if (req.from_location_id === inbound) {
-      const to = await physicalLocation(ctx.identity, req.to_location_id, 'to_location_id', tx);
-      booked = await bookIn(ctx, tx, product, to, req, 'ADD');
-    } else if (req.to_location_id === outbound) {
-      const from = await physicalLocation(ctx.identity, req.from_location_id, 'from_location_id', tx);
-      booked = await bookOut(ctx, tx, product, from, req, 'SUBTRACT');
-    } else {
-      const from = await physicalLocation(ctx.identity, req.from_location_id, 'from_location_id', tx);
-      const to = await physicalLocation(ctx.identity, req.to_location_id, 'to_location_id', tx);
-      booked = await transferStock(ctx, tx, product, from, to, req);
-    }
-    // The core answer shows the total only.
-    const shown = await displays(ctx, tx, product, []);
-    return { status: 201, body: { new_stock_display: shown.total, ...bookedFields(booked) } };
-  });
+export async function bookCoreMovement(ctx: BookingContext, req: CoreMovementRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
+  const order = { op: 'core', productId: req.product_id, fromId: req.from_location_id, toId: req.to_location_id, details: req } as const;
+  return answer(await runBooking(ctx, order, 201, idem), presentMovementResult);
 }

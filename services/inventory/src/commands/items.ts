@@ -4,13 +4,13 @@
  * Outside the ledger only a serial number can be corrected.
  */
 import type { Sequelize, WhereOptions } from 'sequelize';
-import { Identity, PageRequest, PhysicalItem, ValidationError, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
-import { bookIn } from '../ledger/book';
+import { Identity, Location, PageRequest, PhysicalItem, ProductModel, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
 import type { BookingContext } from '../ledger/context';
-import { BookingAnswer, IdempotencyClaim, runBooking } from '../ledger/run-booking';
-import { bookableProduct, physicalLocation } from '../ledger/targets';
+import { runBooking } from '../ledger/run-booking';
+import type { IdempotencyClaim } from '../ledger/types';
 import { presentItem } from '../presenters/item';
 import { presentMovement } from '../presenters/movement';
+import type { BookingAnswer } from './bookings';
 
 export interface ItemFilters extends PageRequest {
   product_id?: string;
@@ -42,15 +42,11 @@ export interface NewItem {
 }
 
 /** `POST /api/v1/items/`: one unit of a SERIALIZED product, booked in (ADD) at a location. */
-export function createItem(ctx: BookingContext, input: NewItem, idem?: IdempotencyClaim): Promise<BookingAnswer> {
-  return runBooking(ctx, idem, async (tx) => {
-    const product = await bookableProduct(ctx.identity, input.product_id, tx);
-    if (product.profile !== 'SERIALIZED') throw new ValidationError({ product_id: 'items belong to SERIALIZED products' });
-    const location = await physicalLocation(ctx.identity, input.location_id, 'location_id', tx);
-    const booked = await bookIn(ctx, tx, product, location, { quantity: 1, serial_numbers: [input.serial_number], reason: input.reason }, 'ADD');
-    const item = await PhysicalItem.findByPk(booked.items![0].id, { transaction: tx, raw: true });
-    return { status: 201, body: { ...presentItem(item!), movement: presentMovement(booked.movements[0]) } };
-  });
+export async function createItem(ctx: BookingContext, input: NewItem, idem?: IdempotencyClaim): Promise<BookingAnswer> {
+  const order = { op: 'item', productId: input.product_id, locationId: input.location_id, details: input } as const;
+  const outcome = await runBooking(ctx, order, 201, idem);
+  const body = 'booked' in outcome ? { ...presentItem(outcome.booked.item!), movement: presentMovement(outcome.booked.movements[0]) } : outcome.legacyBody;
+  return { status: outcome.status, body, replayed: outcome.replayed };
 }
 
 /** `PATCH /api/v1/items/{id}/`: correct a serial number (still unique in the company). */

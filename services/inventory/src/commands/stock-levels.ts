@@ -4,8 +4,10 @@
  * breakdowns for a page of products in one more.
  */
 import { QueryTypes, Sequelize } from 'sequelize';
-import { Company, Location, PageRequest, ProductModel, ValidationError, findOwned, pageWindow } from '@pi/common';
+import { AccessDeniedError, Location, NotFoundError, PageRequest, ProductModel, findOwned, pageWindow } from '@pi/common';
 import type { Identity } from '@pi/common';
+import { virtualLocation } from '../ledger/errors';
+import { WidgetProductRow, widgetProductRows } from '../sql/widget-products';
 import { stockedBatches } from './stock-reads';
 
 export interface ProductStockRow {
@@ -22,28 +24,23 @@ export interface ProductStockRow {
 /** A location used as a stock filter: the company's (403 otherwise), physical. */
 export async function stockFilterLocation(identity: Identity, locationId: string): Promise<Location> {
   const location = await findOwned(Location, locationId, identity.companyId, { what: 'Location' });
-  if (location.type === 'VIRTUAL') throw new ValidationError({ location_id: 'must be a physical location' });
+  if (location.type === 'VIRTUAL') throw virtualLocation('location_id');
   return location;
 }
 
-/** Every active product of the company with its stock (total, or at one location), in one query. */
-export async function productsWithStock(sequelize: Sequelize, companyId: string, locationId?: string): Promise<ProductStockRow[]> {
-  return sequelize.query<ProductStockRow>(
-    `SELECT p.id, p.sku, p.name, p.profile, p.engine_config->>'engine_type' AS engine_type, p.unit, p.decimals,
-            COALESCE(s.quantity, 0)::text AS quantity
-       FROM product_models p
-       LEFT JOIN (SELECT product_id, SUM(quantity) AS quantity FROM stock_balances
-                   WHERE company_id = $1 AND ($2::uuid IS NULL OR location_id = $2::uuid)
-                   GROUP BY product_id) s ON s.product_id = p.id
-      WHERE p.company_id = $1 AND p.is_active
-      ORDER BY p.name, p.sku`,
-    { bind: [companyId, locationId ?? null], type: QueryTypes.SELECT },
-  );
-}
-
-export async function companyName(companyId: string): Promise<string> {
-  const company = await Company.findByPk(companyId, { attributes: ['name'], raw: true });
-  return company?.name ?? '';
+/**
+ * The widget's product list: the company's active products with their stock (total, or at `locationId`,
+ * which must be the company's and physical), in one statement (sql/widget-products.ts).
+ */
+export async function widgetProductList(sequelize: Sequelize, identity: Identity, locationId?: string): Promise<WidgetProductRow[]> {
+  const rows = await widgetProductRows(sequelize, identity.companyId, locationId);
+  if (locationId) {
+    const [, owner, type] = rows[0] ?? [];
+    if (!owner) throw new NotFoundError('Location not found.');
+    if (owner !== identity.companyId) throw new AccessDeniedError();
+    if (type === 'VIRTUAL') throw virtualLocation('location_id');
+  }
+  return rows;
 }
 
 export interface LocationStockRow {

@@ -22,11 +22,14 @@ export function decimalPlaces(value: number): number {
   return Math.max(0, fraction - Number(exponent ?? 0));
 }
 
+/** 400 for a quantity with more decimal places than the product keeps. */
+export function precisionError(field: string, decimals: number): ValidationError {
+  return new ValidationError({ [field]: decimals === 0 ? `${field} must be a whole number for this product` : `${field} allows at most ${decimals} decimal places for this product` });
+}
+
 /** The quantity as a decimal string for SQL, after checking it fits the product's precision. */
 export function toDecimal(value: number, decimals: number, field = 'quantity'): string {
-  if (decimalPlaces(value) > decimals) {
-    throw new ValidationError({ [field]: decimals === 0 ? `${field} must be a whole number for this product` : `${field} allows at most ${decimals} decimal places for this product` });
-  }
+  if (decimalPlaces(value) > decimals) throw precisionError(field, decimals);
   return String(value);
 }
 

@@ -3,7 +3,9 @@ import type { Request, Response } from 'express';
 import type { Sequelize } from 'sequelize';
 import { ValidationError, requestIdOf } from '@pi/common';
 import type { BookingContext } from '../ledger/context';
-import { BookingAnswer, IdempotencyClaim, fingerprintOf } from '../ledger/run-booking';
+import type { BookingAnswer } from '../commands/bookings';
+import { fingerprintOf } from '../ledger/idempotency';
+import type { IdempotencyClaim } from '../ledger/types';
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 

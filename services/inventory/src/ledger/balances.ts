@@ -54,6 +54,42 @@ export async function takeFromBalance(sequelize: Sequelize, transaction: Transac
   }
 }
 
+/** A quantity of one batch (null: no batch) of a booking that moves several at once (FEFO). */
+export interface BalancePart {
+  batchId: string | null;
+  quantity: string;
+}
+
+/**
+ * Conditional subtractions of several batches at one location in one statement: all of them, or 409 naming
+ * the first part the balance does not cover (its transaction then rolls back the others).
+ */
+export async function takeFromBalances(sequelize: Sequelize, transaction: Transaction, at: Omit<BalanceKey, 'batchId'>, parts: BalancePart[]): Promise<void> {
+  const taken = await sequelize.query<{ batch_id: string | null }>(
+    `UPDATE stock_balances b SET quantity = b.quantity - p.quantity, updated_at = now()
+       FROM unnest($3::uuid[], $4::numeric[]) AS p(batch_id, quantity)
+      WHERE b.product_id = $1 AND b.location_id = $2 AND b.batch_id IS NOT DISTINCT FROM p.batch_id AND b.quantity >= p.quantity
+      RETURNING b.batch_id`,
+    { bind: [at.productId, at.locationId, parts.map((p) => p.batchId), parts.map((p) => p.quantity)], transaction, type: QueryTypes.SELECT },
+  );
+  if (taken.length === parts.length) return;
+  const done = new Set(taken.map((t) => t.batch_id));
+  const short = parts.find((p) => !done.has(p.batchId))!;
+  const available = await readBalance(sequelize, transaction, { ...at, batchId: short.batchId });
+  throw new InsufficientStockError(available, short.quantity, at.locationId, short.batchId);
+}
+
+/** Additions to several batches at one location in one statement. */
+export async function addToBalances(sequelize: Sequelize, transaction: Transaction, at: Omit<BalanceKey, 'batchId'>, parts: BalancePart[]): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO stock_balances (company_id, product_id, location_id, batch_id, quantity)
+     SELECT $1, $2, $3, p.batch_id, p.quantity FROM unnest($4::uuid[], $5::numeric[]) AS p(batch_id, quantity)
+     ON CONFLICT ON CONSTRAINT stock_balances_key
+     DO UPDATE SET quantity = stock_balances.quantity + EXCLUDED.quantity, updated_at = now()`,
+    { bind: [at.companyId, at.productId, at.locationId, parts.map((p) => p.batchId), parts.map((p) => p.quantity)], transaction },
+  );
+}
+
 /**
  * Which batches of a product at a location cover `quantity`, earliest expiry first (FEFO), undated last: each
  * batch with stock gives what is left to take, up to its balance. `total` is all the stock there, in every

@@ -2,45 +2,37 @@
  * The four ways stock changes, each in the caller's transaction and each writing ledger rows and balances
  * together: `bookIn` (from the company's Inbound), `bookOut` (to Outbound), `bookCount` (a physical count,
  * booked as the difference) and `transferStock` (between two physical locations). Profiles decide what a
- * booking must name: BATCH a batch, SERIALIZED items (DESIGN.md, Products: profiles and engines).
+ * booking must name: BATCH a batch, SERIALIZED items (README, "Stock: the ledger, bookings and quantities").
+ *
+ * This is the general path (ledger/general-booking.ts): BATCH and SERIALIZED products book here. STANDARD and
+ * DIMENSIONAL ones book in one statement (sql/booking.ts), which follows the same rules; the code below
+ * handles them too, so a booking routed here for any profile is still right.
  */
-import type { Location, MovementKind, ProductModel } from '@pi/common';
-import { ConflictError, ValidationError } from '@pi/common';
+import type { Location, MovementKind, PhysicalItem, ProductModel } from '@pi/common';
+import { ValidationError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
-import { addToBalance, differenceTo, fefoParts, takeFromBalance } from './balances';
-import { NewBatchRef, batchOfProduct, findOrCreateBatch } from './batches';
+import { BalancePart, addToBalance, addToBalances, differenceTo, fefoParts, takeFromBalance, takeFromBalances } from './balances';
+import { batchOfProduct, findOrCreateBatch } from './batches';
 import type { BookingContext, Tx } from './context';
-import { InsufficientStockError } from './errors';
+import { InsufficientStockError, quantityRequired, sameLocation, stockChanged } from './errors';
 import { createItems, lockItemsAt, relocateItems, retireItems } from './items';
 import { lockStock } from './locks';
-import { MovementRow, appendMovement } from './movements';
+import { MovementRow, appendMovement, appendMovements } from './movements';
 import { systemLocations } from './targets';
-
-export interface InRequest {
-  quantity?: number;
-  batch_id?: string;
-  batch?: NewBatchRef;
-  serial_numbers?: string[];
-  reason: string;
-}
-
-export interface OutRequest {
-  quantity?: number;
-  batch_id?: string;
-  item_ids?: string[];
-  reason: string;
-}
+import type { CountRequest, InRequest, OutRequest, TransferRequest } from './types';
 
 export interface Booked {
   movements: MovementRow[];
   items?: Array<{ id: string; serial_number: string }>;
+  /** SERIALIZED additions: the item rows created, as the database returned them. */
+  createdItems?: PhysicalItem[];
   batch?: { id: string; code: string; expiration_date: string | null };
 }
 
 /** SERIALIZED bookings count items: the quantity, when given, must agree. */
 function itemCount(product: ProductModel, quantity: number | undefined, listed: string[] | undefined, field: string): number {
   const count = quantity ?? listed?.length;
-  if (count === undefined) throw new ValidationError({ quantity: 'is required' });
+  if (count === undefined) throw quantityRequired();
   toDecimal(count, 0, 'quantity');
   if (listed && listed.length !== count) throw new ValidationError({ [field]: `must list exactly ${count} entries (one per unit of quantity)` });
   if (product.profile === 'SERIALIZED' && count > 10_000) throw new ValidationError({ quantity: 'at most 10000 serialized units per booking' });
@@ -48,7 +40,7 @@ function itemCount(product: ProductModel, quantity: number | undefined, listed: 
 }
 
 function requiredQuantity(product: ProductModel, quantity: number | undefined): string {
-  if (quantity === undefined) throw new ValidationError({ quantity: 'is required' });
+  if (quantity === undefined) throw quantityRequired();
   return toDecimal(quantity, product.decimals);
 }
 
@@ -64,7 +56,7 @@ export async function bookIn(ctx: BookingContext, tx: Tx, product: ProductModel,
     const quantity = String(count);
     await addToBalance(ctx.sequelize, tx, key, quantity);
     const movement = await appendMovement(ctx, tx, { ...base, quantity, itemIds: items.map((i) => i.id) });
-    return { movements: [movement], items: items.map((i) => ({ id: i.id, serial_number: i.serialNumber })) };
+    return { movements: [movement], items: items.map((i) => ({ id: i.id, serial_number: i.serialNumber })), createdItems: items };
   }
 
   const quantity = requiredQuantity(product, req.quantity);
@@ -104,12 +96,8 @@ export async function bookOut(ctx: BookingContext, tx: Tx, product: ProductModel
       return { movements: [await appendMovement(ctx, tx, { ...base, quantity, batchId: batch.id })] };
     }
     const plan = await planFefo(ctx, tx, product, location.id, quantity);
-    const movements: MovementRow[] = [];
-    for (const part of plan) {
-      await takeFromBalance(ctx.sequelize, tx, { ...key, batchId: part.batchId }, part.quantity);
-      movements.push(await appendMovement(ctx, tx, { ...base, quantity: part.quantity, batchId: part.batchId }));
-    }
-    return { movements };
+    await takeFromBalances(ctx.sequelize, tx, key, plan);
+    return { movements: await appendMovements(ctx, tx, base, plan) };
   }
 
   await takeFromBalance(ctx.sequelize, tx, key, quantity);
@@ -125,13 +113,6 @@ async function planFefo(ctx: BookingContext, tx: Tx, product: ProductModel, loca
   const available = parts[0]?.total ?? '0';
   if (Number(available) < Number(quantity)) throw new InsufficientStockError(available, quantity, locationId);
   return parts.map((p) => ({ batchId: p.batch_id, quantity: p.take }));
-}
-
-export interface CountRequest {
-  quantity: number;
-  expected_quantity?: number;
-  batch_id?: string;
-  reason: string;
 }
 
 /**
@@ -150,7 +131,7 @@ export async function bookCount(ctx: BookingContext, tx: Tx, product: ProductMod
   await lockStock(ctx.sequelize, tx, product.id, [location.id]);
   const { current, diff } = await differenceTo(ctx.sequelize, tx, { productId: product.id, locationId: location.id, batchId }, counted);
   if (expected !== undefined && Number(current) !== Number(expected)) {
-    throw new ConflictError('stock_changed', 'The stock changed since it was counted.', { expected_quantity: Number(expected), current_quantity: Number(current) });
+    throw stockChanged(expected, current);
   }
   if (Number(diff) === 0) return { movements: [] };
   const { inbound, outbound } = await systemLocations(ctx.identity.companyId, tx);
@@ -165,16 +146,9 @@ export async function bookCount(ctx: BookingContext, tx: Tx, product: ProductMod
   return { movements: [await appendMovement(ctx, tx, { ...base, fromLocationId: inbound, toLocationId: location.id })] };
 }
 
-export interface TransferRequest {
-  quantity?: number;
-  batch_id?: string;
-  item_ids?: string[];
-  reason: string;
-}
-
 /** Moves stock between two distinct physical locations, atomically; both stock locks are taken in order. */
 export async function transferStock(ctx: BookingContext, tx: Tx, product: ProductModel, from: Location, to: Location, req: TransferRequest): Promise<Booked> {
-  if (from.id === to.id) throw new ValidationError({ to_location_id: 'must differ from from_location_id' });
+  if (from.id === to.id) throw sameLocation();
   await lockStock(ctx.sequelize, tx, product.id, [from.id, to.id]);
   const key = (locationId: string, batchId: string | null) => ({ companyId: ctx.identity.companyId, productId: product.id, locationId, batchId });
   const base = { productId: product.id, kind: 'TRANSFER' as const, fromLocationId: from.id, toLocationId: to.id, reason: req.reason };
@@ -191,17 +165,14 @@ export async function transferStock(ctx: BookingContext, tx: Tx, product: Produc
   }
 
   const quantity = requiredQuantity(product, req.quantity);
-  let parts: Array<{ batchId: string | null; quantity: string }> = [{ batchId: null, quantity }];
+  let parts: BalancePart[] = [{ batchId: null, quantity }];
   if (product.profile === 'BATCH') {
     parts = req.batch_id
       ? [{ batchId: (await batchOfProduct(ctx, tx, product, req.batch_id)).id, quantity }]
       : await planFefo(ctx, tx, product, from.id, quantity);
   }
-  const movements: MovementRow[] = [];
-  for (const part of parts) {
-    await takeFromBalance(ctx.sequelize, tx, key(from.id, part.batchId), part.quantity);
-    await addToBalance(ctx.sequelize, tx, key(to.id, part.batchId), part.quantity);
-    movements.push(await appendMovement(ctx, tx, { ...base, quantity: part.quantity, batchId: part.batchId }));
-  }
-  return { movements };
+  const at = (locationId: string) => ({ companyId: ctx.identity.companyId, productId: product.id, locationId });
+  await takeFromBalances(ctx.sequelize, tx, at(from.id), parts);
+  await addToBalances(ctx.sequelize, tx, at(to.id), parts);
+  return { movements: await appendMovements(ctx, tx, base, parts) };
 }

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize';
 
-function lockKey(productId: string, locationId: string): bigint {
+/** The advisory lock key of a (product, location): the first 8 bytes of SHA-256, as ledger_lock_key computes it in SQL. */
+export function lockKey(productId: string, locationId: string): bigint {
   return createHash('sha256').update(`${productId}/${locationId}`).digest().readBigInt64BE(0);
 }
 

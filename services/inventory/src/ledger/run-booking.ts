@@ -1,83 +1,51 @@
 /**
- * The transaction around a booking. With an `Idempotency-Key`, the key is claimed inside the same
- * transaction as the booking: a retry with the same key and body gets the first answer and books nothing; a
- * concurrent retry waits for the first to commit (the key's primary key makes it wait) and then replays it;
- * the same key with another body is 409. If the booking fails, the claim rolls back with it, so a failed
- * request can be retried with the same key. Deadlocks and serialization failures are retried.
+ * The one entry point of every booking (`runBooking`): it runs the booking in a statement or transaction
+ * of its own, once per Idempotency-Key, and retries it on a deadlock or serialization failure.
+ *
+ * STANDARD and DIMENSIONAL products, the frequent case, book in one statement (sql/booking.ts). BATCH and
+ * SERIALIZED ones book in a transaction of several statements (ledger/general-booking.ts): the statement
+ * refuses them before writing anything, and the product is remembered here so that its next bookings go
+ * straight to the transaction. A profile never changes once a product has stock movements, and the
+ * transaction books any profile, so the memory is only a shortcut and never decides what is right.
  */
-import { createHash } from 'node:crypto';
-import { QueryTypes, Transaction } from 'sequelize';
-import { ConflictError } from '@pi/common';
+import { bookInOneStatement, GeneralBookingNeeded } from '../sql/booking';
+import { serverErrorOf } from '../sql/client';
 import type { BookingContext } from './context';
-
-export interface IdempotencyClaim {
-  key: string;
-  /** Method, path and body of the request, canonicalised. */
-  fingerprint: string;
-}
-
-export interface BookingAnswer {
-  status: number;
-  body: unknown;
-  replayed: boolean;
-}
+import { bookInTransaction } from './general-booking';
+import type { BookingOrder, BookingOutcome, IdempotencyClaim } from './types';
 
 const RETRYABLE = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 4;
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value as object).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+/** Products known to book through the transaction (bounded: forgetting one costs one round trip). */
+const generalProducts = new Set<string>();
+const MAX_REMEMBERED = 10_000;
+
+function rememberGeneral(productId: string) {
+  if (generalProducts.size >= MAX_REMEMBERED) generalProducts.clear();
+  generalProducts.add(productId);
+}
+
+async function bookOnce(ctx: BookingContext, order: BookingOrder, status: number, idem?: IdempotencyClaim): Promise<BookingOutcome> {
+  const productId = order.productId.toLowerCase();
+  if (order.op !== 'item' && !generalProducts.has(productId)) {
+    try {
+      return await bookInOneStatement(ctx, order, status, idem);
+    } catch (err) {
+      if (!(err instanceof GeneralBookingNeeded)) throw err;
+      rememberGeneral(productId);
+    }
   }
-  return value;
+  return bookInTransaction(ctx, order, status, idem);
 }
 
-export function fingerprintOf(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(JSON.stringify([method, path, canonical(body)])).digest('hex');
-}
-
-async function claim(ctx: BookingContext, transaction: Transaction, idem: IdempotencyClaim): Promise<BookingAnswer | undefined> {
-  const inserted = await ctx.sequelize.query(
-    `INSERT INTO idempotency_keys (company_id, key, fingerprint) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING key`,
-    { bind: [ctx.identity.companyId, idem.key, idem.fingerprint], transaction, type: QueryTypes.SELECT },
-  );
-  if (inserted.length) return undefined;
-  const [first] = await ctx.sequelize.query<{ fingerprint: string; response_status: number; response_body: string }>(
-    'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE company_id = $1 AND key = $2',
-    { bind: [ctx.identity.companyId, idem.key], transaction, type: QueryTypes.SELECT },
-  );
-  if (first.fingerprint !== idem.fingerprint) {
-    throw new ConflictError('idempotency_key_reused', 'This Idempotency-Key was used with another request.', { 'Idempotency-Key': 'was used with another request' });
-  }
-  // Stored as text, not jsonb, so a replay is the first answer byte for byte (jsonb reorders keys).
-  return { status: first.response_status, body: JSON.parse(first.response_body), replayed: true };
-}
-
-async function remember(ctx: BookingContext, transaction: Transaction, idem: IdempotencyClaim, status: number, body: unknown) {
-  await ctx.sequelize.query('UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE company_id = $1 AND key = $2', {
-    bind: [ctx.identity.companyId, idem.key, status, JSON.stringify(body)],
-    transaction,
-  });
-}
-
-/** Runs `book` in a transaction (once per idempotency key) and answers `{status, body}`. */
-export async function runBooking(
-  ctx: BookingContext,
-  idem: IdempotencyClaim | undefined,
-  book: (transaction: Transaction) => Promise<{ status: number; body: unknown }>,
-): Promise<BookingAnswer> {
+/** Books `order`; `status` is the HTTP status of its answer, which a replay answers again. */
+export async function runBooking(ctx: BookingContext, order: BookingOrder, status: number, idem?: IdempotencyClaim): Promise<BookingOutcome> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.sequelize.transaction(async (transaction) => {
-        const earlier = idem ? await claim(ctx, transaction, idem) : undefined;
-        if (earlier) return earlier;
-        const answer = await book(transaction);
-        if (idem) await remember(ctx, transaction, idem, answer.status, answer.body);
-        return { ...answer, replayed: false };
-      });
+      return await bookOnce(ctx, order, status, idem);
     } catch (err) {
-      const code = (err as { parent?: { code?: string } }).parent?.code;
+      const code = serverErrorOf(err)?.code;
       if (attempt < MAX_ATTEMPTS && code && RETRYABLE.has(code)) continue;
       throw err;
     }

@@ -2,9 +2,10 @@
  * What a booking names, checked before anything is written: the product and locations must belong to the
  * caller's company (else 403 access_denied), exist (404), and be usable (active, physical).
  */
-import { Location, ProductModel, ValidationError, findOwned } from '@pi/common';
+import { Location, ProductModel, findOwned } from '@pi/common';
 import type { Identity } from '@pi/common';
 import type { Tx } from './context';
+import { inactiveLocation, inactiveProduct, virtualLocation } from './errors';
 
 /**
  * The product, share-locked for the booking: bookings run side by side, but a change of profile or
@@ -12,15 +13,15 @@ import type { Tx } from './context';
  */
 export async function bookableProduct(identity: Identity, productId: string, transaction: Tx): Promise<ProductModel> {
   const product = await findOwned(ProductModel, productId, identity.companyId, { transaction, lock: transaction.LOCK.SHARE, what: 'Product' });
-  if (!product.isActive) throw new ValidationError({ product_id: 'product is inactive' });
+  if (!product.isActive) throw inactiveProduct();
   return product;
 }
 
 /** An active physical location of the company; `field` names the request field in errors. */
 export async function physicalLocation(identity: Identity, locationId: string, field: string, transaction?: Tx): Promise<Location> {
   const location = await findOwned(Location, locationId, identity.companyId, { transaction, what: 'Location' });
-  if (location.type === 'VIRTUAL') throw new ValidationError({ [field]: 'must be a physical location' });
-  if (!location.isActive) throw new ValidationError({ [field]: 'location is inactive' });
+  if (location.type === 'VIRTUAL') throw virtualLocation(field);
+  if (!location.isActive) throw inactiveLocation(field);
   return location;
 }
 

@@ -1,7 +1,8 @@
 import Joi from 'joi';
 import { MOVEMENT_KINDS } from '@pi/common';
-import { toNumber } from '../engine/quantity';
+import { stockDisplay, toNumber } from '../engine/quantity';
 import type { MovementRow } from '../ledger/movements';
+import type { BookedStock } from '../ledger/types';
 import { calendarDay, displaySchema, quantitySchema, timestamp, uuid } from './schemas';
 
 /** A ledger entry. `seq` is the server's order of the ledger. */
@@ -19,6 +20,7 @@ export function presentMovement(m: MovementRow) {
     reason: m.reason,
     actor: { kind: m.actor_kind, id: m.actor_id },
     request_id: m.request_id,
+    // A Date from Sequelize, or the same instant already as ISO text (ledger_book, a stored booking).
     created_at: m.created_at,
   };
 }
@@ -46,6 +48,64 @@ export const movementSchema = Joi.object({
 }).id('Movement');
 
 /* The answers of the booking endpoints (commands/bookings.ts): the movements booked and the new stock. */
+
+const shown = (booked: BookedStock, quantity: string) => stockDisplay(quantity, booked.decimals, booked.unit);
+
+function bookedFields(booked: BookedStock) {
+  return {
+    movements: booked.movements.map(presentMovement),
+    ...(booked.items ? { items: booked.items } : {}),
+    ...(booked.batch ? { batch: booked.batch } : {}),
+  };
+}
+
+/** `POST /api/v1/widget/{id}/transaction/`. */
+export function presentTransactionResult(operation: 'add' | 'subtract' | 'set', booked: BookedStock) {
+  const [at] = booked.locations;
+  return {
+    success: true,
+    operation,
+    product_id: booked.product_id,
+    location_id: at.id,
+    new_stock_display: shown(booked, booked.total),
+    location_stock_display: shown(booked, at.quantity),
+    ...bookedFields(booked),
+  };
+}
+
+/** `POST /api/v1/widget/move/`. */
+export function presentMoveResult(direction: 'in' | 'out', booked: BookedStock) {
+  const [at] = booked.locations;
+  return {
+    success: true,
+    direction,
+    product_id: booked.product_id,
+    location_id: at.id,
+    new_stock_display: shown(booked, booked.total),
+    location_stock_display: shown(booked, at.quantity),
+    ...bookedFields(booked),
+  };
+}
+
+/** `POST /api/v1/widget/transfer/`. */
+export function presentTransferResult(booked: BookedStock) {
+  const [from, to] = booked.locations;
+  return {
+    success: true,
+    product_id: booked.product_id,
+    from_location_id: from.id,
+    to_location_id: to.id,
+    new_stock_display: shown(booked, booked.total),
+    from_stock_display: shown(booked, from.quantity),
+    to_stock_display: shown(booked, to.quantity),
+    ...bookedFields(booked),
+  };
+}
+
+/** `POST /api/v1/movements/`: the total only. */
+export function presentMovementResult(booked: BookedStock) {
+  return { new_stock_display: shown(booked, booked.total), ...bookedFields(booked) };
+}
 
 const bookedMovements = Joi.array().items(movementSchema).required().description('The ledger entries booked (none when a count changed nothing).');
 const bookedItems = Joi.array()

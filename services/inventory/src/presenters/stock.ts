@@ -1,15 +1,27 @@
 import Joi from 'joi';
-import { PHYSICAL_LOCATION_TYPES, PROFILES } from '@pi/common';
+import { ENGINE_TYPE_OF, PHYSICAL_LOCATION_TYPES, PROFILES } from '@pi/common';
 import type { LocationStockRow, ProductStockRow } from '../commands/stock-levels';
+import type { WidgetProductRow } from '../sql/widget-products';
 import { DIMENSIONAL_UNITS, ENGINE_TYPES } from '../engine/engine-config';
 import { stockDisplay, toNumber } from '../engine/quantity';
 import { presentWidgetBatch, widgetBatchSchema } from './batch';
 import { displaySchema, quantitySchema, uuid } from './schemas';
 
-/** A product in the widget list: SPEC.md's fields; `poly_products` (DIMENSIONAL) add unit and decimals. */
-export function presentWidgetProduct(p: ProductStockRow) {
-  const base = { id: p.id, name: p.name, sku: p.sku, stock_display: stockDisplay(p.quantity, p.decimals, p.unit), engine_type: p.engine_type };
-  return p.profile === 'DIMENSIONAL' ? { ...base, unit: p.unit, decimals: p.decimals } : base;
+/**
+ * The widget list: SPEC.md's `company`, `products` and `poly_products` (the DIMENSIONAL ones, which add unit
+ * and decimals). `engine_type` follows from the profile (a product's engine config must match it). Built
+ * in one pass over the rows, in their order (by name).
+ */
+export function presentWidgetProductList(rows: WidgetProductRow[]) {
+  const products = [];
+  const polyProducts = [];
+  for (const [, , , id, name, sku, profile, unit, decimals, quantity] of rows) {
+    if (id === null) continue;
+    const base = { id, name, sku, stock_display: stockDisplay(quantity, decimals, unit), engine_type: ENGINE_TYPE_OF[profile] };
+    if (profile === 'DIMENSIONAL') polyProducts.push({ ...base, unit, decimals });
+    else products.push(base);
+  }
+  return { company: rows[0]?.[0] ?? '', products, poly_products: polyProducts };
 }
 
 export function presentLocationStock(row: LocationStockRow, product: Pick<ProductStockRow, 'decimals' | 'unit'>) {
@@ -67,10 +79,10 @@ const widgetProductFields = {
   engine_type: Joi.string().valid(...ENGINE_TYPES).required(),
 };
 
-/** The answer schema of `presentWidgetProduct` for a product of `products` (OpenAPI). */
+/** The answer schema of a product of `products` in `presentWidgetProductList` (OpenAPI). */
 export const widgetProductSchema = Joi.object(widgetProductFields).id('WidgetProduct');
 
-/** The answer schema of `presentWidgetProduct` for a DIMENSIONAL product (`poly_products`). */
+/** The answer schema of a DIMENSIONAL product (`poly_products`) in `presentWidgetProductList` (OpenAPI). */
 export const widgetPolyProductSchema = Joi.object({
   ...widgetProductFields,
   unit: Joi.string().valid(...DIMENSIONAL_UNITS).required(),

@@ -1,0 +1,58 @@
+/**
+ * `Idempotency-Key` on booking endpoints. The key is claimed in the booking's own transaction (or
+ * statement): a retry with the same key and request answers the first booking again and books nothing; a
+ * concurrent retry waits for the first to commit (the key's primary key makes it wait) and then replays
+ * it; the same key with another request is 409. A failed booking rolls its claim back, so a refused
+ * request can be retried with the same key. This module holds the fingerprint and the claim as the
+ * general path makes it; `ledger_book` (sql/booking.ts) makes the same claim inside its statement.
+ */
+import { createHash } from 'node:crypto';
+import { QueryTypes } from 'sequelize';
+import type { BookingContext, Tx } from './context';
+import { idempotencyKeyReused } from './errors';
+import type { BookedStock, BookingOutcome, IdempotencyClaim } from './types';
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value as object).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}
+
+/** Method, path and body of a request, canonicalised and hashed. */
+export function fingerprintOf(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(JSON.stringify([method, path, canonical(body)])).digest('hex');
+}
+
+interface StoredKey {
+  fingerprint: string;
+  response_status: number;
+  booking: string | null;
+  response_body: string | null;
+}
+
+/** Claims the key in `transaction`; answers the stored outcome when the key was used before. */
+export async function claimKey(ctx: BookingContext, transaction: Tx, idem: IdempotencyClaim): Promise<BookingOutcome | undefined> {
+  const inserted = await ctx.sequelize.query(
+    'INSERT INTO idempotency_keys (company_id, key, fingerprint) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING key',
+    { bind: [ctx.identity.companyId, idem.key, idem.fingerprint], transaction, type: QueryTypes.SELECT },
+  );
+  if (inserted.length) return undefined;
+  const [first] = await ctx.sequelize.query<StoredKey>(
+    'SELECT fingerprint, response_status, booking, response_body FROM idempotency_keys WHERE company_id = $1 AND key = $2',
+    { bind: [ctx.identity.companyId, idem.key], transaction, type: QueryTypes.SELECT },
+  );
+  if (first.fingerprint !== idem.fingerprint) throw idempotencyKeyReused();
+  // Stored as text, not jsonb, so the stored booking is read back exactly as it was written.
+  if (first.booking !== null) return { replayed: true, status: first.response_status, booked: JSON.parse(first.booking) as BookedStock };
+  return { replayed: true, status: first.response_status, legacyBody: JSON.parse(first.response_body ?? 'null') };
+}
+
+/** Stores what the booking answered with its key, in the booking's transaction. */
+export async function rememberBooking(ctx: BookingContext, transaction: Tx, idem: IdempotencyClaim, status: number, booked: BookedStock): Promise<void> {
+  await ctx.sequelize.query('UPDATE idempotency_keys SET response_status = $3, booking = $4 WHERE company_id = $1 AND key = $2', {
+    bind: [ctx.identity.companyId, idem.key, status, JSON.stringify(booked)],
+    transaction,
+  });
+}
