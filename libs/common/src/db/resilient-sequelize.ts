@@ -116,7 +116,7 @@ export class ResilientSequelize extends Sequelize {
           continue;
         }
         this.noteGivingUp(failure, 'statement', err);
-        throw repeatable ? new DatabaseUnavailableError() : new OutcomeUnknownError();
+        throw repeatable ? new DatabaseUnavailableError(err) : new OutcomeUnknownError();
       }
     }
   }
@@ -146,7 +146,7 @@ export class ResilientSequelize extends Sequelize {
       if (!(retry && this.mayRetry(attempt, deadline))) {
         this.noteGivingUp(failure, 'transaction', cause);
         if (deadline?.passed()) throw new DeadlineExceededError();
-        throw new DatabaseUnavailableError();
+        throw new DatabaseUnavailableError(cause);
       }
       this.noteRetry(failure, attempt, 'transaction', cause);
       await pauseBefore(attempt + 1);
