@@ -365,15 +365,15 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
     // On a new database: the first pod's init container applies every migration; two starting at once
     // apply each one once (the advisory lock), and the next finds the schema up to date.
     const fresh = await createTestDatabase();
+    let waiting: Awaited<ReturnType<typeof startPi>> | undefined;
     try {
       const freshEnv = environmentOf(init, (key) => (key === 'DATABASE_URL' ? fresh.url : ''));
       // The CronJob's run waits on the empty database, and starts once a Deployment has migrated it.
-      const waiting = await startPi('wait-for-migrations', cronInit[0].args, cronInitEnv(fresh.url), { waitFor: /waiting for the migrations \(no schema_migrations table yet\)/ });
+      waiting = await startPi('wait-for-migrations', cronInit[0].args, cronInitEnv(fresh.url), { waitFor: /waiting for the migrations \(no schema_migrations table yet\)/ });
       await sleep(600);
       expect(waiting.child.exitCode, 'still waiting on an empty database').to.equal(null);
       const [first, second] = await Promise.all([runPi(init.args, freshEnv), runPi(init.args, freshEnv)]);
       const waited = await Promise.race([waiting.exited, sleep(10_000).then(() => 'still waiting' as const)]);
-      if (waited === 'still waiting') await waiting.stop('SIGKILL');
       expect(waited, waiting.output()).to.deep.equal({ code: 0, signal: null });
       expect(waiting.output()).to.match(/the schema has all \d+ migrations of this image/);
       expect(first.code, first.text).to.equal(0);
@@ -384,6 +384,7 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
       const again = await runPi(init.args, freshEnv);
       expect(again.text).to.include('schema is up to date');
     } finally {
+      if (waiting && waiting.child.exitCode === null && waiting.child.signalCode === null) await waiting.stop('SIGKILL');
       await fresh.drop();
     }
   });
