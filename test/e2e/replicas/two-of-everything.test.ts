@@ -261,11 +261,11 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
     expect(tests.map((t) => t.status), JSON.stringify(tests.map((t) => t.body))).to.deep.equal(Array(6).fill(202));
 
     const expected = BREACHING * channels.length + tests.length;
-    await receiver.waitForRequests(expected, 60_000);
+    await receiver.waitForRequests(expected, 120_000);
     await eventually(
       async () => (await count(`SELECT count(*) FROM notification_deliveries WHERE company_id = $1 AND status = 'DELIVERED'`, [company.id])) === expected,
       'every delivery recorded as delivered',
-      30_000,
+      60_000,
     );
     await sleep(1500); // room for a duplicate to arrive
     expect(receiver.requests).to.have.length(expected);
