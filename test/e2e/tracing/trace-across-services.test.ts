@@ -122,6 +122,14 @@ describe('tracing: one trace from the gateway to the notifier', () => {
     expect(trace.filter((s) => s.service === 'pi-notifier' && isSql(s)).length, 'pg spans of the notifier').to.be.greaterThan(0);
     expect(trace.filter(childOf(consumer!)).length).to.be.greaterThan(1);
 
+    // The logs keep the request id as their key and name the trace beside it.
+    const monitorOutput = processes.find((p) => p.name === 'monitor')!.output();
+    const accessLine = monitorOutput.split('\n').find((l) => l.includes(`/${channel.id}/test/`) && l.includes('"request completed"'));
+    expect(accessLine, 'the monitor access log line of the test call').to.not.equal(undefined);
+    const logged = JSON.parse(accessLine!) as { req: { id: string }; trace_id?: string };
+    expect(logged.req.id).to.equal(queued.headers.get('x-request-id'));
+    expect(logged.trace_id).to.equal(traceId);
+
     // The receiver is another party: it gets no trace headers.
     expect(webhooks.requests[0].headers).to.not.have.property('traceparent');
     expect(webhooks.requests[0].headers).to.not.have.property('tracestate');
