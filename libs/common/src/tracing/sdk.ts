@@ -13,7 +13,7 @@ import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrum
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { ScrubbingSpanProcessor } from './scrub';
 import type { TraceExporterKind } from './settings';
@@ -28,15 +28,11 @@ const REDACTED_QUERY_PARAMS = ['api_key', 'token', 'key', 'access', 'refresh', '
 export interface SdkOptions {
   serviceName: string;
   exporter: TraceExporterKind;
-  /** Tests: export here, span by span, instead of the configured exporter. */
-  spanExporter?: SpanExporter;
 }
 
 export function installTracing(opts: SdkOptions): void {
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: opts.serviceName }).merge(detectResources({ detectors: [envDetector] }));
-  const exporting = opts.spanExporter
-    ? new SimpleSpanProcessor(opts.spanExporter)
-    : new BatchSpanProcessor(opts.exporter === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter());
+  const exporting = new BatchSpanProcessor(opts.exporter === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter());
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new ScrubbingSpanProcessor(), exporting] });
   // The W3C trace context (and baggage) propagator, and the AsyncLocalStorage context manager.
   provider.register();

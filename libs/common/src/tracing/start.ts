@@ -7,35 +7,24 @@
  * loads the instrumented modules. A second call in the same process (the first one's name stays) does nothing.
  */
 import { ConfigError } from '../config/load';
-import type { SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { tracingSettingsFrom } from './settings';
 import { tracingEnabled } from './state';
 
-export interface StartTracingOptions {
-  env?: NodeJS.ProcessEnv;
-  /** Tests: trace (whatever the environment says) and export span by span here. */
-  spanExporter?: SpanExporter;
-}
-
-/** Starts tracing when the environment asks for it; answers whether this process traces. */
-export function startTracing(service: string, opts: StartTracingOptions = {}): boolean {
+/** Starts tracing when the environment (default: process.env) asks for it; answers whether this process traces. */
+export function startTracing(service: string, env: NodeJS.ProcessEnv = process.env): boolean {
   if (tracingEnabled()) return true;
   let settings;
   try {
-    settings = tracingSettingsFrom(opts.env ?? process.env, service);
+    settings = tracingSettingsFrom(env, service);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${service}: ${err.message}\n`);
     process.exit(78); // EX_CONFIG, as loadConfigOrExit
   }
-  if (!settings.enabled && !opts.spanExporter) return false;
+  if (!settings.enabled) return false;
   // Loaded here, and only here: a process that does not trace never requires the SDK.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { installTracing } = require('./sdk') as typeof import('./sdk');
-  installTracing({
-    serviceName: settings.enabled ? settings.serviceName : `pi-${service}`,
-    exporter: settings.enabled ? settings.exporter : 'otlp',
-    spanExporter: opts.spanExporter,
-  });
+  installTracing({ serviceName: settings.serviceName, exporter: settings.exporter });
   return true;
 }
