@@ -13,7 +13,7 @@
 import './tracing'; // first: see tracing.ts
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
-import { connectDatabase, openDatabaseUrl, shutdownTracing, standaloneEnvironment, validateValue, withSpan } from '@pi/common';
+import { connectDatabase, openDatabaseUrl, operatorMessage, shutdownTracing, standaloneEnvironment, validateValue, withSpan } from '@pi/common';
 import { deliveryQueueOf, loadMonitorSettings } from '../config';
 import { RecordedRun, runCheckRules } from './recorded-run';
 
@@ -67,7 +67,7 @@ async function main(): Promise<number> {
     if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
     if (run.recordError) process.stderr.write(`check_rules: the run could not be recorded in the run log: ${run.recordError.message}\n`);
     const failed = run.companies.filter((c) => c.status === 'failed');
-    for (const c of failed) process.stderr.write(`check_rules failed for company ${c.companyId}: ${c.error?.message}\n`);
+    for (const c of failed) process.stderr.write(`check_rules failed for company ${c.companyId}: ${operatorMessage(c.error)}\n`);
     if (failed.length) return 1;
     if (run.totals.waiting_for_queue > 0) {
       process.stderr.write(`check_rules: ${run.totals.waiting_for_queue} deliveries could not be queued and wait in the outbox\n`);
@@ -87,7 +87,7 @@ main().then(
     process.exit(code);
   },
   async (err: Error) => {
-    process.stderr.write(`check_rules failed: ${err.message}\n`);
+    process.stderr.write(`check_rules failed: ${operatorMessage(err)}\n`);
     await shutdownTracing();
     process.exit(1);
   },
