@@ -9,10 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { freePort } from '@pi/common';
 import { post, get, expectStatus } from '../../support/api';
-import { TestCompany, buildCompany } from '../../support/builders';
+import { TestCompany, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { OtlpReceiver, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from '../../support/otlp-receiver';
-import { RunningProcess, killAll, startProcess } from '../../support/processes';
+import { CHECK_RULES_ENTRY } from '../../support/notifier';
+import { RunningProcess, killAll, runToExit, startProcess } from '../../support/processes';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { REDIS_URL, requireRedis } from '../../support/redis';
 import { entryOf } from '../../support/service-processes';
@@ -32,6 +33,8 @@ describe('tracing: one trace from the gateway to the notifier', () => {
   let company: TestCompany;
   const processes: RunningProcess[] = [];
   let gatewayUrl: string;
+  let common: Record<string, string>;
+  let delivery: Record<string, string>;
   const queue = { DELIVERY_QUEUE_NAME: `deliveries-trace-${randomBytes(4).toString('hex')}`, DELIVERY_QUEUE_PREFIX: `pi-test-${randomBytes(4).toString('hex')}` };
 
   before(async function () {
@@ -40,7 +43,7 @@ describe('tracing: one trace from the gateway to the notifier', () => {
     otlp = await startOtlpReceiver();
     webhooks = await startReceiver();
     const sys = system();
-    const common = {
+    common = {
       NODE_ENV: 'test',
       DATABASE_URL: testDatabaseUrl(),
       DATABASE_POOL_MAX: '4',
@@ -49,7 +52,7 @@ describe('tracing: one trace from the gateway to the notifier', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
       OTEL_BSP_SCHEDULE_DELAY: '100',
     };
-    const delivery = { SECRET_ENCRYPTION_KEY: sys.secretEncryptionKey, EMAIL_BACKEND: 'console', REDIS_URL, ALLOW_LOOPBACK_WEBHOOKS: 'true', ...queue };
+    delivery = { SECRET_ENCRYPTION_KEY: sys.secretEncryptionKey, EMAIL_BACKEND: 'console', REDIS_URL, ALLOW_LOOPBACK_WEBHOOKS: 'true', ...queue };
     const urls: Partial<Record<Traced, string>> = {};
     const start = async (service: Traced, own: Record<string, string> = {}) => {
       const port = await freePort();
@@ -174,5 +177,37 @@ describe('tracing: one trace from the gateway to the notifier', () => {
     expect(statements.length).to.be.greaterThan(0);
     // Sequelize writes values into the statement text: every literal is masked before export.
     for (const sql of statements) expect(sql.replace(/'\?'/g, ''), sql).to.not.match(/'/);
+  });
+
+  it('carries the trace of a check_rules run through the queue to the delivery of the event it opened', async function () {
+    this.timeout(120_000);
+    const product = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
+    await buildLocation(company);
+    expectStatus(
+      await post('/api/v1/notification-channels/', { name: 'Stock alerts', kind: 'WEBHOOK', url: webhooks.url, events: ['THRESHOLD'] }, { token: company.token, baseUrl: gatewayUrl }),
+      201,
+      'create channel',
+    );
+    const before = webhooks.requests.length;
+    const run = await runToExit(process.execPath, [CHECK_RULES_ENTRY, '--company', company.id], { env: { PATH: process.env.PATH ?? '', ...common, ...delivery }, timeoutMs: 90_000 });
+    expect(run.code, run.text).to.equal(0);
+    expect(run.text).to.match(/events opened: 1/);
+    await webhooks.waitForRequests(before + 1, 15_000);
+    expect(webhooks.requests[before].body).to.include(product.id);
+
+    // The run is a trace of its own: its root span, its SQL, the producer span, then the notifier's job and delivery.
+    const isRun = (s: ReceivedSpan) => s.service === 'pi-check-rules' && s.name === 'check_rules';
+    await otlp.waitFor('the check_rules root span', (spans) => spans.some(isRun));
+    const root = otlp.spans.find(isRun)!;
+    expect(root.parentSpanId).to.equal('');
+    await otlp.waitFor('the notifier job span of the run', (spans) => spans.some((s) => s.traceId === root.traceId && s.service === 'pi-notifier' && s.kind === SPAN_KIND.CONSUMER));
+    const trace = otlp.trace(root.traceId);
+    expect(trace.filter((s) => s.service === 'pi-check-rules' && isSql(s)).length, 'pg spans of the run').to.be.greaterThan(0);
+    const producer = trace.find((s) => s.service === 'pi-check-rules' && s.kind === SPAN_KIND.PRODUCER)!;
+    const consumer = trace.find((s) => s.service === 'pi-notifier' && s.kind === SPAN_KIND.CONSUMER)!;
+    expect(consumer.parentSpanId).to.equal(producer.spanId);
+    const deliverySpan = trace.find((s) => s.service === 'pi-notifier' && s.name === 'webhook delivery');
+    expect(deliverySpan?.parentSpanId).to.equal(consumer.spanId);
+    expect(deliverySpan?.attributes['http.response.status_code']).to.equal(200);
   });
 });
