@@ -60,7 +60,9 @@ describe('tracing: one trace from the gateway to the notifier', () => {
       processes.push(await startProcess(service, process.execPath, [entryOf(service)], { ...common, ...own, [PORT_VARIABLE[service]]: String(port) }, { timeoutMs: 90_000 }));
       urls[service] = `http://127.0.0.1:${port}`;
     };
-    await Promise.all([start('inventory'), start('monitor', delivery), start('notifier', delivery)]);
+    // All settled before any failure is thrown, so that `after` stops every process that did start.
+    const started = await Promise.allSettled([start('inventory'), start('monitor', delivery), start('notifier', delivery)]);
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
     await start('gateway', {
       JWT_SECRET: sys.jwtSecret,
       RATE_LIMITS: 'off',
