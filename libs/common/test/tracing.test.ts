@@ -80,6 +80,8 @@ describe('span scrubbing', () => {
     expect(scrubAttribute('url.query', 'token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig')).to.not.include('eyJ');
     expect(scrubAttribute('exception.message', 'bad key pik_secretvalue')).to.equal('bad key [redacted]');
     expect(scrubAttribute('db.query.text', "SELECT 1 WHERE secret = 'whsec_abc'")).to.equal("SELECT 1 WHERE secret = '?'");
+    // A statement is never read as a URL, whatever follows its first `?`.
+    expect(scrubAttribute('db.query.text', "SELECT data ? 'k' AND password = $1 FROM t")).to.equal("SELECT data ? '?' AND password = $1 FROM t");
     expect(scrubAttribute('http.request.header.authorization', ['Bearer abc'])).to.equal('[redacted]');
     expect(scrubAttribute('http.response.status_code', 200)).to.equal(200);
     expect(scrubAttribute('http.route', '/api/v1/locations/:id/')).to.equal('/api/v1/locations/:id/');

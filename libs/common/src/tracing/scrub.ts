@@ -24,7 +24,8 @@ function scrubText(text: string): string {
 
 export function scrubAttribute(name: string, value: AttributeValue): AttributeValue {
   if (isSecretName(name)) return REDACTED;
-  if (typeof value === 'string') return scrubText(SQL_TEXT_ATTRIBUTES.has(name) ? maskSqlLiterals(value) : value);
+  // A statement is not a URL: its `?` (a masked literal, an operator) must not be read as a query string.
+  if (typeof value === 'string') return SQL_TEXT_ATTRIBUTES.has(name) ? redactSecretShapes(maskSqlLiterals(value)) : scrubText(value);
   if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? scrubText(v) : v)) as AttributeValue;
   return value;
 }
