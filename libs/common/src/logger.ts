@@ -10,6 +10,7 @@
  *   `apiKey`, `refresh`, `client_secret`, `authorization`, `cookie`…), is replaced, whatever it looks like.
  */
 import pino, { Logger } from 'pino';
+import { traceLogFields, tracingEnabled } from './tracing/state';
 
 export type { Logger };
 
@@ -111,6 +112,8 @@ export function createLogger(service: string, level = 'info', destination?: pino
     base: { service },
     hooks: { streamWrite: redactLogLine },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // With tracing on, each line also names its trace (the request id stays the key: docs/operations/tracing.md).
+    ...(tracingEnabled() ? { mixin: traceLogFields } : {}),
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -1,4 +1,5 @@
 /** Gateway process: config, database, usage recorder, app, and a clean stop on SIGTERM. */
+import './tracing'; // first: see tracing.ts
 import { connectDatabase, createLogger, loadConfigOrExit, serve } from '@pi/common';
 import { CredentialCache } from './auth/credential-cache';
 import { UsageRecorder } from './auth/usage-recorder';

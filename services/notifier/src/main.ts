@@ -3,6 +3,7 @@
  * Config: the common variables, the delivery settings (notify/settings.ts), DELIVERY_QUEUE_NAME /
  * DELIVERY_QUEUE_PREFIX (must match the monitor's), NOTIFIER_CONCURRENCY and NOTIFIER_JOB_LOCK_MS.
  */
+import './tracing'; // first: see tracing.ts
 import { runService } from '@pi/common';
 import { DeliveryMetrics } from './metrics';
 import { NOTIFIER_PATHS, notifierRoutes } from './routes';

@@ -2,7 +2,9 @@
  * The delivery queue (BullMQ on Redis) between the monitor, which creates deliveries, and the notifier, which
  * attempts them (DESIGN.md §4 on jobs).
  *
- * - A job carries `{deliveryId}` and nothing else: no body, no URL, no secret. The worker reads the row.
+ * - A job carries `{deliveryId}` and nothing else: no body, no URL, no secret. The worker reads the row. With
+ *   tracing on, it also carries the W3C trace context of the producer's span (`traceparent`, `tracestate`),
+ *   and the worker's span continues that trace (docs/operations/tracing.md).
  * - The job id is `<delivery id>_<attempts so far>`, so the same attempt is never queued twice while a job for
  *   it waits or runs (BullMQ ignores an add with an existing id; it refuses `:` in custom ids, hence `_`).
  *   Finished jobs are removed at once, so a later `check_rules` run can always queue a delivery the queue
@@ -23,6 +25,7 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import IORedis, { type Redis, type RedisOptions } from 'ioredis';
 import Joi from 'joi';
 import type { Logger } from '../logger';
+import { TraceCarrier, currentTraceCarrier, withSpan } from '../tracing/state';
 
 export const DEFAULT_DELIVERY_QUEUE = 'notification-deliveries';
 /** BullMQ's default key prefix. */
@@ -55,8 +58,8 @@ export const deliveryQueueEnv: Record<keyof DeliveryQueueSettings, Joi.Schema> =
     .default(DEFAULT_QUEUE_PREFIX),
 };
 
-/** The whole payload of a delivery job. */
-export interface DeliveryJobData {
+/** The whole payload of a delivery job: the delivery's id, and the producer's trace context when tracing is on. */
+export interface DeliveryJobData extends TraceCarrier {
   deliveryId: string;
 }
 
@@ -181,13 +184,17 @@ export class DeliveryQueue {
       return found === 0;
     });
     if (fresh.length > 0) {
-      await this.queue.addBulk(
-        fresh.map((d) => ({
-          name: 'deliver',
-          data: { deliveryId: d.id },
-          opts: { ...JOB_OPTIONS, jobId: deliveryJobId(d) },
-        })),
-      );
+      const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': this.name, 'messaging.batch.message_count': fresh.length };
+      await withSpan(`send ${this.name}`, { kind: 'producer', attributes }, async () => {
+        const trace = currentTraceCarrier();
+        await this.queue.addBulk(
+          fresh.map((d) => ({
+            name: 'deliver',
+            data: { deliveryId: d.id, ...trace },
+            opts: { ...JOB_OPTIONS, jobId: deliveryJobId(d) },
+          })),
+        );
+      });
     }
     return { added: fresh.length, alreadyQueued: unique.length - fresh.length };
   }
@@ -290,17 +297,28 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
   connection.on('ready', () => (redisDown = false));
 
   const lockDuration = opts.lockDurationMs ?? DEFAULT_JOB_LOCK_MS;
+  const queueName = opts.name ?? DEFAULT_DELIVERY_QUEUE;
   const deferred = new DeferredJobs();
   let handling = 0;
+  /** The handler, in a span that continues the trace of the job's producer (when tracing is on and it had one). */
+  const handle = (deliveryId: string, job: Job<DeliveryJobData>) => {
+    const parent = typeof job.data.traceparent === 'string' ? { traceparent: job.data.traceparent, tracestate: job.data.tracestate } : {};
+    const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': queueName, 'messaging.message.id': String(job.id), 'pi.delivery.id': deliveryId };
+    return withSpan(`process ${queueName}`, { kind: 'consumer', parent, attributes }, async (span) => {
+      const result = await opts.handler(deliveryId, job);
+      span.setAttributes({ 'pi.delivery.outcome': typeof result === 'string' ? result : result.outcome });
+      return result;
+    });
+  };
   const worker = new Worker<DeliveryJobData>(
-    opts.name ?? DEFAULT_DELIVERY_QUEUE,
+    queueName,
     async (job, token) => {
       const deliveryId = job.data?.deliveryId;
       if (typeof deliveryId !== 'string') return 'skipped'; // not ours: nothing to do, nothing to retry
       handling += 1;
       let result: string | HandledJob;
       try {
-        result = await opts.handler(deliveryId, job);
+        result = await handle(deliveryId, job);
       } finally {
         handling -= 1;
       }

@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { redactCutTail, redactSecrets } from './redact';
 import { SsrfError, assertPublicUrl, type ResolvedTarget } from './ssrf';
 import { SIGNATURE_HEADER, signBody } from './signing';
+import { withoutTracePropagation } from '../tracing/state';
 
 export const WEBHOOK_USER_AGENT = 'pi-inventory-webhooks/1';
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -128,7 +129,8 @@ function post(
     // A fresh connection per attempt: a pooled socket could have been opened for another resolution.
     agent: false,
   };
-  const outgoing = (isHttps ? https : http).request(options, (response) => readAnswer(response, secret, settle));
+  // Receivers are other parties' servers: our trace headers are not theirs to see (docs/operations/tracing.md).
+  const outgoing = withoutTracePropagation(() => (isHttps ? https : http).request(options, (response) => readAnswer(response, secret, settle)));
   outgoing.on('error', (err) => settle({ ok: false, error: describeNetworkError(err) }));
   outgoing.end(bytes);
   return outgoing;
