@@ -1,7 +1,8 @@
 /**
  * The Express skeleton every internal service shares: request id, request metrics, access log, health
- * endpoints (open, for probes), `/metrics` (for the scraper), the internal-auth wall (gateway tokens only), the path gate (only the service's documented
- * templates, spelled by the gateway's rules: http/paths.ts), JSON body parsing, the request's deadline (from
+ * endpoints (open, for probes), `/metrics` (for the scraper: docs/operations/metrics.md), the internal-auth
+ * wall (gateway tokens only), the path gate (only the service's documented templates, spelled by the
+ * gateway's rules: http/paths.ts), JSON body parsing, the request's deadline (from
  * the gateway, believed only behind the internal-auth wall), the service's public routes (anonymous gateway
  * tokens allowed), then its authenticated routes, 404 and the error shape.
  */
