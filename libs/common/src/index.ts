@@ -43,3 +43,4 @@ export * from './db/pg-client';
 export * from './db/resilient-sequelize';
 export * from './http/request-deadline';
 export * from './tracing';
+export * from './metrics';

@@ -5,7 +5,7 @@
  * owning service. Every policy below reads the route from `req.publicPath`, never from a pattern of its own.
  */
 import express, { Express, RequestHandler } from 'express';
-import { accessLog, errorMiddleware, jsonBody, notFoundMiddleware, requestId } from '@pi/common';
+import { accessLog, errorMiddleware, httpMetrics, jsonBody, notFoundMiddleware, registerPoolMetrics, requestId } from '@pi/common';
 import { authenticateApiKey, authenticateUser } from './auth/authenticate';
 import { CredentialCache } from './auth/credential-cache';
 import type { GatewayDeps } from './deps';
@@ -56,6 +56,11 @@ export function createGatewayApp(
   // The client address of rate limits: X-Forwarded-For is believed only from TRUSTED_PROXIES.
   app.set('trust proxy', trustProxySetting(config.TRUSTED_PROXIES));
   app.use(requestId());
+  if (deps.metrics) {
+    // Labelled by the documented template the public path table resolved (read once the answer is sent).
+    app.use(httpMetrics(deps.metrics, { routeOf: (req) => req.publicPath?.route.template }));
+    registerPoolMetrics(deps.metrics, deps.sequelize);
+  }
   // First: everything after this sees the path as the table spells it, and which route it is.
   app.use(resolvePublicPath(paths));
   app.use(securityHeaders(config.PUBLIC_BASE_URL));

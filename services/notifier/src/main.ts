@@ -5,20 +5,17 @@
  */
 import './tracing'; // first: see tracing.ts
 import { runService } from '@pi/common';
-import { DeliveryMetrics } from './metrics';
 import { NOTIFIER_PATHS, notifierRoutes } from './routes';
 import { NotifierSettings, notifierEnv, startNotifierWorker } from './worker';
-
-const metrics = new DeliveryMetrics();
 
 runService<NotifierSettings>({
   name: 'notifier',
   portVariable: 'NOTIFIER_PORT',
   defaultPort: 8004,
   env: notifierEnv,
-  routes: () => notifierRoutes({ metrics }),
+  routes: () => notifierRoutes(),
   paths: NOTIFIER_PATHS,
-  start: (ctx) => startNotifierWorker(ctx, metrics),
+  start: (ctx) => startNotifierWorker(ctx),
 }).catch((err) => {
   process.stderr.write(`notifier failed to start: ${(err as Error).stack}\n`);
   process.exit(1);

@@ -457,6 +457,31 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
       }
     });
 
+    it('let Prometheus scrape every service at the port its annotations name, the gateway only on its metrics port (docs/operations/metrics.md)', () => {
+      const prometheus = { namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } };
+      const gatewayMetricsPort = Number(configMap().data.GATEWAY_METRICS_PORT);
+      for (const name of SERVICES) {
+        const deployment = find('Deployment', name);
+        const annotations = deployment.spec.template.metadata.annotations ?? {};
+        const [container] = deployment.spec.template.spec.containers;
+        const port = Number(annotations['prometheus.io/port']);
+        expect(annotations, name).to.deep.include({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics' });
+        expect(container.ports.map((p: any) => p.containerPort), `${name} declares the scraped port`).to.include(port);
+        if (name === 'gateway') {
+          // The metrics listener is not the public port, and neither the Service nor the Ingress leads to it.
+          expect(port).to.equal(gatewayMetricsPort).and.not.equal(Number(configMap().data.GATEWAY_PORT));
+          expect(find('Service', name).spec.ports.map((p: any) => p.port)).to.not.include(port);
+          expect(allowed('Ingress', component(name), { ip: '203.0.113.7' }, port), 'outside → the gateway metrics port').to.equal(false);
+          expect(allowed('Ingress', component(name), { labels: stranger }, port), 'a stranger → the gateway metrics port').to.equal(false);
+        } else {
+          expect(port, `${name} scraped on its own port`).to.equal(find('Service', name).spec.ports[0].port);
+        }
+        expect(allowed('Ingress', component(name), prometheus, port), `Prometheus → ${name}`).to.equal(true);
+        expect(allowed('Ingress', component(name), { namespace: 'default', labels: prometheus.labels }, port), `a "prometheus" of another namespace → ${name}`).to.equal(false);
+        expect(allowed('Ingress', component(name), { namespace: 'monitoring', labels: stranger }, port), `another pod of monitoring → ${name}`).to.equal(false);
+      }
+    });
+
     it('let only the processes that use them reach PostgreSQL and Redis', () => {
       const specs = processSpecs();
       const processOfComponent: Record<string, ProcessSpec> = { ...specs, 'check-rules': specs.check_rules } as any;

@@ -19,6 +19,7 @@
  */
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors';
+import { setRouteTemplate } from '../metrics/route-label';
 
 /** One row of a path table: an OpenAPI-style template, or a prefix under which any clean path is accepted. */
 export interface PathEntry<T> {
@@ -199,6 +200,7 @@ export function pathGate(templates: string[]): RequestHandler {
     const verdict = table.resolve(pathname);
     if (!verdict.ok) return next(pathNotFound(verdict.reason));
     req.url = `${verdict.match.path}${query}`;
+    setRouteTemplate(req, verdict.match.matches[0].template);
     next();
   };
 }

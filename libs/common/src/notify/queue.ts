@@ -128,6 +128,15 @@ function silenceClosedConnections(owner: object): void {
   }
 }
 
+/** The jobs of a delivery queue by state, and the age of the oldest waiting one (DeliveryQueue.depth). */
+export interface QueueDepth {
+  waiting: number;
+  delayed: number;
+  active: number;
+  failed: number;
+  oldestWaitingAgeSeconds: number;
+}
+
 /** The producer side: queues delivery ids. One instance per process; `close()` it on shutdown. */
 export class DeliveryQueue {
   readonly name: string;
@@ -197,6 +206,29 @@ export class DeliveryQueue {
       });
     }
     return { added: fresh.length, alreadyQueued: unique.length - fresh.length };
+  }
+
+  /**
+   * How many jobs wait, are delayed (deferred or not yet due), run or failed, and how long the oldest waiting
+   * job has waited (0 when none waits), for the queue metrics (docs/operations/metrics.md). BullMQ pushes new
+   * jobs on the left of its wait list and workers take them from the right, so the oldest is the last one.
+   * Throws when Redis does not answer within the connect timeout.
+   */
+  async depth(now = Date.now()): Promise<QueueDepth> {
+    return withTimeout(this.readDepth(now), this.connectTimeoutMs, `Redis is not reachable (queue ${this.name})`);
+  }
+
+  private async readDepth(now: number): Promise<QueueDepth> {
+    const counts = await this.queue.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'failed');
+    const oldestId = await this.redis.lindex(this.queue.toKey('wait'), -1);
+    const created = oldestId ? Number(await this.redis.hget(this.queue.toKey(oldestId), 'timestamp')) : NaN;
+    return {
+      waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0),
+      delayed: counts.delayed ?? 0,
+      active: counts.active ?? 0,
+      failed: counts.failed ?? 0,
+      oldestWaitingAgeSeconds: Number.isFinite(created) ? Math.max(0, (now - created) / 1000) : 0,
+    };
   }
 
   async close(): Promise<void> {
