@@ -85,7 +85,7 @@ describe('sendWebhook', () => {
 
     const signature = received.headers['x-pi-signature'] as string;
     expect(verifySignature(received.body, SECRET, signature)).to.equal(true);
-    // What a receiver following SPEC.md computes by itself.
+    // What a receiver following docs/api/monitoring-and-notifications.md computes by itself.
     const expected = 'sha256=' + createHmac('sha256', SECRET).update(received.body).digest('hex');
     expect(signature).to.equal(expected);
   });

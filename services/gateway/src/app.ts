@@ -61,7 +61,7 @@ export function createGatewayApp(
   app.use(securityHeaders(config.PUBLIC_BASE_URL));
   app.use(accessLog(logger));
   app.use(refuseUnroutedPaths());
-  // Before the rate limiters and authentication: a preflight carries no credentials (README "CORS and methods").
+  // Before the rate limiters and authentication: a preflight carries no credentials (docs/api/rate-limits-cors-headers.md "CORS and methods").
   app.use(cors({ dashboardOrigins: parseDashboardOrigins(config.DASHBOARD_ORIGINS) }));
   app.use(gatewayHealthRouter(deps));
   app.use(jsonBody({ limit: config.BODY_LIMIT }));
@@ -105,7 +105,7 @@ function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits): RequestHa
     user: routeLimiter(rateLimits, 'user'),
     api_key: routeLimiter(rateLimits, 'api_key'),
   };
-  // Widget paths check the key before the method: every method needs a permission (SPEC.md), 401/403 first.
+  // Widget paths check the key before the method: every method needs a permission (docs/api/authentication.md), 401/403 first.
   const afterApiKey = methodNotAllowedAfterApiKey();
   return (req, res, next) => {
     const service = req.publicPath?.service;

@@ -1,5 +1,5 @@
 /**
- * SSRF guard for outbound webhook URLs (DESIGN.md, "Monitoring, events, notifications").
+ * SSRF guard for outbound webhook URLs (docs/decisions/0003-delivery-outbox.md).
  *
  * A URL is accepted only when it is http(s), carries no credentials, and every address its host resolves to is
  * a public unicast address. The host is resolved once, here; callers connect to the returned `address` (see

@@ -1,5 +1,5 @@
 /**
- * The webhook sender: one signed POST of an exact body to a checked address (DESIGN.md, "Delivery" and "SSRF").
+ * The webhook sender: one signed POST of an exact body to a checked address (docs/decisions/0003-delivery-outbox.md).
  *
  * - The URL is checked again at send time and the connection goes to the address that was checked: a custom
  *   `lookup` hands that address to the socket, so there is no second DNS query, while the Host header and

@@ -1,6 +1,6 @@
 /**
  * Authentication at the gateway. Dashboard users send `Authorization: Bearer <access>`; widgets and scripts
- * send a company API key, looked up in SPEC.md's order: query `api_key`, header `X-API-Key`, body `api_key`.
+ * send a company API key, looked up in the documented order (docs/api/authentication.md): query `api_key`, header `X-API-Key`, body `api_key`.
  * Each sets `req.identity`, which the proxy forwards to the services in the internal token.
  */
 import type { Request, RequestHandler } from 'express';
@@ -10,7 +10,7 @@ import type { CredentialCache } from './credential-cache';
 import type { UsageRecorder } from './usage-recorder';
 import { verifyUserToken } from './user-tokens';
 
-/** The key value a request carries, in SPEC.md's lookup order. */
+/** The key value a request carries, in the documented lookup order. */
 export function keyValueFrom(req: Request): unknown {
   const fromQuery = (req.query as Record<string, unknown>).api_key;
   if (fromQuery !== undefined) return fromQuery;

@@ -1,5 +1,5 @@
 /**
- * CORS at the gateway (README "CORS and methods"). Two policies:
+ * CORS at the gateway (docs/api/rate-limits-cors-headers.md "CORS and methods"). Two policies:
  * - widget paths (`/api/v1/widget/…`): a preflight is answered for any origin without credentials (a browser
  *   sends none, so the key's `allowed_domains` can't be known yet); the actual request gets
  *   `Access-Control-Allow-Origin` only when it was let through by the API key check, which already refuses a
