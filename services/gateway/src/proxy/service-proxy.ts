@@ -142,6 +142,9 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
         fixRequestBody(proxyReq, req);
       },
       proxyRes: (proxyRes, req, res) => {
+        // The service's own Vary is added to the gateway's (Origin, from CORS) instead of replacing it.
+        const vary = res.getHeader('vary');
+        if (vary !== undefined && proxyRes.headers.vary !== undefined) proxyRes.headers.vary = `${String(vary)}, ${proxyRes.headers.vary}`;
         // http-proxy pipes the answer but ignores its failures: a service that drops the connection (or is
         // aborted by the timeout) mid-answer would leave the client waiting for the rest forever.
         proxyRes.on('error', () => {});
