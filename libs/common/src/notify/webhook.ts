@@ -17,7 +17,7 @@ import https from 'node:https';
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
-import axios, { type AxiosResponse } from 'axios';
+import type { AxiosResponse, AxiosStatic } from 'axios';
 import { redactCutTail, redactSecrets } from './redact';
 import { SsrfError, assertPublicUrl, type ResolvedTarget } from './ssrf';
 import { SIGNATURE_HEADER, signBody } from './signing';
@@ -112,6 +112,17 @@ function pinnedAgent({ url, address, family }: ResolvedTarget): http.Agent {
   return url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
 }
 
+/**
+ * axios, loaded on the first send: every service loads this module through @pi/common, but only the monitor,
+ * the notifier and check_rules send webhooks, and the others should not pay for loading it at start.
+ */
+let axiosLoaded: AxiosStatic | undefined;
+function loadAxios(): AxiosStatic {
+  // Its CommonJS build (the one a static import would load), required on first use.
+  axiosLoaded ??= require('axios') as AxiosStatic;
+  return axiosLoaded;
+}
+
 function post(
   { url }: ResolvedTarget,
   agent: http.Agent,
@@ -129,6 +140,7 @@ function post(
     [SIGNATURE_HEADER]: signBody(bytes, secret),
   };
   if (eventId !== undefined) headers[EVENT_ID_HEADER] = eventId;
+  const axios = loadAxios();
   return axios.request<Readable>({
     method: 'POST',
     url: url.href,
