@@ -72,9 +72,20 @@ export class ServiceUnavailableError extends AppError {
 
 /** The database could not be reached (or kept failing) before anything was written: nothing changed. */
 export class DatabaseUnavailableError extends ServiceUnavailableError {
-  constructor() {
+  /** `failure`: the connection error behind it, for operators (logs, command output); never sent to clients. */
+  constructor(readonly failure?: unknown) {
     super('The database is unavailable; nothing was changed. Try again shortly.');
   }
+}
+
+/** An error's message for an operator: with the connection failure behind it where there is one. */
+export function operatorMessage(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const failure = err instanceof DatabaseUnavailableError ? err.failure : undefined;
+  if (!(failure instanceof Error)) return err.message;
+  const code = (failure as { code?: unknown }).code;
+  const reason = typeof code === 'string' && !failure.message.includes(code) ? `${failure.message} (${code})` : failure.message;
+  return `${err.message} Cause: ${reason}`;
 }
 
 /**

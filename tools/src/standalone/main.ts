@@ -118,9 +118,10 @@ async function main() {
   }
   const gateway = specs.find((s) => s.name === 'gateway')!;
   await waitUntilAnswers(`http://127.0.0.1:${gateway.port}/readyz`, children.get('gateway')!);
-  say(`ready: gateway listening at ${env.PUBLIC_BASE_URL} (port ${gateway.port})`);
+  // Everything said about the running system comes before the ready line, which tools wait for.
   describeEmail(env);
   startScheduler(config, env);
+  say(`ready: gateway listening at ${env.PUBLIC_BASE_URL} (port ${gateway.port})`);
 }
 
 /** Where notification emails go, said once, so a console backend's messages are found in this output. */

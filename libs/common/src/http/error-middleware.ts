@@ -73,7 +73,7 @@ export function toAppError(err: unknown): AppError | undefined {
   }
   // The resilient database layer answers lost connections itself; these are what escaped it (a transaction
   // begun without a callback): a 503, never a 500. A pool with every connection busy is an overload.
-  if (connectionFailureOf(err)) return new DatabaseUnavailableError();
+  if (connectionFailureOf(err)) return new DatabaseUnavailableError(err);
   if (isPoolExhausted(err)) return new ServiceUnavailableError('The service is busy. Try again shortly.');
   return databaseAnswer(err);
 }

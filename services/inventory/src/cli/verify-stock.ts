@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import Joi from 'joi';
 import { QueryTypes, Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize';
-import { connectDatabase, openDatabaseUrl, standaloneEnvironment, validateValue } from '@pi/common';
+import { connectDatabase, openDatabaseUrl, operatorMessage, standaloneEnvironment, validateValue } from '@pi/common';
 
 export interface StockDifference {
   /** `balance`: ledger vs stock_balances. `items`: active items vs stock_balances (SERIALIZED products). */
@@ -168,7 +168,7 @@ if (require.main === module) {
     (code) => process.exit(code),
     (err: Error & { details?: Record<string, unknown> }) => {
       const details = err.details && Object.keys(err.details).length ? ` ${JSON.stringify(err.details)}` : '';
-      process.stderr.write(`stock:verify: ${err.message}${details}\n${USAGE}\n`);
+      process.stderr.write(`stock:verify: ${operatorMessage(err)}${details}\n${USAGE}\n`);
       process.exit(2);
     },
   );

@@ -67,5 +67,5 @@ export function widgetProductsStatement(companyId: string, locationId?: string):
 }
 
 export async function widgetProductRows(sequelize: Sequelize, companyId: string, locationId?: string): Promise<WidgetProductRow[]> {
-  return (await runStatement<WidgetProductRow>(sequelize, widgetProductsStatement(companyId, locationId))).rows;
+  return (await runStatement<WidgetProductRow>(sequelize, widgetProductsStatement(companyId, locationId), { reads: true })).rows;
 }

@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
-import { connectDatabase, openDatabaseUrl, standaloneEnvironment, validateValue } from '@pi/common';
+import { connectDatabase, openDatabaseUrl, operatorMessage, standaloneEnvironment, validateValue } from '@pi/common';
 import { deliveryQueueOf, loadMonitorSettings } from '../config';
 import { RecordedRun, runCheckRules } from './recorded-run';
 
@@ -64,7 +64,7 @@ async function main(): Promise<number> {
     if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
     if (run.recordError) process.stderr.write(`check_rules: the run could not be recorded in the run log: ${run.recordError.message}\n`);
     const failed = run.companies.filter((c) => c.status === 'failed');
-    for (const c of failed) process.stderr.write(`check_rules failed for company ${c.companyId}: ${c.error?.message}\n`);
+    for (const c of failed) process.stderr.write(`check_rules failed for company ${c.companyId}: ${operatorMessage(c.error)}\n`);
     if (failed.length) return 1;
     if (run.totals.waiting_for_queue > 0) {
       process.stderr.write(`check_rules: ${run.totals.waiting_for_queue} deliveries could not be queued and wait in the outbox\n`);
@@ -81,7 +81,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: Error) => {
-    process.stderr.write(`check_rules failed: ${err.message}\n`);
+    process.stderr.write(`check_rules failed: ${operatorMessage(err)}\n`);
     process.exit(1);
   },
 );
