@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1.7
 #
-# One image for every process of PI Inventory (README "Deployment"): the five services, the migrations,
+# One image for every process of PI Inventory (docs/operations/deployment.md): the five services, the migrations,
 # check_rules and the operator commands. The command chooses what runs; without one, the service named by the
 # SERVICE build argument (default gateway) runs:
 #

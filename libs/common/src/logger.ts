@@ -1,6 +1,6 @@
 /**
  * JSON logging (pino). No secret reaches a log line, whoever logs it and however the client spelled it
- * (README "Logs"). Two rules, applied to every finished line (pino's `streamWrite` hook, so that nothing a
+ * (docs/api/conventions.md "Logs"). Two rules, applied to every finished line (pino's `streamWrite` hook, so that nothing a
  * serializer, a child's bindings or an error's stack adds escapes them):
  * - by what a value is: anything shaped like one of our API keys (`pik_…`), a JWT (access, refresh, internal
  *   and QR redirect tokens), a notification channel secret (`whsec_…`) or a bearer credential is replaced,

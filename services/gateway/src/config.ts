@@ -1,4 +1,4 @@
-/** Gateway settings, read and validated once at start (see README "Configuration"). */
+/** Gateway settings, read and validated once at start (see docs/operations/configuration.md). */
 import Joi from 'joi';
 import { commonEnv, loadConfig } from '@pi/common';
 import { parseRateLimitOverrides } from './rate-limits/limits';
@@ -77,7 +77,7 @@ export interface GatewayConfig {
   QR_API_KEY_URL_SUNSET: string;
   /** `off` disables every rate limit (the default test gateway); `on` elsewhere. */
   RATE_LIMITS: 'on' | 'off';
-  /** `scope=points[/seconds]`, comma-separated, over SPEC.md's values (rate-limits/limits.ts). */
+  /** `scope=points[/seconds]`, comma-separated, over the documented values (rate-limits/limits.ts). */
   RATE_LIMIT_OVERRIDES: string;
   /** Prefix of the Redis keys of the rate limit counters. */
   RATE_LIMIT_KEY_PREFIX: string;

@@ -1,4 +1,4 @@
-/** Monitor service: monitoring rules, the event log, notification channels and the delivery log (DESIGN.md §1). */
+/** Monitor service: monitoring rules, the event log, notification channels and the delivery log (docs/architecture.md). */
 import './tracing'; // first: see tracing.ts
 import { pathsOf, runService } from '@pi/common';
 import { MonitorSettings, deliveryQueueOf, monitorEnv } from './config';

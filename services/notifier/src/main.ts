@@ -1,5 +1,5 @@
 /**
- * Notifier: the BullMQ worker that delivers webhooks and emails (DESIGN.md §1), with its probes and metrics.
+ * Notifier: the BullMQ worker that delivers webhooks and emails (docs/architecture.md), with its probes and metrics.
  * Config: the common variables, the delivery settings (notify/settings.ts), DELIVERY_QUEUE_NAME /
  * DELIVERY_QUEUE_PREFIX (must match the monitor's), NOTIFIER_CONCURRENCY and NOTIFIER_JOB_LOCK_MS.
  */

@@ -5,7 +5,7 @@
  *
  * A job holds a database connection only for the two short transactions around its send (claim, record), so
  * a slot is cheap: the default concurrency leaves room for healthy channels while slow ones use their cap of
- * sends in flight (README "Delivery guarantees").
+ * sends in flight (docs/api/monitoring-and-notifications.md "Delivery guarantees").
  *
  * On SIGTERM the worker stops taking jobs and lets the ones in flight finish (each is bounded by the 10 s
  * send deadline) before the database pool closes and the process exits.

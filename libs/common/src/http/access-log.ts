@@ -7,7 +7,7 @@
  *
  * Written by hand rather than with pino-http, which built a child logger per request and ran the standard
  * serializers over every header before ours discarded them: most of the access log's cost, on every request
- * of every service, whether the line was written or not (README "Benchmarks").
+ * of every service, whether the line was written or not (docs/operations/benchmarks.md).
  */
 import type { RequestHandler } from 'express';
 import { requestIdOf } from '../identity';

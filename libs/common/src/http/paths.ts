@@ -1,5 +1,5 @@
 /**
- * How a path is spelled and matched, decided once (README "Paths") for the gateway, which routes and applies
+ * How a path is spelled and matched, decided once (docs/api/paths-and-hostile-input.md "Paths") for the gateway, which routes and applies
  * every policy with it, and for each service, which gates its own routes with it, so that no spelling can
  * reach a route while missing one of its policies, or reach a service by another route than the gateway chose:
  *

@@ -1,5 +1,5 @@
 /**
- * One delivery attempt, and dispatching due deliveries (README "Delivery guarantees"). The same code runs in the
+ * One delivery attempt, and dispatching due deliveries (docs/api/monitoring-and-notifications.md "Delivery guarantees"). The same code runs in the
  * notifier's queue worker and, without Redis, synchronously inside `check_rules` (standalone mode).
  *
  * An attempt is claim → send → record (attempt-log.ts), with no transaction open during the send:

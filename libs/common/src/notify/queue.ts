@@ -1,6 +1,6 @@
 /**
  * The delivery queue (BullMQ on Redis) between the monitor, which creates deliveries, and the notifier, which
- * attempts them (DESIGN.md §4 on jobs).
+ * attempts them (docs/decisions/0003-delivery-outbox.md).
  *
  * - A job carries `{deliveryId}` and nothing else: no body, no URL, no secret. The worker reads the row. With
  *   tracing on, it also carries the W3C trace context of the producer's span (`traceparent`, `tracestate`),
@@ -18,7 +18,7 @@
  *   delayed a little longer each time (DEFER_BASE_MS doubling up to DEFER_MAX_MS), so it holds no worker slot
  *   while it waits; when a send to that channel ends in this process, one of its deferred jobs is woken at
  *   once, so a burst to one healthy channel runs at its cap rather than at the pace of the delays. The job lock is tuned to the 10 s send deadline, so a job of a killed worker is taken over
- *   within about 15 s (README "Delivery guarantees").
+ *   within about 15 s (docs/api/monitoring-and-notifications.md "Delivery guarantees").
  */
 import { EventEmitter } from 'node:events';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
@@ -102,7 +102,7 @@ const JOB_OPTIONS = {
   removeOnComplete: true,
   removeOnFail: true,
   // Retries of the job itself are for infrastructure errors (the database unreachable); a receiver's failure is
-  // not an error of the job, it is an attempt recorded on the delivery, retried on the schedule of SPEC.md.
+  // not an error of the job, it is an attempt recorded on the delivery, retried on its documented schedule (2^n × 60 s).
   attempts: 3,
   backoff: { type: 'exponential', delay: 5_000 },
 } as const;

@@ -1,7 +1,7 @@
 /**
  * `npm run check_rules [-- --company <id>]` (and the Kubernetes CronJob's command): one monitor run, recorded
  * in the run log (recorded-run.ts). Uses DATABASE_URL, or the settings of the standalone system of DATA_DIR
- * (its database, secrets and email settings: README "Configuration"). With REDIS_URL the deliveries are
+ * (its database, secrets and email settings: docs/operations/configuration.md). With REDIS_URL the deliveries are
  * enqueued for the notifier; without it they are sent here, synchronously. Prints a summary. Exit codes:
  * 0 done; 1 a company's check failed (a delivery that fails is reported, and retried by a later run, not a
  * failed run); 2 done, every event recorded, but deliveries wait in the outbox because the queue could not be
@@ -17,7 +17,7 @@ import { connectDatabase, openDatabaseUrl, operatorMessage, shutdownTracing, sta
 import { deliveryQueueOf, loadMonitorSettings } from '../config';
 import { RecordedRun, runCheckRules } from './recorded-run';
 
-/** Exit code of a run that recorded everything but could not queue its deliveries (README, check_rules). */
+/** Exit code of a run that recorded everything but could not queue its deliveries (docs/api/monitoring-and-notifications.md, check_rules). */
 const EXIT_DELIVERIES_WAITING = 2;
 
 function summaryLines(run: RecordedRun, queued: boolean): string[] {
