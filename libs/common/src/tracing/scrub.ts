@@ -1,5 +1,5 @@
 /**
- * Keeps secrets out of exported spans as the logger keeps them out of log lines (logger.ts, README "Logs"):
+ * Keeps secrets out of exported spans as the logger keeps them out of log lines (logger.ts, docs/api/conventions.md "Logs"):
  * each span, just before it ends, has every string attribute scrubbed the way a log line is (a URL's secret
  * query parameters, anything shaped like a key, token or channel secret), and the SQL text of a query span has
  * its quoted literals replaced by `'?'`. Sequelize writes many values into the statement text itself
