@@ -88,9 +88,9 @@ export const auditEntrySchema = Joi.object({
   resource_type: Joi.string().valid(...AUDIT_RESOURCE_TYPES).required(),
   resource_id: uuid.required(),
   changes: Joi.object()
-    .pattern(Joi.string(), Joi.object({ before: Joi.any().required(), after: Joi.any().required() }))
+    .unknown(true)
     .required()
-    .description('Each changed field with its value before and after (null before a creation, after a deletion). Secrets show only as "[changed]".'),
+    .description('Each changed field, by its API name, as `{before, after}` (null before a creation and after a deletion). Secrets (passwords, key values, channel secrets) show only as "[changed]".'),
   created_at: timestamp.required(),
 }).id('AuditEntry');
 

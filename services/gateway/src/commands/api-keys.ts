@@ -30,7 +30,7 @@ export function getApiKey(identity: Identity, id: string) {
 }
 
 /** A key's fields as the audit log records them (docs/api/roles-and-audit-log.md): the value only as "[changed]". */
-function auditedKey(row: ApiKey): AuditSnapshot {
+export function auditedKey(row: ApiKey): AuditSnapshot {
   return {
     name: row.name,
     prefix: row.prefix,

@@ -44,10 +44,10 @@ async function assertStrongNewPassword(identity: Identity, userId: string, passw
 }
 
 /** A user's fields as the audit log records them (docs/api/roles-and-audit-log.md): the password only as "[changed]". */
-function auditedUser(user: User): AuditSnapshot {
+export function auditedUser(user: User): AuditSnapshot {
   return { username: user.username, email: user.email, role: user.role, is_active: user.isActive, password: user.passwordHash };
 }
-const USER_SECRETS = ['password'] as const;
+export const USER_SECRETS = ['password'] as const;
 
 export async function createUser(sequelize: Sequelize, identity: Identity, input: NewUser, passwordCost: number) {
   assertStrongPassword(input.password, { username: input.username, email: input.email, companyName: await companyNameOf(identity.companyId) });

@@ -67,7 +67,7 @@ export interface LocationChanges {
   is_active?: boolean;
 }
 
-export function updateLocation(sequelize: Sequelize, identity: Identity, id: string, changes: LocationChanges) {
+export function updateLocation(sequelize: Sequelize, identity: Identity, id: string, changes: LocationChanges, action: 'update' | 'deactivate' = 'update') {
   return sequelize.transaction(async (transaction) => {
     const location = await findOwned(Location, id, identity.companyId, { transaction, lock: true, what: 'Location' });
     if (location.systemRole) throw new ConflictError('system_location', 'System locations cannot be changed.');
@@ -78,7 +78,7 @@ export function updateLocation(sequelize: Sequelize, identity: Identity, id: str
     if (changes.parent_id !== undefined) location.parentId = changes.parent_id;
     if (changes.is_active !== undefined) location.isActive = changes.is_active;
     await location.save({ transaction });
-    await recordAudit(transaction, identity.companyId, identity, { action: 'update', resourceType: 'location', resourceId: location.id, before, after: auditedLocation(location) });
+    await recordAudit(transaction, identity.companyId, identity, { action, resourceType: 'location', resourceId: location.id, before, after: auditedLocation(location) });
     return location;
   });
 }
