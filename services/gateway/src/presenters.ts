@@ -19,7 +19,10 @@ export const userSchema = Joi.object({
   id: uuid.required(),
   username: Joi.string().required(),
   email: Joi.string().allow(null).required(),
-  role: Joi.string().valid(...ROLES).required(),
+  role: Joi.string()
+    .valid(...ROLES)
+    .required()
+    .description('`admin`: everything, including users, keys, channels and the audit log; `member`: reads and changes the inventory; `viewer`: reads what a member reads and changes nothing (403 `permission_denied`).'),
   is_active: Joi.boolean().required().description('Deactivated users cannot log in; their tokens stop working at once.'),
   created_at: timestamp.required(),
 }).id('User');

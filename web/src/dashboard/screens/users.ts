@@ -1,4 +1,4 @@
-/** Users of the company (admins): create, change role, email or password, deactivate. Users are never deleted. */
+/** Users of the company (admins): create, change role (admin, member, viewer), email or password, deactivate. Users are never deleted. */
 import { del, patch, post } from '../api.js';
 import { h, time } from '../dom.js';
 import { Form, compact, formDialog, text } from '../form.js';
