@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { AuditEntry, Identity, recordAudit } from '@pi/common';
+import { registerCompany } from '@pi/gateway';
 import { ApiResponse, del, get, patch, post } from '../../support/api';
 import { expectAccessDenied, expectErrorShape, expectNotFound, expectPermissionDenied, expectValidationError } from '../../support/assertions';
 import { TestCompany, addStock, buildApiKey, buildCompany, buildLocation, buildProduct, buildUser, unique } from '../../support/builders';
@@ -205,6 +206,22 @@ describe('GET /api/v1/audit-log/', () => {
         })
         .catch((err: Error) => expect(err.message).to.equal('roll back'));
       expect(await AuditEntry.count({ where: { resourceId } })).to.equal(0);
+    });
+  });
+
+  describe('the operator', () => {
+    it('is named as the actor of a company created from the command line (npm run admin -- create-company)', async () => {
+      const sequelize = system().db.sequelize;
+      const password = `pw-${randomUUID()}`;
+      const { company: made, user } = await registerCompany(sequelize, { companyName: unique('CLI company'), username: unique('cli'), password }, 14, { byOperator: true });
+      const rows = await AuditEntry.findAll({ where: { companyId: made.id }, raw: true });
+      expect(rows.map((r) => [r.resourceType, r.actorType, r.actorId]).sort()).to.deep.equal([
+        ['api_key', 'operator', null],
+        ['company', 'operator', null],
+        ['user', 'operator', null],
+      ]);
+      expect(rows.find((r) => r.resourceId === user.id)?.changes.password).to.deep.equal({ before: null, after: '[changed]' });
+      expect(JSON.stringify(rows)).not.to.include(password);
     });
   });
 
