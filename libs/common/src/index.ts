@@ -44,3 +44,4 @@ export * from './db/resilient-sequelize';
 export * from './http/request-deadline';
 export * from './tracing';
 export * from './metrics';
+export * from './audit/audit-log';

@@ -14,6 +14,7 @@ import { AuthKind, SERVICE_NAMES, ServiceName, refuseUnroutedPaths, resolvePubli
 import { createServiceProxy } from './proxy/service-proxy';
 import { deprecationHeaders, deprecationTable } from './proxy/deprecations';
 import { apiKeysRouter } from './routes/api-keys/router';
+import { auditLogRouter } from './routes/audit-log/router';
 import { registerRouter } from './routes/register/router';
 import { tokenRouter } from './routes/token/router';
 import { usersRouter } from './routes/users/router';
@@ -84,6 +85,7 @@ export function createGatewayApp(
   app.use(ownUserRoutesLimiter(rateLimits, config.JWT_SECRET));
   app.use(usersRouter(deps));
   app.use(apiKeysRouter(deps));
+  app.use(auditLogRouter(deps));
   app.use(serviceDispatcher(deps, rateLimits));
 
   app.use(notFoundMiddleware());

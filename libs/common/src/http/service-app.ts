@@ -29,6 +29,8 @@ function requireMethodPermission(): RequestHandler {
   return (req, _res, next) => {
     const needed = permissionForMethod(req.method);
     if (!req.identity?.permissions.includes(needed)) return next(new PermissionDeniedError(`Missing the '${needed}' permission.`));
+    // A viewer's token never carries more than `read`; should one ever say otherwise, its role still decides.
+    if (req.identity.role === 'viewer' && needed !== 'read') return next(new PermissionDeniedError('Your role (viewer) can read but not change anything.'));
     next();
   };
 }

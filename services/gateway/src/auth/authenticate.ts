@@ -4,7 +4,7 @@
  * Each sets `req.identity`, which the proxy forwards to the services in the internal token.
  */
 import type { Request, RequestHandler } from 'express';
-import { AuthenticationError, Identity, PERMISSIONS, PermissionDeniedError, hashKeyValue, looksLikeKeyValue, permissionForMethod } from '@pi/common';
+import { AuthenticationError, Identity, PermissionDeniedError, hashKeyValue, looksLikeKeyValue, permissionForMethod, permissionsOfRole } from '@pi/common';
 import { keyAllowsOrigin } from './allowed-origins';
 import type { CredentialCache } from './credential-cache';
 import type { UsageRecorder } from './usage-recorder';
@@ -30,7 +30,11 @@ export function authenticateUser(jwtSecret: string, credentials: CredentialCache
     const user = await credentials.user(claims.sub);
     if (!user || !user.isActive || user.companyId !== claims.cid) return next(new AuthenticationError('User is inactive or unknown.'));
     if (user.tokenVersion !== claims.ver) return next(new AuthenticationError('Token has been revoked.'));
-    req.identity = { companyId: user.companyId, principal: { kind: 'user', id: user.id }, permissions: [...PERMISSIONS], role: user.role };
+    const permissions = permissionsOfRole(user.role);
+    req.identity = { companyId: user.companyId, principal: { kind: 'user', id: user.id }, permissions, role: user.role };
+    // A viewer holds `read` only: every write, here or behind the proxy, stops at the gateway (docs/api/roles-and-audit-log.md).
+    const needed = permissionForMethod(req.method);
+    if (!permissions.includes(needed)) return next(new PermissionDeniedError('Your role (viewer) can read but not change anything.'));
     next();
   };
 }

@@ -5,6 +5,8 @@
  * every attempt); the DNS lookup happens before any row is locked.
  */
 import {
+  AuditAction,
+  AuditSnapshot,
   ChannelKind,
   ConflictError,
   closeBreaker,
@@ -25,7 +27,9 @@ import {
   findOwned,
   generateChannelSecret,
   pageWindow,
+  recordAudit,
 } from '@pi/common';
+import type { Transaction } from 'sequelize';
 import type { MonitorContext } from '../context';
 import { DeliveryView, withAttempts } from './deliveries';
 
@@ -76,6 +80,35 @@ export function channelSecret(ctx: Ctx, channel: Pick<NotificationChannel, 'id' 
 /** Only a WEBHOOK channel's secret is ever decrypted: an EMAIL channel signs nothing and shows none. */
 const view = (ctx: Ctx, channel: NotificationChannel): ChannelView => ({ channel, secret: channel.kind === 'WEBHOOK' ? channelSecret(ctx, channel) : null });
 
+/**
+ * A channel's fields as the audit log records them (docs/api/roles-and-audit-log.md): the signing secret only
+ * as "[changed]", never its value (encrypted or not).
+ */
+function auditedChannel(channel: NotificationChannel): AuditSnapshot {
+  return {
+    name: channel.name,
+    kind: channel.kind,
+    url: channel.url,
+    recipients: channel.recipients,
+    events: channel.events,
+    max_attempts: channel.maxAttempts,
+    is_active: channel.isActive,
+    paused_at: channel.pausedAt,
+    secret: channel.secretEncrypted,
+  };
+}
+
+function auditChannel(transaction: Transaction, identity: Identity, action: AuditAction, before: AuditSnapshot | null, channel: NotificationChannel | null, id: string) {
+  return recordAudit(transaction, identity.companyId, identity, {
+    action,
+    resourceType: 'notification_channel',
+    resourceId: id,
+    before,
+    after: channel ? auditedChannel(channel) : null,
+    secretFields: ['secret'],
+  });
+}
+
 export async function listChannels(ctx: Ctx, identity: Identity, filters: ChannelFilters) {
   const where: Record<string, unknown> = { companyId: identity.companyId };
   if (filters.kind) where.kind = filters.kind;
@@ -90,19 +123,26 @@ export async function getChannel(ctx: Ctx, identity: Identity, id: string): Prom
   return view(ctx, await findChannel(identity, id));
 }
 
-export async function createChannel(ctx: Ctx, identity: Identity, input: NewChannel): Promise<ChannelView> {
+export async function createChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>, identity: Identity, input: NewChannel): Promise<ChannelView> {
   if (input.kind === 'WEBHOOK') await checkUrl(ctx, input.url!);
   const secret = generateChannelSecret();
-  const channel = await NotificationChannel.create({
-    companyId: identity.companyId,
-    name: input.name,
-    kind: input.kind,
-    url: input.kind === 'WEBHOOK' ? input.url : null,
-    recipients: input.kind === 'EMAIL' ? input.recipients : null,
-    events: input.events,
-    secretEncrypted: encryptSecret(secret, ctx.encryptionKey),
-    maxAttempts: input.max_attempts,
-    isActive: input.is_active,
+  const channel = await ctx.sequelize.transaction(async (transaction) => {
+    const row = await NotificationChannel.create(
+      {
+        companyId: identity.companyId,
+        name: input.name,
+        kind: input.kind,
+        url: input.kind === 'WEBHOOK' ? input.url : null,
+        recipients: input.kind === 'EMAIL' ? input.recipients : null,
+        events: input.events,
+        secretEncrypted: encryptSecret(secret, ctx.encryptionKey),
+        maxAttempts: input.max_attempts,
+        isActive: input.is_active,
+      },
+      { transaction },
+    );
+    await auditChannel(transaction, identity, 'create', null, row, row.id);
+    return row;
   });
   return { channel, secret: input.kind === 'WEBHOOK' ? secret : null };
 }
@@ -114,6 +154,7 @@ export async function updateChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>
   if (changes.url !== undefined) await checkUrl(ctx, changes.url);
   const channel = await ctx.sequelize.transaction(async (transaction) => {
     const row = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });
+    const before = auditedChannel(row);
     if (changes.name !== undefined) row.name = changes.name;
     if (changes.url !== undefined) row.url = changes.url;
     if (changes.recipients !== undefined) row.recipients = changes.recipients;
@@ -121,15 +162,20 @@ export async function updateChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>
     if (changes.max_attempts !== undefined) row.maxAttempts = changes.max_attempts;
     if (changes.is_active !== undefined) row.isActive = changes.is_active;
     await row.save({ transaction });
+    await auditChannel(transaction, identity, 'update', before, row, row.id);
     return row;
   });
   return view(ctx, channel);
 }
 
 /** Deletes the channel; its deliveries and their attempts go with it (ON DELETE CASCADE). */
-export async function deleteChannel(identity: Identity, id: string): Promise<void> {
-  const channel = await findChannel(identity, id);
-  await channel.destroy();
+export async function deleteChannel(ctx: Pick<MonitorContext, 'sequelize'>, identity: Identity, id: string): Promise<void> {
+  await ctx.sequelize.transaction(async (transaction) => {
+    const channel = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });
+    const before = auditedChannel(channel);
+    await channel.destroy({ transaction });
+    await auditChannel(transaction, identity, 'delete', before, null, channel.id);
+  });
 }
 
 /**
@@ -143,8 +189,10 @@ export async function rotateChannelSecret(ctx: Ctx & Pick<MonitorContext, 'seque
     if (row.kind !== 'WEBHOOK') {
       throw new ConflictError('webhook_only', 'Only WEBHOOK channels sign their deliveries: an EMAIL channel has no secret to rotate.', { kind: row.kind });
     }
+    const before = auditedChannel(row);
     row.secretEncrypted = encryptSecret(secret, ctx.encryptionKey);
     await row.save({ transaction });
+    await auditChannel(transaction, identity, 'rotate_secret', before, row, row.id);
     return row;
   });
   return { channel, secret };
@@ -161,8 +209,11 @@ export async function resumeChannel(ctx: MonitorContext, identity: Identity, id:
     const row = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });
     if (row.pausedAt === null && row.consecutiveFailures === 0) return row;
     resumed = row.pausedAt !== null;
+    const before = auditedChannel(row);
     await closeBreaker(ctx.sequelize, transaction, row.id);
-    return row.reload({ transaction });
+    const after = await row.reload({ transaction });
+    await auditChannel(transaction, identity, 'resume', before, after, row.id);
+    return after;
   });
   if (resumed) {
     ctx.logger?.info({ channel_id: channel.id, user_id: identity.principal.id }, 'channel resumed by an admin');

@@ -19,7 +19,7 @@ export function apiKeysRouter({ config, sequelize, credentials }: GatewayDeps): 
   });
 
   router.post(`${base}/`, validate({ body: createKeyBody }), async (req, res) => {
-    const { row, value } = await createApiKey(req.identity!, req.body);
+    const { row, value } = await createApiKey(sequelize, req.identity!, req.body);
     res.status(201).json(presentApiKey(row.get({ plain: true }), value));
   });
 
