@@ -19,7 +19,7 @@ export const qrCodeOperations = operations(
     operationId: 'generateQrCodes',
     tag: 'qr-codes',
     summary: 'Generate a batch of new codes',
-    description: 'Creates `count` new `VIRGIN` codes of the caller\'s company: 12 random base62 characters each, unique across companies.',
+    description: 'Creates `count` new `VIRGIN` codes of the caller\'s company: 12 random characters each (letters and digits without the look-alikes 0, O, 1, l and I, so a code can be typed from its label), unique across companies.',
     security: 'bearer',
     request: { body: generateCodesBody },
     responses: { 201: { description: 'The new codes.', schema: generatedCodesSchema } },
