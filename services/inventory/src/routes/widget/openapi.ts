@@ -28,7 +28,8 @@ export const widgetOperations = operations(
     summary: 'Products with their stock',
     description:
       'Active products by name; `poly_products` are the `DIMENSIONAL` ones (with `unit` and `decimals`). With `location_id` the stock ' +
-      'shown is the stock at that location.',
+      'shown is the stock at that location. With `barcode` only the product with that GTIN is listed (none when no product has it); ' +
+      'a malformed barcode answers 400 naming `barcode`.',
     security: 'api_key',
     request: { query: productListQuery },
     responses: { 200: { description: 'The company name and its products.', schema: widgetProductListSchema } },
