@@ -104,7 +104,9 @@ export const widgetOperations = operations(
     operationId: 'widgetListBatches',
     tag,
     summary: "A product's batches with stock left",
-    description: `Earliest expiry first, undated last. ${IDS}`,
+    description:
+      'Earliest expiry first, undated last. With `location_id`, only the batches with stock at that location, and `quantity` is the ' +
+      `quantity there (what a subtraction or transfer from there can take). ${IDS}`,
     security: 'api_key',
     request: { query: batchesQuery },
     responses: { 200: { description: 'The batches with stock.', schema: widgetBatchListSchema } },

@@ -15,5 +15,8 @@ export const productListQuery = Joi.object({
 export { createLocationBody } from '../locations/schema';
 
 export const itemsQuery = Joi.object({ product_id: schemas.uuid.required(), location_id: schemas.uuid });
-export const batchesQuery = Joi.object({ product_id: schemas.uuid.required() });
+export const batchesQuery = Joi.object({
+  product_id: schemas.uuid.required(),
+  location_id: schemas.uuid.description('Only the batches with stock at this physical location, with their quantity there.'),
+});
 export const locationInventoryQuery = Joi.object({ location_id: schemas.uuid.required() });
