@@ -8,7 +8,7 @@ import { get } from '../../support/api';
 import { wrongCheckDigit, randomGtin } from '../../support/barcodes';
 import { pageProblems, useBrowser } from '../../support/browser';
 import { buildCompany, buildProduct, generateCodes } from '../../support/builders';
-import { navigate, settled, signInWithKeyboard } from '../../support/dashboard-page';
+import { fieldError, navigate, openPanel, settled, signInWithKeyboard } from '../../support/dashboard-page';
 
 describe('Dashboard: barcodes and linking QR codes (browser)', function () {
   this.timeout(120_000);
@@ -19,13 +19,14 @@ describe('Dashboard: barcodes and linking QR codes (browser)', function () {
     const bp = await chromium.newPage();
     const { page } = bp;
     await signInWithKeyboard(page, company.admin.username, company.admin.password);
-    const form = page.getByRole('form', { name: 'New product' });
+    const form = await openPanel(page, 'New product');
     const barcode = randomGtin(13);
     await form.getByLabel('SKU').fill('PEN-1');
     await form.getByLabel('Name', { exact: true }).fill('Pen');
     await form.getByLabel('Barcode (optional)').fill(wrongCheckDigit(barcode));
     await form.getByRole('button', { name: 'Create product' }).click();
-    await form.locator('text=wrong check digit').first().waitFor();
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('[aria-invalid=true]') !== null);
+    expect(await fieldError(form.getByLabel('Barcode (optional)'))).to.include('wrong check digit');
     expect((await get('/api/v1/product-models/', { token: company.token })).body.count).to.equal(0);
 
     await form.getByLabel('Barcode (optional)').fill(barcode);
