@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { randomGtin } from '../../support/barcodes';
 import { BrowserPage, openPage, pageProblems, requireChromium, useBrowser } from '../../support/browser';
-import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, configuredCode } from '../../support/builders';
+import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, configuredCode, generateCodes } from '../../support/builders';
 import { ean13Picture, launchWithCamera, qrPicture, writeY4m } from '../../support/camera';
 import { system } from '../../support/hooks';
 import { EmbeddingSite, recordRequests, serveEmbeddingPage } from '../../support/pages';
@@ -124,7 +124,7 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
     expect(problems(bp!)).to.deep.equal([]);
   });
 
-  it('says when a typed barcode belongs to no product, and when a typed code is not one of the company\'s', async () => {
+  it('says when a typed barcode belongs to no product or a typed code is not the company\'s, and opens a new code\'s QR screen', async () => {
     const company = await buildCompany();
     const other = await buildCompany();
     const theirs = await configuredCode(other, (await buildProduct(other)).id);
@@ -139,6 +139,13 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
     await frame.getByLabel('Or type a code or barcode').fill(theirs);
     await frame.getByRole('button', { name: 'Find' }).click();
     await frame.locator('.scan-result', { hasText: `Code ${theirs} is not one of this company’s codes.` }).waitFor();
+    // A new code of the company opens the QR screen, to link it there.
+    const [fresh] = await generateCodes(company, 1);
+    await frame.getByLabel('Or type a code or barcode').fill(fresh);
+    await frame.getByRole('button', { name: 'Find' }).click();
+    await frame.getByRole('heading', { level: 2, name: 'QR code' }).waitFor();
+    await frame.locator('dd.code', { hasText: fresh }).waitFor();
+    expect(await frame.getByRole('button', { name: 'Link code' }).isVisible()).to.equal(true);
   });
 });
 

@@ -68,7 +68,12 @@ async function open(ctx: Ctx, scanned: Scanned, box: HTMLElement): Promise<void>
     throw err;
   }
   if (info.status === 'VIRGIN') {
-    // A new code: linking it is the QR screen's business.
+    // A new code: linking it is the QR screen's business. A scan session stays on the code it was opened
+    // with (its key is that code's), so another new code is only named there.
+    if (ctx.mode === 'scan' && ctx.qr && ctx.qr.code !== info.code) {
+      showInfo(box, `Code ${info.code} is new and not linked yet. Link it from the dashboard, or scan it with the phone’s camera app.`);
+      return;
+    }
     ctx.setQr(info);
     window.location.hash = '#/qr';
     return;
