@@ -101,6 +101,7 @@ const CASES: FilterCase[] = [
   { path: '/api/v1/widget/items/', filter: 'product_id', record: 'serializedProduct', auth: 'key' },
   { path: '/api/v1/widget/items/', filter: 'location_id', record: 'location', auth: 'key', with: (own) => ({ product_id: own.serializedProduct }) },
   { path: '/api/v1/widget/batches/', filter: 'product_id', record: 'batchProduct', auth: 'key' },
+  { path: '/api/v1/widget/batches/', filter: 'location_id', record: 'location', auth: 'key', with: (own) => ({ product_id: own.batchProduct }) },
   { path: '/api/v1/widget/location_inventory/', filter: 'location_id', record: 'location', auth: 'key' },
   { path: '/api/v1/qr-codes/', filter: 'target_id', record: 'product', auth: 'bearer', variant: 'a product, no target_type' },
   { path: '/api/v1/qr-codes/', filter: 'target_id', record: 'item', auth: 'bearer', variant: 'an item, no target_type' },

@@ -85,13 +85,13 @@ export interface TestProduct {
 /** A product model through POST /api/v1/product-models/; `engine_config` defaults to the profile's engine. */
 export async function buildProduct(
   company: TestCompany,
-  overrides: { profile?: Profile; engine_config?: Record<string, unknown>; sku?: string; name?: string } = {},
+  overrides: { profile?: Profile; engine_config?: Record<string, unknown>; sku?: string; name?: string; barcode?: string } = {},
 ): Promise<TestProduct> {
   const profile = overrides.profile ?? 'STANDARD';
   const engine_config = overrides.engine_config ?? { engine_type: ENGINE_OF[profile], ...(profile === 'DIMENSIONAL' ? { unit: 'm' } : {}) };
   const res = await post(
     '/api/v1/product-models/',
-    { sku: overrides.sku ?? unique('SKU'), name: overrides.name ?? unique('Product'), profile, engine_config },
+    { sku: overrides.sku ?? unique('SKU'), name: overrides.name ?? unique('Product'), profile, engine_config, ...(overrides.barcode ? { barcode: overrides.barcode } : {}) },
     { token: company.token },
   );
   expect(res.status, JSON.stringify(res.body)).to.equal(201);

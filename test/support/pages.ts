@@ -65,10 +65,17 @@ export async function serveEmbeddingPage(gatewayUrl: string): Promise<EmbeddingS
 <title>A shop embedding the inventory</title>
 <script src="${gatewayUrl}/widget/sdk.js"></script></head>
 <body><h1>Our shop</h1><p>Stock, live from the inventory service:</p><div id="stock"></div></body></html>`;
+  // `/hand-made`: the widget in an iframe written by hand, without the SDK; the page keeps every message the
+  // widget posts in `window.widgetMessages` (docs/api/widget-embedding.md).
+  const handMade = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>A hand-made embedding</title></head>
+<body><h1>Our shop</h1><iframe id="widget" title="Inventory" src="${gatewayUrl}/widget/?embed=1" sandbox="allow-scripts allow-same-origin allow-forms" style="width:100%;height:480px;border:0"></iframe>
+<script>window.widgetMessages = []; window.addEventListener('message', (e) => { if (e.source === document.getElementById('widget').contentWindow) window.widgetMessages.push(e.data); });</script>
+</body></html>`;
   const server = http.createServer((req, res) => {
-    if (req.url === '/' || req.url?.startsWith('/?')) {
+    if (req.url === '/' || req.url?.startsWith('/?') || req.url === '/hand-made') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(html);
+      res.end(req.url === '/hand-made' ? handMade : html);
     } else {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');

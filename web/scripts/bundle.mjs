@@ -3,8 +3,10 @@
  * the gateway serves (services/gateway/src/pages/router.ts):
  * - dist/<page>/index.html: static/<page>/index.html with its `assets/<name>` references replaced by the
  *   built files' names;
- * - dist/<page>/assets/: one script (`main-<hash>.js`, an ES module with everything it imports) and one
- *   stylesheet (`<page>-<hash>.css`), each with its source map. The names carry a hash of the content, so
+ * - dist/<page>/assets/: one script (`main-<hash>.js`, an ES module with everything it imports statically) and
+ *   one stylesheet (`<page>-<hash>.css`), each with its source map; what a page imports dynamically
+ *   (`import()`, such as the widget's barcode decoder, loaded only when Scan is pressed) is split into
+ *   `chunks/<name>-<hash>.js`, fetched by the browser only then. The names carry a hash of the content, so
  *   the gateway lets browsers cache them for a year and a new build is picked up through the HTML alone;
  * - dist/sdk/sdk.js: the embedding SDK, a classic script (IIFE) with a fixed name, since other sites load it.
  * Type-checking is tsc's (the step before): esbuild only strips the types.
@@ -35,6 +37,8 @@ async function buildPage({ page, script, style }) {
     format: 'esm',
     outdir,
     entryNames: '[name]-[hash]',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     sourcemap: 'linked',
     metafile: true,
   });

@@ -12,7 +12,7 @@ import { system } from '../../support/hooks';
 import { productCount, readProduct } from '../../support/products';
 import { count } from '../../support/sql';
 
-const PRODUCT_KEYS = ['id', 'sku', 'name', 'description', 'profile', 'engine_type', 'engine_config', 'unit', 'decimals', 'is_active', 'created_at', 'updated_at'];
+const PRODUCT_KEYS = ['id', 'sku', 'name', 'description', 'profile', 'engine_type', 'engine_config', 'unit', 'decimals', 'is_active', 'barcode', 'created_at', 'updated_at'];
 const long = (n: number) => 'x'.repeat(n);
 
 async function listAll(company: TestCompany, query = ''): Promise<Array<Record<string, any>>> {

@@ -120,6 +120,42 @@ describe('GET /api/v1/widget/batches/', () => {
     for (const batch of res.body.batches) expect(batch).to.have.all.keys('id', 'code', 'expiration_date', 'quantity', 'stock_display');
   });
 
+  it('with location_id lists the batches with stock at that location, with their quantity there (the booking form\'s picker)', async () => {
+    const company = await buildCompany();
+    const product = await buildProduct(company, { profile: 'BATCH' });
+    const north = await buildLocation(company);
+    const south = await buildLocation(company);
+    await addStock(company, product.id, north.id, 2, { batch: { code: 'NORTH-ONLY', expiration_date: '2030-01-01' } });
+    await addStock(company, product.id, north.id, 5, { batch: { code: 'BOTH', expiration_date: '2031-01-01' } });
+    await addStock(company, product.id, south.id, 3, { batch: { code: 'BOTH' } });
+    const rows = async (locationId: string) =>
+      (await widget(`batches/?product_id=${product.id}&location_id=${locationId}`, company)).body.batches.map((b: any) => [b.code, b.quantity, b.stock_display]);
+    expect(await rows(south.id)).to.deep.equal([['BOTH', 3, '3 pcs']]);
+    expect(await rows(north.id)).to.deep.equal([
+      ['NORTH-ONLY', 2, '2 pcs'],
+      ['BOTH', 5, '5 pcs'],
+    ]);
+    // A batch emptied at a location leaves that location's list only.
+    const both = (await widget(`batches/?product_id=${product.id}`, company)).body.batches.find((b: { code: string }) => b.code === 'BOTH');
+    expect(both.quantity).to.equal(8);
+    await addStock(company, product.id, south.id, 3, { operation: 'subtract', batch_id: both.id });
+    expect(await rows(south.id)).to.deep.equal([]);
+    expect((await widget(`batches/?product_id=${product.id}`, company)).body.batches.map((b: any) => [b.code, b.quantity])).to.deep.equal([
+      ['NORTH-ONLY', 2],
+      ['BOTH', 5],
+    ]);
+  });
+
+  it('answers 404 for a VIRTUAL location_id, 403 for another company\'s, 400 for a malformed one', async () => {
+    const a = await buildCompany();
+    const b = await buildCompany();
+    const product = await buildProduct(a, { profile: 'BATCH' });
+    const [inbound] = await systemLocations(a);
+    expectNotFound(await widget(`batches/?product_id=${product.id}&location_id=${inbound.id}`, a));
+    expectAccessDenied(await widget(`batches/?product_id=${product.id}&location_id=${(await buildLocation(b)).id}`, a));
+    expectValidationError(await widget(`batches/?product_id=${product.id}&location_id=nowhere`, a), 'location_id');
+  });
+
   it('answers an empty list for a product without batches', async () => {
     const company = await buildCompany();
     const product = await buildProduct(company);

@@ -81,6 +81,7 @@ describe('Widget SDK: /widget/sdk.js embeds the widget on another site', functio
     expect(await iframe.count()).to.equal(1);
     expect(await iframe.getAttribute('sandbox')).to.equal('allow-scripts allow-same-origin allow-forms');
     expect(await iframe.getAttribute('referrerpolicy')).to.equal('strict-origin-when-cross-origin');
+    expect(await iframe.getAttribute('allow'), 'the widget\'s Scan may use the camera').to.equal('camera');
     expect(await iframe.getAttribute('src')).to.equal(`${system().url}/widget/?embed=1`);
     expect(await iframe.getAttribute('title')).to.equal('Inventory');
 

@@ -15,7 +15,7 @@ import { TestCompany, buildCompany, generateCodes } from '../../support/builders
 import { system } from '../../support/hooks';
 
 const scanUrlOf = (code: string) => `http://localhost:8000/go/${code}/`;
-/** A well-formed code that no company has (generated ones are 12 base62 characters). */
+/** A well-formed code that no company has (generated ones are 12 characters). */
 const nowhere = () => `nowhere_${randomBytes(6).toString('hex')}`;
 
 /** GET with the raw bytes of the answer (the JSON client reads text, which spoils PNGs). */

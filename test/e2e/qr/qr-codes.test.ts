@@ -1,6 +1,6 @@
 /**
  * The dashboard's QR codes (`/api/v1/qr-codes/`, bearer): generating batches of VIRGIN codes (1 to 1000;
- * 12 base62 characters, unique, each with the URL its label encodes), the list with its filters (status,
+ * 12 characters without the look-alikes 0/O and 1/l/I, unique, each with the URL its label encodes), the list with its filters (status,
  * target_type, target_id) and pagination, and retrieving one code.
  */
 import { expect } from 'chai';
@@ -11,7 +11,9 @@ import { codesOf } from '../../support/qr-codes';
 import { query } from '../../support/sql';
 
 const CODE_KEYS = ['id', 'code', 'status', 'target_type', 'target_id', 'product_model_id', 'allowed_transitions', 'url', 'configured_at', 'locked_at', 'created_at'];
-const BASE62 = /^[A-Za-z0-9]{12}$/;
+/** Letters and digits without the look-alikes 0, O, 1, l and I (docs/api/barcodes-and-camera.md). */
+const TYPABLE = /^[A-HJ-NP-Za-km-z2-9]{12}$/;
+const TYPABLE_ALPHABET_SIZE = 57;
 const scanUrl = (code: string) => `http://localhost:8000/go/${code}/`;
 
 async function generate(company: TestCompany, n: number): Promise<any[]> {
@@ -22,7 +24,7 @@ async function generate(company: TestCompany, n: number): Promise<any[]> {
 
 function expectVirgin(c: any) {
   expect(c).to.have.all.keys(...CODE_KEYS);
-  expect(c.code).to.match(BASE62);
+  expect(c.code).to.match(TYPABLE);
   expect(c).to.include({ status: 'VIRGIN', target_type: null, target_id: null, product_model_id: null, configured_at: null, locked_at: null, url: scanUrl(c.code) });
   expect(c.allowed_transitions).to.deep.equal(['CONFIGURED']);
   expect(c.id).to.match(/^[0-9a-f-]{36}$/);
@@ -30,7 +32,7 @@ function expectVirgin(c: any) {
 }
 
 describe('QR codes: generating batches on the dashboard', () => {
-  it('generates 1 VIRGIN code: 201 {count, results}, 12 base62 characters, its scan URL, stored for my company', async () => {
+  it('generates 1 VIRGIN code: 201 {count, results}, 12 typable characters, its scan URL, stored for my company', async () => {
     const company = await buildCompany();
     const res = await post('/api/v1/qr-codes/', { count: 1 }, { token: company.token });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
@@ -46,7 +48,7 @@ describe('QR codes: generating batches on the dashboard', () => {
     expect(scan.status).to.equal(302);
   });
 
-  it('generates 1000 codes at once: all unique, all VIRGIN, all 12 base62 characters with their URL, all stored', async () => {
+  it('generates 1000 codes at once: all unique, all VIRGIN, all 12 typable characters with their URL, all stored', async () => {
     const company = await buildCompany();
     const res = await post('/api/v1/qr-codes/', { count: 1000 }, { token: company.token });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(201);
@@ -54,7 +56,7 @@ describe('QR codes: generating batches on the dashboard', () => {
     const results: any[] = res.body.results;
     expect(results).to.have.length(1000);
     for (const c of results) {
-      expect(c.code).to.match(BASE62);
+      expect(c.code).to.match(TYPABLE);
       expect(c.status).to.equal('VIRGIN');
       expect(c.url).to.equal(scanUrl(c.code));
       expect(c.target_id).to.equal(null);
@@ -67,9 +69,10 @@ describe('QR codes: generating batches on the dashboard', () => {
     expect(await codesOf(company)).to.equal(1000);
     const stored = await query<{ code: string }>("SELECT code FROM qr_codes WHERE company_id = $1 AND status = 'VIRGIN'", [company.id]);
     expect(new Set(stored.map((r) => r.code))).to.deep.equal(codes);
-    // 12,000 random base62 characters use the whole alphabet (a narrower one, e.g. hex, would not).
+    // 12,000 random characters use the whole alphabet (a narrower one, e.g. hex, would not), and never a look-alike.
     const used = new Set(results.map((c) => c.code).join(''));
-    expect(used.size).to.equal(62);
+    expect(used.size).to.equal(TYPABLE_ALPHABET_SIZE);
+    for (const lookAlike of ['0', 'O', '1', 'l', 'I']) expect(used.has(lookAlike), lookAlike).to.equal(false);
   });
 
   it('never repeats a code across batches or companies', async () => {
@@ -77,6 +80,20 @@ describe('QR codes: generating batches on the dashboard', () => {
     const b = await buildCompany();
     const codes = [...(await generate(a, 200)), ...(await generate(a, 200)), ...(await generate(b, 200))].map((c) => c.code);
     expect(new Set(codes).size).to.equal(600);
+  });
+
+  it('keeps codes made before with look-alike characters working, and looks codes up exactly (O is not 0)', async () => {
+    const company = await buildCompany();
+    const old = `Old0O1lI${unique('x').slice(-6)}`;
+    await query("INSERT INTO qr_codes (company_id, code, status) VALUES ($1, $2, 'VIRGIN')", [company.id, old]);
+    const found = await get(`/api/v1/qr-codes/${old}/`, { token: company.token });
+    expect(found.status, JSON.stringify(found.body)).to.equal(200);
+    expect(found.body.code).to.equal(old);
+    expect((await api('GET', `/go/${old}/`)).status).to.equal(302);
+    // A look-alike typed instead is another code: lookups are exact, never "corrected".
+    const typo = old.replace('0', 'O');
+    expectNotFound(await get(`/api/v1/qr-codes/${typo}/`, { token: company.token }));
+    expectNotFound(await get(`/api/v1/qr-codes/${old.toLowerCase()}/`, { token: company.token }));
   });
 
   it('answers 401 without a bearer token and for an API key (the dashboard endpoints take users only), creating nothing', async () => {

@@ -13,9 +13,13 @@
  *    browser shows the SDK only a failed request). On any refusal the SDK mounts nothing: it shows the reason
  *    in the element and rejects with an `Error` whose `code` names it.
  * 2. Only then does it create the iframe on `/widget/?embed=1`, sandboxed (`allow-scripts allow-same-origin
- *    allow-forms`) with `referrerpolicy="strict-origin-when-cross-origin"`.
- * 3. The widget posts `{type: 'ready'}` to its parent; the SDK answers with `{type: 'key', apiKey}`, posted to
- *    the service's exact origin and only to the iframe it created. The widget keeps the key in memory only.
+ *    allow-forms`) with `referrerpolicy="strict-origin-when-cross-origin"` and `allow="camera"` (the widget's
+ *    Scan reads QR labels and barcodes with the camera; a cross-origin iframe gets it only when allowed).
+ * 3. The widget posts `{source: 'pi-inventory-widget', type: 'ready'}` to its parent; the SDK answers with
+ *    `{source: 'pi-inventory-widget', type: 'key', apiKey}`, posted to the service's exact origin and only to
+ *    the iframe it created. The widget keeps the key in memory only. A key message without that `source` (or
+ *    otherwise malformed) is answered with an `error` of code `invalid_handshake` and shown in the widget
+ *    (docs/api/widget-embedding.md).
  * 4. The widget posts `loaded` (the promise resolves), `error` (it rejects, or `onError` is called later) and
  *    `resize` (the iframe follows the content's height unless a fixed `height` was given).
  */
@@ -69,6 +73,8 @@ interface Window {
   const CHANNEL = 'pi-inventory-widget';
   const SANDBOX = 'allow-scripts allow-same-origin allow-forms';
   const REFERRER_POLICY = 'strict-origin-when-cross-origin';
+  /** The widget's Scan uses the camera: a cross-origin iframe may only with this permission policy. */
+  const ALLOW = 'camera';
 
   if (window.InventoryWidget) return; // loaded twice: keep the first
 
@@ -179,6 +185,7 @@ interface Window {
     const iframe = document.createElement('iframe');
     iframe.setAttribute('sandbox', SANDBOX);
     iframe.setAttribute('referrerpolicy', REFERRER_POLICY);
+    iframe.setAttribute('allow', ALLOW);
     iframe.title = options.title ?? 'Inventory';
     iframe.src = `${base}/widget/?embed=1`;
     iframe.style.display = 'block';

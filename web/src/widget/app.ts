@@ -10,6 +10,7 @@ import { locationView, locationsView } from './views/locations.js';
 import { productView } from './views/product.js';
 import { productsView } from './views/products.js';
 import { qrView } from './views/qr.js';
+import { scanView } from './views/scan.js';
 import { workOrdersView } from './views/work-orders.js';
 
 const UUID = '([0-9a-fA-F-]{36})';
@@ -20,6 +21,7 @@ const ROUTES: Array<{ pattern: RegExp; view: View; tab: string }> = [
   { pattern: new RegExp(`^#/locations/${UUID}/?$`), view: locationView, tab: 'locations' },
   { pattern: /^#\/work-orders\/?$/, view: workOrdersView, tab: 'work-orders' },
   { pattern: /^#\/qr\/?$/, view: qrView, tab: 'qr' },
+  { pattern: /^#\/scan\/?$/, view: scanView, tab: 'scan' },
 ];
 
 const QR_BADGE: Record<string, string> = { VIRGIN: 'new', CONFIGURED: 'linked', LOCKED: 'locked' };
@@ -139,6 +141,7 @@ export function startApp(options: StartOptions): Ctx {
     ['work-orders', '#/work-orders', 'Work orders'],
   ];
   if (options.qr) tabs.push(['qr', '#/qr', 'QR code']);
+  tabs.push(['scan', '#/scan', 'Scan']);
   const links = tabs.map(([tab, href, label]) => h('a', { href, 'data-tab': tab }, label));
   fill(ui.nav, h('ul', {}, ...links.map((a) => h('li', {}, a))));
   ui.nav.hidden = false;

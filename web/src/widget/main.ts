@@ -113,13 +113,25 @@ function bootEmbedded(): void {
   }, KEY_WAIT_MS);
 
   window.addEventListener('message', async (event: MessageEvent) => {
-    const data = event.data as { source?: unknown; type?: unknown; apiKey?: unknown } | null;
-    // Only the embedding page, only once, only our message.
-    if (event.source !== window.parent || embedder !== null || !data || data.source !== CHANNEL || data.type !== 'key' || typeof data.apiKey !== 'string') return;
+    // Only the embedding page, only once.
+    if (event.source !== window.parent || embedder !== null) return;
+    const handshake = readHandshake(event.data);
+    if (handshake === null) return; // not a message for the widget (other scripts of the page post too)
+    if ('problem' in handshake) {
+      // A hand-made iframe's key message that is not quite right: said in the widget and answered to its sender.
+      window.clearTimeout(waiting);
+      showScreen('The key message is not valid', [
+        `The embedding page sent a key message, but ${handshake.field} ${handshake.problem}.`,
+        h('p', {}, 'Send ', h('code', {}, `{ source: '${CHANNEL}', type: 'key', apiKey: '<API key>' }`), ' with postMessage, or mount the widget with the SDK (/widget/sdk.js).'),
+      ]);
+      const reply = { source: CHANNEL, type: 'error', code: 'invalid_handshake', status: 400, message: `Invalid key message: ${handshake.field} ${handshake.problem}.`, details: { [handshake.field]: handshake.problem } };
+      window.parent.postMessage(reply, event.origin === 'null' ? '*' : event.origin);
+      return;
+    }
     embedder = event.origin;
     window.clearTimeout(waiting);
     watchHeight(post);
-    const api = new WidgetApi(data.apiKey);
+    const api = new WidgetApi(handshake.apiKey);
     let locations: Location[];
     try {
       // A cheap check of the key before anything is shown; the answer fills the locations cache.
@@ -144,6 +156,21 @@ function bootEmbedded(): void {
   });
   showScreen('Connecting…', 'Waiting for the page to hand over its key.');
   window.parent.postMessage({ source: CHANNEL, type: 'ready', version: 1 }, '*');
+}
+
+/**
+ * The embedding page's key message (docs/api/widget-embedding.md): `{source: 'pi-inventory-widget', type: 'key',
+ * apiKey}`. Null for a message that is not meant for the widget at all (no `source` of ours, no `type: 'key'`,
+ * no `apiKey`); a message that is meant for it but malformed names the field at fault.
+ */
+function readHandshake(data: unknown): { apiKey: string } | { field: string; problem: string } | null {
+  if (!data || typeof data !== 'object') return null;
+  const message = data as { source?: unknown; type?: unknown; apiKey?: unknown };
+  if (message.source !== CHANNEL && message.type !== 'key' && !('apiKey' in message)) return null;
+  if (message.source !== CHANNEL) return { field: 'source', problem: message.source === undefined ? `is missing (it must be '${CHANNEL}')` : `must be '${CHANNEL}'` };
+  if (message.type !== 'key') return message.type === 'ready' || message.type === 'resize' ? null : { field: 'type', problem: "must be 'key'" };
+  if (typeof message.apiKey !== 'string' || message.apiKey.trim() === '') return { field: 'apiKey', problem: 'must be the API key, a non-empty string' };
+  return { apiKey: message.apiKey.trim() };
 }
 
 /** Tells the embedding page the height of the content, so that sdk.js can size the iframe to it. */

@@ -39,7 +39,7 @@ const asSelected =
 const SECTIONS: Section[] = [
   {
     key: 'product_models',
-    sql: `SELECT id, sku, name, description, profile, engine_config AS "engineConfig", unit, decimals, is_active AS "isActive",
+    sql: `SELECT id, sku, name, description, profile, engine_config AS "engineConfig", unit, decimals, is_active AS "isActive", barcode,
                  created_at AS "createdAt", updated_at AS "updatedAt"
             FROM product_models WHERE company_id = :company ORDER BY created_at, id`,
     present: (r) => presentProduct(r as Parameters<typeof presentProduct>[0]),

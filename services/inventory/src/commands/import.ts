@@ -1,6 +1,7 @@
 /**
  * Bulk import of product models, from a JSON document `{products: [...]}` or a CSV file. All or nothing:
- * every row is checked (field rules, engine config, SKUs repeated in the file, SKUs the company already has)
+ * every row is checked (field rules, engine config, SKUs and barcodes repeated in the file or that the company
+ * already has)
  * and a single problem anywhere refuses the whole import with 400 `import_failed`, listing every problem by
  * row (1-based data row, the CSV header not counted) and field. A dry run checks and writes nothing.
  */
@@ -11,6 +12,7 @@ import type { Sequelize, Transaction } from 'sequelize';
 import { AppError, Identity, ProductModel, Profile, ValidationError, addField, fieldMap, fieldsOf, recordAudits, textProblem } from '@pi/common';
 import { InvalidEngineConfigError, validateEngineConfig } from '../engine/engine-config';
 import { MAX_IMPORT_ROWS, importJsonBody, importRow } from '../routes/product-models/schema';
+import { gtinKey, gtinProblem, GTIN_KEY_SQL } from '../catalog/gtin';
 import { auditedProduct, engineColumns } from './products';
 
 export type ImportRequest = { format: 'json'; body: unknown } | { format: 'csv'; text: string };
@@ -30,7 +32,7 @@ export class ImportFailedError extends AppError {
   }
 }
 
-export const CSV_COLUMNS = ['sku', 'name', 'profile', 'engine_type', 'unit', 'decimals', 'min_stock', 'max_stock', 'description'] as const;
+export const CSV_COLUMNS = ['sku', 'name', 'profile', 'engine_type', 'unit', 'decimals', 'min_stock', 'max_stock', 'description', 'barcode'] as const;
 type CsvColumn = (typeof CSV_COLUMNS)[number];
 const REQUIRED_CSV_COLUMNS: CsvColumn[] = ['sku', 'name', 'profile', 'engine_type'];
 const NUMERIC_CSV_COLUMNS: CsvColumn[] = ['decimals', 'min_stock', 'max_stock'];
@@ -52,6 +54,7 @@ interface ValidRow {
   name: string;
   profile: Profile;
   description: string | null;
+  barcode: string | null;
   engine: ReturnType<typeof engineColumns>;
 }
 
@@ -149,6 +152,7 @@ function checkRow(candidate: Candidate, problems: RowProblem[]): ValidRow | unde
     name: input.name as string,
     profile: input.profile as Profile,
     description: (input.description as string | null | undefined) ?? null,
+    barcode: (input.barcode as string | null | undefined) || null,
     engine,
   };
 }
@@ -173,6 +177,43 @@ function skuOf(c: Candidate): string | undefined {
   if (typeof sku !== 'string') return undefined;
   const trimmed = sku.trim();
   return trimmed && trimmed.length <= 100 && !textProblem(trimmed) ? trimmed : undefined;
+}
+
+/** The barcode's 14-digit key, when the row has a valid one. */
+function barcodeKeyOf(c: Candidate): string | undefined {
+  const barcode = (c.input as { barcode?: unknown } | null)?.barcode;
+  if (typeof barcode !== 'string') return undefined;
+  const trimmed = barcode.trim();
+  return trimmed && !gtinProblem(trimmed) ? gtinKey(trimmed) : undefined;
+}
+
+/** Rows whose barcode (as a GTIN-14) an earlier row of the file already has. */
+function duplicateBarcodeProblems(candidates: Candidate[]): RowProblem[] {
+  const firstRowOf = new Map<string, number>();
+  const problems: RowProblem[] = [];
+  for (const c of candidates) {
+    const key = barcodeKeyOf(c);
+    if (key === undefined) continue;
+    const first = firstRowOf.get(key);
+    if (first === undefined) firstRowOf.set(key, c.row);
+    else problems.push({ row: c.row, field: 'barcode', message: `duplicates the barcode of row ${first}` });
+  }
+  return problems;
+}
+
+/** Rows whose barcode a product of the company already has; one query, through the barcode index. */
+async function existingBarcodeProblems(companyId: string, candidates: Candidate[], transaction?: Transaction): Promise<RowProblem[]> {
+  const keys = [...new Set(candidates.map(barcodeKeyOf).filter((k): k is string => k !== undefined))];
+  if (!keys.length) return [];
+  const rows = await ProductModel.sequelize!.query<{ key: string }>(
+    `SELECT ${GTIN_KEY_SQL('barcode')} AS key FROM product_models
+      WHERE company_id = $1 AND barcode IS NOT NULL AND ${GTIN_KEY_SQL('barcode')} = ANY($2::text[])`,
+    { bind: [companyId, keys], type: QueryTypes.SELECT, transaction },
+  );
+  const existing = new Set(rows.map((r) => r.key));
+  return candidates
+    .filter((c) => existing.has(barcodeKeyOf(c) ?? ''))
+    .map((c) => ({ row: c.row, field: 'barcode', message: 'a product model with this barcode already exists' }));
 }
 
 async function existingSkuProblems(companyId: string, candidates: Candidate[], transaction?: Transaction): Promise<RowProblem[]> {
@@ -201,11 +242,12 @@ export async function importProducts(sequelize: Sequelize, identity: Identity, r
   const candidates = request.format === 'json' ? jsonCandidates(request.body) : csvCandidates(request.text);
   const problems: RowProblem[] = [];
   const valid = candidates.map((c) => checkRow(c, problems));
-  problems.push(...duplicateSkuProblems(candidates));
+  problems.push(...duplicateSkuProblems(candidates), ...duplicateBarcodeProblems(candidates));
 
   try {
     return await sequelize.transaction(async (transaction) => {
       problems.push(...(await existingSkuProblems(identity.companyId, candidates, transaction)));
+      problems.push(...(await existingBarcodeProblems(identity.companyId, candidates, transaction)));
       if (problems.length) throw new ImportFailedError(problems.sort(byRow));
       const rows = valid as ValidRow[];
       if (dryRun) return { dry_run: true as const, imported: 0 as const, would_import: rows.length };
@@ -221,6 +263,7 @@ export async function importProducts(sequelize: Sequelize, identity: Identity, r
           profile: r.profile,
           ...r.engine,
           isActive: true,
+          barcode: r.barcode,
         })),
         { transaction, returning: true },
       );
@@ -235,9 +278,9 @@ export async function importProducts(sequelize: Sequelize, identity: Identity, r
       return { dry_run: false as const, imported: products.length, products };
     });
   } catch (err) {
-    // Another request created one of these SKUs after the check: name the rows, as the check would have.
+    // Another request created one of these SKUs or barcodes after the check: name the rows, as the check would have.
     if (err instanceof UniqueConstraintError) {
-      const taken = await existingSkuProblems(identity.companyId, candidates);
+      const taken = [...(await existingSkuProblems(identity.companyId, candidates)), ...(await existingBarcodeProblems(identity.companyId, candidates))].sort(byRow);
       if (taken.length) throw new ImportFailedError(taken);
     }
     throw err;

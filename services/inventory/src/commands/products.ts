@@ -5,15 +5,18 @@
  * format stock. The profile is fixed once the ledger names the product, and a product that anything refers
  * to cannot be deleted, only deactivated.
  */
-import { ForeignKeyConstraintError, Op, QueryTypes, col, fn } from 'sequelize';
+import { ForeignKeyConstraintError, Op, QueryTypes, UniqueConstraintError, col, fn, literal, where as sqlWhere } from 'sequelize';
 import type { Order, Sequelize, Transaction, WhereOptions } from 'sequelize';
 import { AuditSnapshot, ConflictError, Identity, PageRequest, ProductModel, Profile, findOwned, pageWindow, recordAudit, rethrowAlreadyExists } from '@pi/common';
 import { EngineConfig, validateEngineConfig } from '../engine/engine-config';
+import { gtinKey } from '../catalog/gtin';
 
 export interface ProductFilters extends PageRequest {
   profile?: Profile;
   is_active?: boolean;
   search?: string;
+  /** A GTIN: the product with this barcode (compared in its 14-digit form). */
+  barcode?: string;
 }
 
 /** `%`, `_` and `\` match literally in a search. */
@@ -29,6 +32,12 @@ export function listProducts(identity: Identity, filters: ProductFilters) {
     const pattern = likePattern(filters.search);
     Object.assign(where, { [Op.or]: [{ sku: { [Op.iLike]: pattern } }, { name: { [Op.iLike]: pattern } }] });
   }
+  // The expression of the partial unique index (migration 0013), so that the index answers.
+  if (filters.barcode) {
+    Object.assign(where, {
+      [Op.and]: [{ barcode: { [Op.ne]: null } }, sqlWhere(fn('lpad', col('barcode'), literal('14'), literal("'0'")), gtinKey(filters.barcode))],
+    });
+  }
   // Case-insensitive by name whatever the database collation; then exact name and id, so pages are stable.
   const order: Order = [[fn('lower', col('name')), 'ASC'], ['name', 'ASC'], ['id', 'ASC']];
   return ProductModel.findAndCountAll({ where, order, ...pageWindow(filters), raw: true });
@@ -41,6 +50,22 @@ export function getProduct(identity: Identity, id: string) {
 /** SKUs are unique per company by database constraint, so concurrent creates cannot both win. */
 export const rethrowSkuTaken = rethrowAlreadyExists('A product model with this SKU already exists.', 'sku');
 
+const rethrowBarcodeTaken = rethrowAlreadyExists('A product model with this barcode already exists.', 'barcode');
+
+/** The index whose violation means the barcode is taken (migration 0013); any other is the SKU's. */
+const BARCODE_INDEX = 'product_models_barcode_unique';
+
+/** A unique violation on save named by its field: the SKU or the barcode (both unique per company). */
+export function rethrowProductTaken(err: unknown): never {
+  const constraint = err instanceof UniqueConstraintError ? (err.parent as { constraint?: string } | undefined)?.constraint : undefined;
+  return constraint === BARCODE_INDEX ? rethrowBarcodeTaken(err) : rethrowSkuTaken(err);
+}
+
+/** A barcode as stored: an empty one is none. */
+function storedBarcode(barcode: string | null | undefined): string | null {
+  return barcode ? barcode : null;
+}
+
 /** The columns an engine config decides. */
 export function engineColumns(config: EngineConfig) {
   return { engineConfig: config as unknown as Record<string, unknown>, unit: config.unit, decimals: config.decimals };
@@ -52,6 +77,7 @@ export interface NewProduct {
   profile: Profile;
   engine_config: Record<string, unknown>;
   description?: string | null;
+  barcode?: string | null;
 }
 
 /** A product's fields as the audit log records them (docs/api/roles-and-audit-log.md). */
@@ -63,6 +89,7 @@ export function auditedProduct(product: ProductModel): AuditSnapshot {
     profile: product.profile,
     engine_config: product.engineConfig,
     is_active: product.isActive,
+    barcode: product.barcode,
   };
 }
 
@@ -79,13 +106,14 @@ export async function createProduct(sequelize: Sequelize, identity: Identity, in
           profile: input.profile,
           ...engineColumns(config),
           isActive: true,
+          barcode: storedBarcode(input.barcode),
         },
         { transaction },
       );
       await recordAudit(transaction, identity.companyId, identity, { action: 'create', resourceType: 'product_model', resourceId: product.id, after: auditedProduct(product) });
       return product;
     })
-    .catch(rethrowSkuTaken);
+    .catch(rethrowProductTaken);
 }
 
 export interface ProductChanges {
@@ -95,6 +123,7 @@ export interface ProductChanges {
   engine_config?: Record<string, unknown>;
   description?: string | null;
   is_active?: boolean;
+  barcode?: string | null;
 }
 
 async function hasMovements(product: ProductModel, transaction: Transaction): Promise<boolean> {
@@ -139,15 +168,16 @@ export function updateProduct(sequelize: Sequelize, identity: Identity, id: stri
     if (changes.name !== undefined) product.name = changes.name;
     if (changes.description !== undefined) product.description = changes.description;
     if (changes.is_active !== undefined) product.isActive = changes.is_active;
-    await product.save({ transaction }).catch(rethrowSkuTaken);
+    if (changes.barcode !== undefined) product.barcode = storedBarcode(changes.barcode);
+    await product.save({ transaction }).catch(rethrowProductTaken);
     await recordAudit(transaction, identity.companyId, identity, { action: 'update', resourceType: 'product_model', resourceId: product.id, before, after: auditedProduct(product) });
     return product;
   });
 }
 
-/** PUT: every replaceable field; an absent description becomes null. */
+/** PUT: every replaceable field; an absent description or barcode becomes null. */
 export function replaceProduct(sequelize: Sequelize, identity: Identity, id: string, input: NewProduct) {
-  return updateProduct(sequelize, identity, id, { ...input, description: input.description ?? null });
+  return updateProduct(sequelize, identity, id, { ...input, description: input.description ?? null, barcode: input.barcode ?? null });
 }
 
 /** What may refer to a product, in the order the refusal names them. */

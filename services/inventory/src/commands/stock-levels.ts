@@ -9,6 +9,7 @@ import type { Identity } from '@pi/common';
 import { virtualLocation } from '../ledger/errors';
 import { WidgetProductRow, widgetProductRows } from '../sql/widget-products';
 import { stockedBatches } from './stock-reads';
+import { gtinKey } from '../catalog/gtin';
 
 export interface ProductStockRow {
   id: string;
@@ -30,10 +31,11 @@ export async function stockFilterLocation(identity: Identity, locationId: string
 
 /**
  * The widget's product list: the company's active products with their stock (total, or at `locationId`,
- * which must be the company's and physical), in one statement (sql/widget-products.ts).
+ * which must be the company's and physical), in one statement (sql/widget-products.ts); with `barcode`, only
+ * the product with that GTIN.
  */
-export async function widgetProductList(sequelize: Sequelize, identity: Identity, locationId?: string): Promise<WidgetProductRow[]> {
-  const rows = await widgetProductRows(sequelize, identity.companyId, locationId);
+export async function widgetProductList(sequelize: Sequelize, identity: Identity, locationId?: string, barcode?: string): Promise<WidgetProductRow[]> {
+  const rows = await widgetProductRows(sequelize, identity.companyId, locationId, barcode === undefined ? undefined : gtinKey(barcode));
   if (locationId) {
     const [, owner, type] = rows[0] ?? [];
     if (!owner) throw new NotFoundError('Location not found.');

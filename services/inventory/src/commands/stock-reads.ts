@@ -53,18 +53,21 @@ export interface StockedBatchRow {
   decimals: number;
 }
 
-/** Batches of a product with remaining stock, earliest expiry first (no expiry last), then by code. */
-export function stockedBatches(sequelize: Sequelize, companyId: string, productId: string): Promise<StockedBatchRow[]> {
+/**
+ * Batches of a product with remaining stock, earliest expiry first (no expiry last), then by code; with
+ * `locationId`, the batches with stock at that location and their quantity there (what a booking there can take).
+ */
+export function stockedBatches(sequelize: Sequelize, companyId: string, productId: string, locationId?: string): Promise<StockedBatchRow[]> {
   return sequelize.query<StockedBatchRow>(
     `SELECT b.id, b.code, b.expiration_date::text AS "expirationDate", SUM(s.quantity) AS quantity, p.unit, p.decimals
        FROM batches b
        JOIN product_models p ON p.id = b.product_id
-       JOIN stock_balances s ON s.batch_id = b.id AND s.company_id = b.company_id
+       JOIN stock_balances s ON s.batch_id = b.id AND s.company_id = b.company_id AND ($3::uuid IS NULL OR s.location_id = $3::uuid)
       WHERE b.company_id = $1 AND b.product_id = $2
       GROUP BY b.id, p.id
      HAVING SUM(s.quantity) > 0
       ORDER BY b.expiration_date ASC NULLS LAST, b.code, b.id`,
-    { bind: [companyId, productId], type: QueryTypes.SELECT },
+    { bind: [companyId, productId, locationId ?? null], type: QueryTypes.SELECT },
   );
 }
 

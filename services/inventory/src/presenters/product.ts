@@ -3,7 +3,7 @@ import { PROFILES, type ProductModel } from '@pi/common';
 import { timestamp, uuid } from './schemas';
 import { ENGINE_TYPES } from '../engine/engine-config';
 
-type ProductRow = Pick<ProductModel, 'id' | 'sku' | 'name' | 'description' | 'profile' | 'engineConfig' | 'unit' | 'decimals' | 'isActive'> & {
+type ProductRow = Pick<ProductModel, 'id' | 'sku' | 'name' | 'description' | 'profile' | 'engineConfig' | 'unit' | 'decimals' | 'isActive' | 'barcode'> & {
   createdAt?: Date;
   updatedAt?: Date;
 };
@@ -21,6 +21,7 @@ export function presentProduct(p: ProductRow) {
     unit: p.unit,
     decimals: p.decimals,
     is_active: p.isActive,
+    barcode: p.barcode ?? null,
     created_at: p.createdAt ?? null,
     updated_at: p.updatedAt ?? null,
   };
@@ -38,6 +39,7 @@ export const productSchema = Joi.object({
   unit: Joi.string().required(),
   decimals: Joi.number().integer().min(0).required(),
   is_active: Joi.boolean().required(),
+  barcode: Joi.string().pattern(/^\d{8,14}$/).allow(null).required().description('The GTIN (EAN-8, UPC-A, EAN-13 or GTIN-14) as given, or null.'),
   created_at: timestamp.required(),
   updated_at: timestamp.required(),
 }).id('Product');

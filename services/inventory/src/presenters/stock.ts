@@ -15,9 +15,9 @@ import { displaySchema, quantitySchema, uuid } from './schemas';
 export function presentWidgetProductList(rows: WidgetProductRow[]) {
   const products = [];
   const polyProducts = [];
-  for (const [, , , id, name, sku, profile, unit, decimals, quantity] of rows) {
+  for (const [, , , id, name, sku, profile, unit, decimals, quantity, barcode] of rows) {
     if (id === null) continue;
-    const base = { id, name, sku, stock_display: stockDisplay(quantity, decimals, unit), engine_type: ENGINE_TYPE_OF[profile] };
+    const base = { id, name, sku, stock_display: stockDisplay(quantity, decimals, unit), engine_type: ENGINE_TYPE_OF[profile], barcode };
     if (profile === 'DIMENSIONAL') polyProducts.push({ ...base, unit, decimals });
     else products.push(base);
   }
@@ -58,6 +58,7 @@ export function presentProductDetail({ product, total, locations, batches, items
     id: product.id,
     name: product.name,
     sku: product.sku,
+    barcode: product.barcode ?? null,
     description: product.description,
     profile: product.profile,
     engine_type: product.engineConfig.engine_type as string,
@@ -77,6 +78,7 @@ const widgetProductFields = {
   sku: Joi.string().required(),
   stock_display: displaySchema.required(),
   engine_type: Joi.string().valid(...ENGINE_TYPES).required(),
+  barcode: Joi.string().allow(null).required().description('The GTIN of the product, or null.'),
 };
 
 /** The answer schema of a product of `products` in `presentWidgetProductList` (OpenAPI). */
@@ -116,6 +118,7 @@ export const productDetailSchema = Joi.object({
   id: uuid.required(),
   name: Joi.string().required(),
   sku: Joi.string().required(),
+  barcode: Joi.string().allow(null).required().description('The GTIN of the product, or null.'),
   description: Joi.string().allow('', null).required(),
   profile: Joi.string().valid(...PROFILES).required(),
   engine_type: Joi.string().valid(...ENGINE_TYPES).required(),

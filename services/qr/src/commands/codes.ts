@@ -1,19 +1,25 @@
 /**
- * QR codes: generated in batches (VIRGIN), listed, looked up. A code is 12 random base62 characters
- * (~71 bits), unique across companies by constraint; a collision (astronomically rare) is retried.
+ * QR codes: generated in batches (VIRGIN), listed, looked up. A code is 12 random characters of
+ * `CODE_ALPHABET` (~70 bits), unique across companies by constraint; a collision (astronomically rare) is
+ * retried.
  */
 import { randomInt } from 'node:crypto';
 import { QueryTypes, Sequelize, UniqueConstraintError, WhereOptions } from 'sequelize';
 import { AccessDeniedError, ID_OWNERS, IdOwner, Identity, NotFoundError, PageRequest, QrCode, QrStatus, QrTargetType, pageWindow } from '@pi/common';
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/**
+ * Letters and digits without the look-alikes 0/O and 1/l/I, so that a code printed under a label can be typed
+ * by hand (docs/api/barcodes-and-camera.md). 57 characters: 12 of them still carry ~70 random bits. Codes
+ * made before with the full base62 alphabet keep working: lookups are exact and `CODE_SHAPE` accepts them.
+ */
+export const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 export const CODE_LENGTH = 12;
-/** What a code in a URL or a request may look like (generated ones are 12 base62 characters). */
+/** What a code in a URL or a request may look like (generated ones are 12 characters of `CODE_ALPHABET`). */
 export const CODE_SHAPE = /^[A-Za-z0-9_-]{6,64}$/;
 
 export function generateCode(): string {
   let code = '';
-  for (let i = 0; i < CODE_LENGTH; i++) code += ALPHABET[randomInt(ALPHABET.length)];
+  for (let i = 0; i < CODE_LENGTH; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
   return code;
 }
 

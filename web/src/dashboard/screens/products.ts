@@ -31,6 +31,14 @@ function productFields(product?: Product): (FieldSpec | FieldGroup)[] {
     { name: 'profile', label: 'Profile (tracking mode)', type: 'select', options: PROFILES, value: profile, help: 'STANDARD counts, SERIALIZED tracks items, BATCH tracks batches, DIMENSIONAL measures.' },
     { name: 'description', label: 'Description', type: 'textarea', rows: 2, value: product?.description ?? '' },
     {
+      name: 'barcode',
+      label: 'Barcode (optional)',
+      value: product?.barcode ?? '',
+      inputmode: 'numeric',
+      autocomplete: 'off',
+      help: 'The EAN-13, EAN-8, UPC-A or GTIN-14 printed on the product, check digit included; the widget’s Scan finds the product by it.',
+    },
+    {
       legend: 'Engine config',
       name: 'engine_config',
       help: 'Checked by the server against the profile; problems are shown next to each field.',
@@ -77,6 +85,7 @@ function productBody(values: Values): Record<string, unknown> {
     profile: values.profile,
     engine_config: engine,
     description: text(values.description) ?? null,
+    barcode: text(values.barcode) ?? null,
   });
 }
 
@@ -112,12 +121,14 @@ export const screen: Screen = {
       empty: 'No products yet: create the first one above.',
       filters: [
         { name: 'search', label: 'Search SKU or name', type: 'search' },
+        { name: 'barcode', label: 'Barcode', type: 'search' },
         { name: 'profile', label: 'Profile', type: 'select', options: [{ value: '', label: 'Any profile' }, ...PROFILES] },
         ACTIVE_FILTER,
       ],
       columns: [
         { label: 'SKU', cell: (p) => h('strong', null, p.sku) },
         { label: 'Name', cell: (p) => p.name, class: 'wide' },
+        { label: 'Barcode', cell: (p) => (p.barcode ? h('code', null, p.barcode) : '—') },
         { label: 'Profile', cell: (p) => `${p.profile} · ${p.engine_type}` },
         { label: 'Unit', cell: (p) => (p.decimals ? `${p.unit}, ${p.decimals} decimals` : p.unit) },
         { label: 'Status', cell: (p) => activeBadge(p.is_active) },

@@ -1,13 +1,15 @@
 /**
  * QR codes: generate a batch of VIRGIN codes and print their label sheet (an A4 PDF, 20 labels a page, from
- * `labels.pdf`; previewed inline from `labels.svg`), list codes with their targets, and show one label.
+ * `labels.pdf`; previewed inline from `labels.svg`), list codes with their targets, show one label, and link
+ * VIRGIN codes to a product, item or work order, one or the ones ticked in the list
+ * (`POST /api/v1/qr-codes/{code}/configure/`, one request a code; docs/api/barcodes-and-camera.md).
  * Label files need the bearer token, so they are fetched and handed to the browser as downloads.
  */
 import { download, post } from '../api.js';
 import { fill, h, time } from '../dom.js';
-import { Form, num } from '../form.js';
+import { Form, FieldError, Values, formDialog, num, text } from '../form.js';
 import { PagedList } from '../list.js';
-import { loadProducts, names } from '../model.js';
+import { Product, loadProducts, names } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, errorBox, notify, openDialog, panel, saveBlob, screenHeader, statusBadge } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
@@ -69,13 +71,43 @@ function sheetButtons(codes: string[]): HTMLElement {
   );
 }
 
+/** The dialog that links `codes` (VIRGIN) to one target; answers after every code was tried. */
+function linkDialog(codes: string[], products: Product[], done: () => Promise<void>): void {
+  const title = codes.length === 1 ? `Link code ${codes[0]}` : `Link ${codes.length} codes`;
+  formDialog(title, {
+    fields: [
+      { name: 'target_type', label: 'Link to', type: 'select', options: [{ value: 'PRODUCT', label: 'A product' }, { value: 'ITEM', label: 'An item' }, { value: 'WORK_ORDER', label: 'A work order' }], value: 'PRODUCT' },
+      { name: 'product', label: 'Product', type: 'select', options: products.map((p) => ({ value: p.id, label: `${p.sku} · ${p.name}` })) },
+      { name: 'target_id', label: 'Item or work order id', autocomplete: 'off', help: 'For an item or a work order: its id, from the Items or Work orders screen.' },
+    ],
+    submitLabel: codes.length === 1 ? 'Link code' : `Link ${codes.length} codes`,
+    save: async (values: Values) => {
+      const targetType = String(values.target_type);
+      const targetId = targetType === 'PRODUCT' ? String(values.product ?? '') : text(values.target_id);
+      if (!targetId) throw new FieldError(targetType === 'PRODUCT' ? 'product' : 'target_id', 'is required');
+      const refused: string[] = [];
+      for (const code of codes) {
+        try {
+          await post(`/api/v1/qr-codes/${code}/configure/`, { target_type: targetType, target_id: targetId });
+        } catch (err) {
+          if (codes.length === 1) throw err;
+          refused.push(`${code}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      const linked = codes.length - refused.length;
+      notify(refused.length ? `${linked} code(s) linked; not linked: ${refused.join('; ')}` : `${linked} code(s) linked.`, refused.length ? 'error' : 'success');
+    },
+    after: done,
+  });
+}
+
 export const screen: Screen = {
   path: 'qr-codes',
   title: 'QR codes',
   group: 'Operations',
   async render({ root }) {
     root.append(
-      screenHeader('QR codes', 'Codes start VIRGIN, are assigned to a product, item or work order from the widget (CONFIGURED), and can be LOCKED. A scan opens the widget.'),
+      screenHeader('QR codes', 'Codes start VIRGIN, are linked to a product, item or work order here or from the widget (CONFIGURED), and can be LOCKED. A scan opens the widget.'),
     );
     const products = await loadProducts();
     const productName = names(products, (p) => p.sku);
@@ -115,6 +147,15 @@ export const screen: Screen = {
     });
 
     const pageSheet = h('div', { class: 'page-sheet' });
+    /** The VIRGIN codes ticked in the list, linked together to one target. */
+    const selected = new Set<string>();
+    const linkSelected = button('Link the ticked codes', () => linkDialog([...selected], products, () => list.reload()), { kind: 'primary' });
+    const selection = h('div', { class: 'bulk-link' }, linkSelected);
+    const showSelection = () => {
+      linkSelected.disabled = selected.size === 0;
+      linkSelected.textContent = selected.size ? `Link ${selected.size} ticked code(s)` : 'Tick VIRGIN codes to link them together';
+    };
+    showSelection();
     const list: PagedList<QrCode> = new PagedList<QrCode>({
       path: '/api/v1/qr-codes/',
       caption: 'QR codes',
@@ -124,8 +165,25 @@ export const screen: Screen = {
         { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, ...QR_STATUSES] },
         { name: 'target_type', label: 'Target type', type: 'select', options: [{ value: '', label: 'Any target' }, ...TARGET_TYPES] },
       ],
-      onLoad: (rows) => fill(pageSheet, rows.length ? [h('p', { class: 'muted small' }, 'The codes on this page:'), sheetButtons(rows.map((r) => r.code))] : []),
+      onLoad: (rows) => {
+        selected.clear();
+        showSelection();
+        fill(pageSheet, rows.length ? [h('p', { class: 'muted small' }, 'The codes on this page:'), sheetButtons(rows.map((r) => r.code))] : []);
+      },
       columns: [
+        {
+          label: 'Pick',
+          cell: (c) => {
+            if (c.status !== 'VIRGIN') return '';
+            const box = h('input', { type: 'checkbox', 'aria-label': `Tick ${c.code} to link it` });
+            box.addEventListener('change', () => {
+              if (box.checked) selected.add(c.code);
+              else selected.delete(c.code);
+              showSelection();
+            });
+            return box;
+          },
+        },
         { label: 'Code', cell: (c) => h('code', { class: 'qr-code' }, c.code) },
         { label: 'Status', cell: (c) => statusBadge(c.status) },
         { label: 'Target', cell: (c) => (c.target_type ? `${c.target_type}${c.product_model_id ? ` · ${productName(c.product_model_id)}` : ''}` : '—') },
@@ -137,6 +195,7 @@ export const screen: Screen = {
           class: 'actions',
           cell: (c) =>
             actions(
+              c.status === 'VIRGIN' ? button('Link', () => linkDialog([c.code], products, () => list.reload()), { label: `Link ${c.code}` }) : null,
               button('Label', () => previewSheet({ codes: c.code }, `Label ${c.code}`), { label: `Label of ${c.code}` }),
               button(
                 'PNG',
@@ -151,7 +210,7 @@ export const screen: Screen = {
       ],
     });
 
-    root.append(panel('Generate codes', [generate.el, result], true), panel('Label sheet by status', bulk.el), list.el, pageSheet);
+    root.append(panel('Generate codes', [generate.el, result], true), panel('Label sheet by status', bulk.el), selection, list.el, pageSheet);
     await list.load();
   },
 };

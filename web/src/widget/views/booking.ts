@@ -10,6 +10,7 @@ import { live } from 'lit-html/directives/live.js';
 import { type Prepared, FormProblem, actionGuard } from '../action.js';
 import type { RequestOptions } from '../api.js';
 import type { Ctx } from '../context.js';
+import type { Batch } from '../types.js';
 import { h, uid } from '../../shared/dom.js';
 import { retryText } from '../../shared/messages.js';
 import { errorText } from '../messages.js';
@@ -52,6 +53,8 @@ interface View {
   id: string;
   /** Updates the state and renders. */
   set(change: Partial<FormState>): void;
+  /** BATCH products: the batches with stock at the chosen location (with their quantity there), once loaded. */
+  batchesHere(): Batch[] | 'loading' | 'failed';
 }
 
 export interface BookingSection {
@@ -100,13 +103,21 @@ function quantityInput(v: View, label: string, opts: { min: number; required: bo
   return field(`${label} (${unit})`, id, input, opts.hint);
 }
 
+/** The batches with stock at the chosen location, with their quantity there: a batch elsewhere cannot be booked from here. */
 function batchSelect(v: View, required: boolean): TemplateResult {
   const id = `${v.id}-batch`;
-  const none = html`<option value="" .selected=${live(v.state.batchId === '')}>${required ? 'Choose a batch' : 'Earliest expiry first (automatic)'}</option>`;
-  const batches = (v.data.batches ?? []).map(
-    (b) => html`<option value=${b.id} .selected=${live(b.id === v.state.batchId)}>${b.code}${b.expiration_date ? `, expires ${b.expiration_date}` : ''} (${b.stock_display})</option>`,
+  const here = v.batchesHere();
+  const label = required ? 'Batch' : 'Batch (optional)';
+  if (here === 'loading' || here === 'failed') {
+    const text = here === 'loading' ? 'Loading the batches here…' : 'The batches here could not be loaded';
+    return field(label, id, html`<select id=${id} name="batch_id" disabled><option value="">${text}</option></select>`);
+  }
+  const where = locationName(v.data, v.state.locationId);
+  const none = html`<option value="" .selected=${live(v.state.batchId === '')}>${here.length === 0 ? `No batch has stock at ${where}` : required ? 'Choose a batch' : 'Earliest expiry first (automatic)'}</option>`;
+  const batches = here.map(
+    (b) => html`<option value=${b.id} .selected=${live(b.id === v.state.batchId)}>${b.code}${b.expiration_date ? `, expires ${b.expiration_date}` : ''} (${b.stock_display} here)</option>`,
   );
-  return field(required ? 'Batch' : 'Batch (optional)', id, html`<select id=${id} name="batch_id" ?required=${required} @change=${(e: Event) => v.set({ batchId: valueOf(e) })}>${none}${batches}</select>`);
+  return field(label, id, html`<select id=${id} name="batch_id" ?required=${required} @change=${(e: Event) => v.set({ batchId: valueOf(e) })}>${none}${batches}</select>`, `Batches with stock at ${where}.`);
 }
 
 function newBatchFields(v: View): TemplateResult[] {
@@ -208,6 +219,8 @@ export function bookingSection(ctx: Ctx, initial: BookingData, onBooked: () => P
   const noticeBox = h('div', { class: 'booking-notice' });
   const element = h('section', { class: 'panel booking', 'aria-labelledby': `${id}-title` }, h('h3', { id: `${id}-title` }, 'Book stock'), form, noticeBox);
 
+  /** Batches with stock per location (BATCH products), loaded when a location is first chosen; cleared after each booking. */
+  const batchesAt = new Map<string, Batch[] | 'loading' | 'failed'>();
   const v: View = {
     data: initial,
     state: initialState(ctx, initial),
@@ -218,9 +231,29 @@ export function bookingSection(ctx: Ctx, initial: BookingData, onBooked: () => P
       Object.assign(v.state, change);
       update();
     },
+    batchesHere() {
+      const locationId = v.state.locationId;
+      const known = batchesAt.get(locationId);
+      if (known) return known;
+      batchesAt.set(locationId, 'loading');
+      ctx.api.get<{ batches: Batch[] }>('batches/', { product_id: v.data.product.id, location_id: locationId }).then(
+        (r) => {
+          if (batchesAt.get(locationId) !== 'loading') return; // cleared meanwhile by a booking: asked again on render
+          batchesAt.set(locationId, r.batches);
+          update();
+        },
+        () => {
+          if (batchesAt.get(locationId) === 'loading') batchesAt.set(locationId, 'failed');
+          update();
+        },
+      );
+      return 'loading';
+    },
   };
   function update(): void {
     settle(v.data, v.state);
+    const here = v.data.product.profile === 'BATCH' && v.state.batchId ? batchesAt.get(v.state.locationId) : undefined;
+    if (Array.isArray(here) && !here.some((b) => b.id === v.state.batchId)) v.state.batchId = '';
     render(formTemplate(v), form);
     if (v.busy === null) form.removeAttribute('aria-busy');
     else form.setAttribute('aria-busy', 'true');
@@ -272,6 +305,7 @@ export function bookingSection(ctx: Ctx, initial: BookingData, onBooked: () => P
     element,
     update(data) {
       v.data = data;
+      batchesAt.clear();
       update();
     },
     showError: (err) => showNotice({ kind: 'error', content: errorText(err) }),

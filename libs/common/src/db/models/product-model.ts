@@ -38,4 +38,8 @@ export class ProductModel extends CompanyOwnedModel {
 
   @Column(DataType.BOOLEAN)
   declare isActive: boolean;
+
+  /** An optional GTIN, unique in the company in its 14-digit form (docs/api/barcodes-and-camera.md). */
+  @Column(DataType.STRING(14))
+  declare barcode: string | null;
 }

@@ -22,6 +22,10 @@ export const importDryRunSchema = Joi.object({
   dry_run: Joi.boolean().valid(true).required(),
 }).id('ProductImportDryRun');
 
+const BARCODE =
+  '`barcode` is optional: a GTIN (EAN-8, UPC-A, EAN-13 or GTIN-14) with a correct check digit, unique in the company as a GTIN-14 ' +
+  '(a UPC-A and the same number as an EAN-13 with a leading 0 are one barcode); anything else answers 400 naming `barcode`.';
+
 const ENGINE_CONFIG =
   'The engine configuration is checked against the profile (`engine_config.engine_type` must match it); any problem answers ' +
   '400 `invalid_engine_config` with `validation_errors`. The completed config (defaults filled in) is stored and returned.';
@@ -33,7 +37,9 @@ export const productModelOperations = operations(
     operationId: 'listProductModels',
     tag,
     summary: 'List product models',
-    description: 'By name, ignoring case. `search` matches a substring of the SKU or the name, ignoring case.',
+    description:
+      'By name, ignoring case. `search` matches a substring of the SKU or the name, ignoring case. `barcode` finds the product with ' +
+      'that GTIN (compared as a GTIN-14); a malformed barcode answers 400 naming `barcode`.',
     security: 'bearer',
     request: { query: listProductsQuery },
     responses: { 200: { description: 'One page of the catalog.', schema: productPageSchema } },
@@ -44,7 +50,7 @@ export const productModelOperations = operations(
     operationId: 'createProductModel',
     tag,
     summary: 'Create a product model',
-    description: `${ENGINE_CONFIG} A SKU already used in the company answers 409 \`already_exists\`.`,
+    description: `${ENGINE_CONFIG} ${BARCODE} A SKU or barcode already used in the company answers 409 \`already_exists\` naming the field.`,
     security: 'bearer',
     request: { body: createProductBody },
     responses: { 201: { description: 'The product created.', schema: productSchema } },
@@ -65,9 +71,9 @@ export const productModelOperations = operations(
       query: importQuery,
       otherBodyTypes: {
         'application/json':
-          'A JSON document `{"products": [{sku, name, profile, engine_config, description?}, …]}` (1 to 5,000 products, within the JSON body limit).',
+          'A JSON document `{"products": [{sku, name, profile, engine_config, description?, barcode?}, …]}` (1 to 5,000 products, within the JSON body limit).',
         'text/csv':
-          'A CSV file (up to 5 MB) with a header row of `sku, name, profile, engine_type, unit, decimals, min_stock, max_stock, description` ' +
+          'A CSV file (up to 5 MB) with a header row of `sku, name, profile, engine_type, unit, decimals, min_stock, max_stock, description, barcode` ' +
           '(any order and case; the first four required; empty cells are absent).',
       },
     },
@@ -94,7 +100,7 @@ export const productModelOperations = operations(
     tag,
     summary: 'Change fields of a product model',
     description:
-      `${ENGINE_CONFIG} A changed profile is checked against the current (or given) config. Once the ledger names the product its ` +
+      `${ENGINE_CONFIG} ${BARCODE} A changed profile is checked against the current (or given) config. Once the ledger names the product its ` +
       'profile cannot change (409 `profile_locked`) and its decimals can only grow (409 `decimals_locked`). ' +
       '`is_active: false` deactivates it: it leaves the widget and refuses bookings.',
     security: 'bearer',

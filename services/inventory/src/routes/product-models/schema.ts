@@ -4,6 +4,7 @@
  */
 import Joi from 'joi';
 import { PROFILES, schemas } from '@pi/common';
+import { gtinSchema } from '../../catalog/gtin';
 
 export const MAX_IMPORT_ROWS = 5000;
 
@@ -12,6 +13,8 @@ const name = Joi.string().trim().min(1).max(200);
 const description = Joi.string().max(5000).allow('', null);
 const profile = Joi.string().valid(...PROFILES);
 const engineConfig = Joi.object().unknown(true);
+/** Optional; null or an empty string means none (docs/api/barcodes-and-camera.md). */
+const barcode = gtinSchema.allow(null, '');
 
 export const createProductBody = Joi.object({
   sku: sku.required(),
@@ -19,9 +22,10 @@ export const createProductBody = Joi.object({
   profile: profile.required(),
   engine_config: engineConfig.required(),
   description,
+  barcode,
 });
 
-/** PUT: a full replacement; an absent description clears it. `is_active` is PATCH's business. */
+/** PUT: a full replacement; an absent description or barcode clears it. `is_active` is PATCH's business. */
 export const replaceProductBody = createProductBody;
 
 export const updateProductBody = Joi.object({
@@ -30,6 +34,7 @@ export const updateProductBody = Joi.object({
   profile,
   engine_config: engineConfig,
   description,
+  barcode,
   is_active: Joi.boolean().strict(),
 }).min(1);
 
@@ -38,6 +43,7 @@ export const listProductsQuery = Joi.object({
   profile,
   is_active: Joi.boolean(),
   search: Joi.string().trim().max(200).allow(''),
+  barcode: gtinSchema.description('The product with this barcode, compared as a GTIN-14 (a UPC-A finds the same product as its EAN-13 with a leading 0).'),
 });
 
 /** One product of an import, as POST takes it; checked row by row so that every problem can be named with its row. */

@@ -13,8 +13,8 @@ export function widgetCatalogRouter({ sequelize }: InventoryContext): Router {
   const router = Router();
 
   router.get('/api/v1/widget/', validate({ query: productListQuery }), ownedFilters({ location_id: ID_OWNERS.location }), async (req, res) => {
-    const locationId = (req.query as { location_id?: string }).location_id;
-    res.json(presentWidgetProductList(await widgetProductList(sequelize, req.identity!, locationId)));
+    const { location_id: locationId, barcode } = req.query as { location_id?: string; barcode?: string };
+    res.json(presentWidgetProductList(await widgetProductList(sequelize, req.identity!, locationId, barcode)));
   });
 
   router.get('/api/v1/widget/:id/', validate({ params: schemas.idParams, query: noQuery }), async (req, res) => {

@@ -28,7 +28,8 @@ export const widgetOperations = operations(
     summary: 'Products with their stock',
     description:
       'Active products by name; `poly_products` are the `DIMENSIONAL` ones (with `unit` and `decimals`). With `location_id` the stock ' +
-      'shown is the stock at that location.',
+      'shown is the stock at that location. With `barcode` only the product with that GTIN is listed (none when no product has it); ' +
+      'a malformed barcode answers 400 naming `barcode`.',
     security: 'api_key',
     request: { query: productListQuery },
     responses: { 200: { description: 'The company name and its products.', schema: widgetProductListSchema } },
@@ -103,7 +104,9 @@ export const widgetOperations = operations(
     operationId: 'widgetListBatches',
     tag,
     summary: "A product's batches with stock left",
-    description: `Earliest expiry first, undated last. ${IDS}`,
+    description:
+      'Earliest expiry first, undated last. With `location_id`, only the batches with stock at that location, and `quantity` is the ' +
+      `quantity there (what a subtraction or transfer from there can take). ${IDS}`,
     security: 'api_key',
     request: { query: batchesQuery },
     responses: { 200: { description: 'The batches with stock.', schema: widgetBatchListSchema } },

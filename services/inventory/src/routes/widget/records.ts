@@ -1,6 +1,6 @@
 /**
  * Widget (API key) reads of records: `items/` (active serialized items of a product), `batches/` (a product's
- * batches with stock left), `location_inventory/` (what one physical location holds) and `work_orders/` (the
+ * batches with stock left, anywhere or at one location: the booking form's batch picker), `location_inventory/` (what one physical location holds) and `work_orders/` (the
  * open ones). Each list is one SQL statement after the ownership checks of the ids it names (ownedFilters).
  * VIRTUAL locations do not exist for the widget: naming one answers 404.
  */
@@ -42,9 +42,10 @@ export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
     res.json({ items: rows.map(presentWidgetItem) });
   });
 
-  router.get('/api/v1/widget/batches/', validate({ query: batchesQuery }), ownedFilters({ product_id: ID_OWNERS.product }), async (req, res) => {
-    const { product_id } = req.query as unknown as RecordsQuery;
-    const rows = await stockedBatches(sequelize, req.identity!.companyId, product_id);
+  router.get('/api/v1/widget/batches/', validate({ query: batchesQuery }), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
+    const { product_id, location_id } = req.query as unknown as RecordsQuery;
+    if (location_id) await physicalLocation(req.identity!, location_id);
+    const rows = await stockedBatches(sequelize, req.identity!.companyId, product_id, location_id);
     res.json({ batches: rows.map(presentWidgetBatch) });
   });
 

@@ -33,7 +33,7 @@ export const widgetItemListSchema = Joi.object({
 
 /** `GET /api/v1/widget/batches/`. */
 export const widgetBatchListSchema = Joi.object({
-  batches: Joi.array().items(widgetBatchSchema).required().description('Batches with stock left, earliest expiry first (undated last).'),
+  batches: Joi.array().items(widgetBatchSchema).required().description('Batches with stock left (at `location_id` when given), earliest expiry first (undated last).'),
 }).id('WidgetBatchList');
 
 /** `GET /api/v1/widget/location_inventory/`. */

@@ -1,15 +1,22 @@
 /** HTTP shapes of the widget's inventory routes (the booking bodies live in http/booking-schemas.ts). */
 import Joi from 'joi';
 import { schemas } from '@pi/common';
+import { gtinSchema } from '../../catalog/gtin';
 
 /** Widget GETs without parameters (the API key is the gateway's business and never reaches the service). */
 export const noQuery = Joi.object({});
 
-export const productListQuery = Joi.object({ location_id: schemas.uuid.description('Show the stock at this location only.') });
+export const productListQuery = Joi.object({
+  location_id: schemas.uuid.description('Show the stock at this location only.'),
+  barcode: gtinSchema.description('List only the product with this barcode (compared as a GTIN-14): what a scanned EAN or UPC finds.'),
+});
 
 /** `create_location/` takes what `POST /api/v1/locations/` takes. */
 export { createLocationBody } from '../locations/schema';
 
 export const itemsQuery = Joi.object({ product_id: schemas.uuid.required(), location_id: schemas.uuid });
-export const batchesQuery = Joi.object({ product_id: schemas.uuid.required() });
+export const batchesQuery = Joi.object({
+  product_id: schemas.uuid.required(),
+  location_id: schemas.uuid.description('Only the batches with stock at this physical location, with their quantity there.'),
+});
 export const locationInventoryQuery = Joi.object({ location_id: schemas.uuid.required() });

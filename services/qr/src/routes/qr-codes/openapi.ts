@@ -2,7 +2,7 @@
 import { operations, pageSchema } from '@pi/common';
 import { MAX_SHEET_LABELS } from '../../labels/layout';
 import { generatedCodesSchema, qrCodeSchema } from '../../presenters/qr-code';
-import { codeParams, generateCodesBody, listCodesQuery, sheetQuery } from './schema';
+import { codeParams, configureCodeBody, generateCodesBody, listCodesQuery, sheetQuery } from './schema';
 
 const qrCodePage = pageSchema(qrCodeSchema, 'QrCodePage');
 
@@ -19,7 +19,7 @@ export const qrCodeOperations = operations(
     operationId: 'generateQrCodes',
     tag: 'qr-codes',
     summary: 'Generate a batch of new codes',
-    description: 'Creates `count` new `VIRGIN` codes of the caller\'s company: 12 random base62 characters each, unique across companies.',
+    description: 'Creates `count` new `VIRGIN` codes of the caller\'s company: 12 random characters each (letters and digits without the look-alikes 0, O, 1, l and I, so a code can be typed from its label), unique across companies.',
     security: 'bearer',
     request: { body: generateCodesBody },
     responses: { 201: { description: 'The new codes.', schema: generatedCodesSchema } },
@@ -58,6 +58,21 @@ export const qrCodeOperations = operations(
     security: 'bearer',
     request: { params: codeParams },
     responses: { 200: { description: 'The label.', contentType: 'image/svg+xml', headers: printableHeaders } },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/qr-codes/{code}/configure/',
+    operationId: 'configureQrCodeFromDashboard',
+    tag: 'qr-codes',
+    summary: 'Link a VIRGIN code to a target (→ CONFIGURED)',
+    description:
+      "The dashboard's way to link a code, the same move as the widget's `configure_qr/` (docs/api/barcodes-and-camera.md): the target " +
+      "(a product, item or work order) must be the company's (403 otherwise, 404 if it exists nowhere), and so must the code. A code " +
+      'that is not VIRGIN answers 409 `invalid_transition` with `allowed_transitions`. The dashboard links codes in bulk one request a code.',
+    security: 'bearer',
+    request: { params: codeParams, body: configureCodeBody },
+    responses: { 200: { description: 'The code, linked.', schema: qrCodeSchema } },
+    errors: [404, 409],
   },
   {
     method: 'get',

@@ -1,11 +1,12 @@
-/** `/api/v1/qr-codes/` (dashboard, bearer): generate VIRGIN codes in batches, list, look one up. */
+/** `/api/v1/qr-codes/` (dashboard, bearer): generate VIRGIN codes in batches, list, look one up, link one to a target. */
 import { Router } from 'express';
 import type { Sequelize } from 'sequelize';
 import { buildPage, ownedFilters, validate } from '@pi/common';
 import { CodeFilters, generateCodes, listCodes, ownedCode, targetIdOwner } from '../../commands/codes';
 import type { QrConfig } from '../../config';
+import { configureCode } from '../../commands/transitions';
 import { presentQrCode } from '../../presenters/qr-code';
-import { codeParams, generateCodesBody, listCodesQuery } from './schema';
+import { codeParams, configureCodeBody, generateCodesBody, listCodesQuery } from './schema';
 
 export function qrCodesRouter(sequelize: Sequelize, config: QrConfig): Router {
   const router = Router();
@@ -24,6 +25,12 @@ export function qrCodesRouter(sequelize: Sequelize, config: QrConfig): Router {
 
   router.get(`${base}/:code/`, validate({ params: codeParams }), async (req, res) => {
     res.json(presentQrCode(await ownedCode(req.identity!, String(req.params.code)), config.PUBLIC_BASE_URL));
+  });
+
+  /** The widget's `configure_qr/` move for a signed-in user of the dashboard. */
+  router.post(`${base}/:code/configure/`, validate({ params: codeParams, body: configureCodeBody }), async (req, res) => {
+    const code = await configureCode(sequelize, req.identity!, String(req.params.code), req.body.target_type, req.body.target_id);
+    res.json(presentQrCode(code, config.PUBLIC_BASE_URL));
   });
   return router;
 }

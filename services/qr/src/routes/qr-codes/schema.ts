@@ -47,3 +47,9 @@ export const sheetQuery = Joi.object({
     otherwise: Joi.forbidden().messages({ 'any.unknown': '{#label} applies to status only' }),
   }).description('With `status` only: the page of codes to print (from 1).'),
 });
+
+/** `POST /api/v1/qr-codes/{code}/configure/`: the target of the widget's `configure_qr/`, the code being in the path. */
+export const configureCodeBody = Joi.object({
+  target_type: Joi.string().valid(...QR_TARGET_TYPES).required(),
+  target_id: schemas.uuid.required().description("A product, item or work order of the caller's company."),
+});
