@@ -47,11 +47,15 @@ const traceparent = () => `00-${randomBytes(16).toString('hex')}-${randomBytes(8
 
 describe('tracing: off by default', () => {
   describe('what a process loads', () => {
-    /** Starts tracing as a service's main.ts does, loads what it instruments, and lists the OpenTelemetry modules then in memory. */
+    /**
+     * Starts tracing as a service's main.ts does, loads what it instruments, and lists the OpenTelemetry modules
+     * then in memory. `@opentelemetry/api` alone does not count: prom-client (metrics) loads it for exemplars, and
+     * without an SDK registered every call of it is a no-op; the SDK, instrumentations and exporters must not load.
+     */
     const PROBE = `
       require('./services/inventory/dist/src/tracing.js');
       require('@pi/common'); require('express'); require('pg');
-      const loaded = Object.keys(require.cache).filter((k) => k.includes('/@opentelemetry/'));
+      const loaded = Object.keys(require.cache).filter((k) => k.includes('/@opentelemetry/') && !k.includes('/@opentelemetry/api/'));
       process.stdout.write(JSON.stringify({ loaded: loaded.length }));`;
     const probe = async (env: Record<string, string>) => {
       const run = await runToExit(process.execPath, ['-e', PROBE], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeoutMs: 90_000 });

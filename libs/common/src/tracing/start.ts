@@ -1,7 +1,7 @@
 /**
  * `startTracing('<service>')`: the first thing a process does (each service's `tracing.ts`, imported first by
  * its main.ts), before express, pg or http are loaded, so that they can be instrumented. With tracing off
- * (no OTEL_* variable turns it on: settings.ts) it returns at once and loads nothing of OpenTelemetry.
+ * (no OTEL_* variable turns it on: settings.ts) it returns at once and loads nothing of OpenTelemetry (prom-client loads the API package, which is a no-op without the SDK).
  *
  * Import it by its own path (`@pi/common/dist/src/tracing/start`), never through `@pi/common`'s index, which
  * loads the instrumented modules. A second call in the same process (the first one's name stays) does nothing.
