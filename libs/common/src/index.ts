@@ -42,3 +42,4 @@ export * from './db/connection-loss';
 export * from './db/pg-client';
 export * from './db/resilient-sequelize';
 export * from './http/request-deadline';
+export * from './http/ordering';

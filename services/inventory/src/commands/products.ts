@@ -5,20 +5,17 @@
  * format stock. The profile is fixed once the ledger names the product, and a product that anything refers
  * to cannot be deleted, only deactivated.
  */
-import { ForeignKeyConstraintError, Op, QueryTypes, col, fn } from 'sequelize';
-import type { Order, Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { ConflictError, Identity, PageRequest, ProductModel, Profile, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
+import { ForeignKeyConstraintError, Op, QueryTypes } from 'sequelize';
+import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
+import { ConflictError, Identity, OrderTerm, PageRequest, ProductModel, Profile, findOwned, likePattern, pageWindow, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
+import { PRODUCT_ORDERING } from '../sql/orderings';
 import { EngineConfig, validateEngineConfig } from '../engine/engine-config';
 
 export interface ProductFilters extends PageRequest {
   profile?: Profile;
   is_active?: boolean;
   search?: string;
-}
-
-/** `%`, `_` and `\` match literally in a search. */
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  ordering?: OrderTerm[];
 }
 
 export function listProducts(identity: Identity, filters: ProductFilters) {
@@ -29,9 +26,8 @@ export function listProducts(identity: Identity, filters: ProductFilters) {
     const pattern = likePattern(filters.search);
     Object.assign(where, { [Op.or]: [{ sku: { [Op.iLike]: pattern } }, { name: { [Op.iLike]: pattern } }] });
   }
-  // Case-insensitive by name whatever the database collation; then exact name and id, so pages are stable.
-  const order: Order = [[fn('lower', col('name')), 'ASC'], ['name', 'ASC'], ['id', 'ASC']];
-  return ProductModel.findAndCountAll({ where, order, ...pageWindow(filters), raw: true });
+  // Names sort ignoring case whatever the database collation, then exactly, then by id, so pages are stable.
+  return ProductModel.findAndCountAll({ where, order: sequelizeOrder(PRODUCT_ORDERING, filters.ordering), ...pageWindow(filters), raw: true });
 }
 
 export function getProduct(identity: Identity, id: string) {

@@ -3,7 +3,8 @@
  * depend on the profile and live in engine/engine-config.ts, which answers 400 `invalid_engine_config`.
  */
 import Joi from 'joi';
-import { PROFILES, schemas } from '@pi/common';
+import { PROFILES, orderingQuery, schemas, searchQuery } from '@pi/common';
+import { PRODUCT_ORDERING } from '../../sql/orderings';
 
 export const MAX_IMPORT_ROWS = 5000;
 
@@ -37,7 +38,8 @@ export const listProductsQuery = Joi.object({
   ...schemas.pagination,
   profile,
   is_active: Joi.boolean(),
-  search: Joi.string().trim().max(200).allow(''),
+  search: searchQuery('the SKU or the name'),
+  ordering: orderingQuery(PRODUCT_ORDERING),
 });
 
 /** One product of an import, as POST takes it; checked row by row so that every problem can be named with its row. */
