@@ -38,8 +38,32 @@ export function productOptions(products: Product[], empty?: string, only?: (p: P
 
 export const isPhysical = (l: Location) => l.type !== 'VIRTUAL';
 
+/**
+ * Location options as a tree: each location under its parent, indented one step per level, siblings by name.
+ * A location whose parent is not offered starts a tree of its own.
+ */
 export function locationOptions(locations: Location[], empty?: string, only: (l: Location) => boolean = (l) => isPhysical(l) && l.is_active): Option[] {
-  return [...(empty !== undefined ? [{ value: '', label: empty }] : []), ...locations.filter(only).map((l) => ({ value: l.id, label: `${l.name} (${l.type.toLowerCase()})` }))];
+  const offered = locations.filter(only);
+  const ids = new Set(offered.map((l) => l.id));
+  const children = new Map<string | null, Location[]>();
+  for (const l of offered) {
+    const parent = l.parent_id && ids.has(l.parent_id) ? l.parent_id : null;
+    children.set(parent, [...(children.get(parent) ?? []), l]);
+  }
+  const out: Option[] = empty !== undefined ? [{ value: '', label: empty }] : [];
+  const seen = new Set<string>();
+  const visit = (parent: string | null, depth: number) => {
+    const level = [...(children.get(parent) ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+    for (const l of level) {
+      if (seen.has(l.id)) continue;
+      seen.add(l.id);
+      // Non-breaking spaces: a <select> keeps them, so the hierarchy shows in the closed and the open picker.
+      out.push({ value: l.id, label: `${'\u00a0\u00a0\u00a0'.repeat(depth)}${depth ? '└ ' : ''}${l.name} (${l.type.toLowerCase()})` });
+      visit(l.id, depth + 1);
+    }
+  };
+  visit(null, 0);
+  return out;
 }
 
 /** `id → label` for showing ids of a list by name. */

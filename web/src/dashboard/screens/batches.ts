@@ -29,6 +29,8 @@ export const screen: Screen = {
 
     const list: PagedList<Batch> = new PagedList<Batch>({
       path: '/api/v1/batches/',
+      search: 'Search batch code',
+      sort: { field: 'expiration_date', descending: false },
       caption: 'Batches',
       empty: 'No batches match.',
       initial: { product_id: query.get('product_id') ?? '' },
@@ -38,11 +40,11 @@ export const screen: Screen = {
         { name: 'expires_before', label: 'Expires before', type: 'date' },
       ],
       columns: [
-        { label: 'Code', cell: (b) => h('strong', null, b.code) },
+        { label: 'Code', sort: 'code', cell: (b) => h('strong', null, b.code) },
         { label: 'Product', cell: (b) => productName(b.product_id), class: 'wide' },
-        { label: 'Expires', cell: (b) => (b.expiration_date ? [b.expiration_date, b.expiration_date < today() ? [' ', badge('expired', 'bad')] : null] : 'no expiry') },
+        { label: 'Expires', sort: 'expiration_date', cell: (b) => (b.expiration_date ? [b.expiration_date, b.expiration_date < today() ? [' ', badge('expired', 'bad')] : null] : 'no expiry') },
         { label: 'Remaining', cell: (b) => b.stock_display, class: 'num' },
-        { label: 'Created', cell: (b) => time(b.created_at) },
+        { label: 'Created', sort: 'created_at', cell: (b) => time(b.created_at) },
         {
           label: 'Actions',
           class: 'actions',

@@ -23,6 +23,8 @@ export const screen: Screen = {
     const productName = names(products, productLabel);
     const list: PagedList<EventEntry> = new PagedList<EventEntry>({
       path: '/api/v1/events/',
+      search: 'Search message',
+      sort: { field: 'created_at', descending: true },
       caption: 'Events',
       empty: 'No events match.',
       initial: { status: query.get('status') ?? 'OPEN', product_id: query.get('product_id') ?? '' },
@@ -36,12 +38,12 @@ export const screen: Screen = {
       ],
       toQuery: (v) => ({ ...v, created_after: fromLocalInput(v.created_after), created_before: fromLocalInput(v.created_before) }),
       columns: [
-        { label: 'Opened', cell: (e) => time(e.created_at) },
-        { label: 'Severity', cell: (e) => statusBadge(e.severity) },
+        { label: 'Opened', sort: 'created_at', cell: (e) => time(e.created_at) },
+        { label: 'Severity', sort: 'severity', cell: (e) => statusBadge(e.severity) },
         { label: 'Trigger', cell: (e) => e.trigger_type },
         { label: 'Product', cell: (e) => productName(e.product_id) },
         { label: 'Message', cell: (e) => e.message, class: 'wide' },
-        { label: 'Status', cell: (e) => [statusBadge(e.status), e.status_changed_at ? [' ', h('span', { class: 'muted small' }, time(e.status_changed_at))] : null] },
+        { label: 'Status', sort: 'status', cell: (e) => [statusBadge(e.status), e.status_changed_at ? [' ', h('span', { class: 'muted small' }, time(e.status_changed_at))] : null] },
         {
           label: 'Actions',
           class: 'actions',

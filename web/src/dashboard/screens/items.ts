@@ -26,6 +26,8 @@ export const screen: Screen = {
 
     const list: PagedList<Item> = new PagedList<Item>({
       path: '/api/v1/items/',
+      search: 'Search serial number',
+      sort: { field: 'created_at', descending: false },
       caption: 'Items',
       empty: 'No items match.',
       initial: { product_id: query.get('product_id') ?? '' },
@@ -35,11 +37,11 @@ export const screen: Screen = {
         { name: 'is_active', label: 'Status', type: 'select', options: [{ value: 'true', label: 'Active' }, { value: 'false', label: 'Retired' }] },
       ],
       columns: [
-        { label: 'Serial number', cell: (i) => h('strong', null, i.serial_number) },
+        { label: 'Serial number', sort: 'serial_number', cell: (i) => h('strong', null, i.serial_number) },
         { label: 'Product', cell: (i) => productName(i.product_id), class: 'wide' },
         { label: 'Location', cell: (i) => (i.location_id ? locationName(i.location_id) : '—') },
         { label: 'Status', cell: (i) => (i.is_active ? badge('active', 'ok') : [badge('retired'), ' ', time(i.retired_at)]) },
-        { label: 'Added', cell: (i) => time(i.created_at) },
+        { label: 'Added', sort: 'created_at', cell: (i) => time(i.created_at) },
         {
           label: 'Actions',
           class: 'actions',

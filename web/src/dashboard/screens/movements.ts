@@ -24,6 +24,8 @@ export const screen: Screen = {
     const locationName = names(locations, (l) => l.name);
     const list = new PagedList<Movement>({
       path: '/api/v1/movements/',
+      search: 'Search reason, SKU or product name',
+      sort: { field: 'created_at', descending: true },
       caption: 'Movements',
       empty: 'No movements match.',
       initial: Object.fromEntries(['product_id', 'location_id', 'kind', 'batch_id'].map((k) => [k, query.get(k) ?? ''])),
@@ -45,12 +47,13 @@ export const screen: Screen = {
       }),
       columns: [
         { label: '#', cell: (m) => String(m.seq), class: 'num' },
-        { label: 'When', cell: (m) => time(m.created_at) },
-        { label: 'Kind', cell: (m) => badge(m.kind, KIND_TONES[m.kind] ?? 'muted') },
+        { label: 'When', sort: 'created_at', cell: (m) => time(m.created_at) },
+        { label: 'Kind', sort: 'kind', cell: (m) => badge(m.kind, KIND_TONES[m.kind] ?? 'muted') },
         { label: 'Product', cell: (m) => productName(m.product_id) },
         { label: 'From → to', cell: (m) => `${locationName(m.from_location_id)} → ${locationName(m.to_location_id)}` },
         {
           label: 'Quantity',
+          sort: 'quantity',
           class: 'num',
           cell: (m) => [
             String(m.quantity),

@@ -56,6 +56,7 @@ export const screen: Screen = {
 
     const list: PagedList<WorkOrder> = new PagedList<WorkOrder>({
       path: '/api/v1/work-orders/',
+      search: 'Search number or title',
       caption: 'Work orders',
       empty: 'No work orders match.',
       filters: [
@@ -63,12 +64,12 @@ export const screen: Screen = {
         { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'Any product') },
       ],
       columns: [
-        { label: 'Number', cell: (o) => h('strong', null, o.number) },
+        { label: 'Number', sort: 'number', cell: (o) => h('strong', null, o.number) },
         { label: 'Title', cell: (o) => o.title, class: 'wide' },
-        { label: 'Status', cell: (o) => statusBadge(o.status) },
+        { label: 'Status', sort: 'status', cell: (o) => statusBadge(o.status) },
         { label: 'Product', cell: (o) => productName(o.product_id) },
         { label: 'Quantity', cell: (o) => (o.quantity === null ? '—' : String(o.quantity)), class: 'num' },
-        { label: 'Due', cell: (o) => o.due_date ?? '—' },
+        { label: 'Due', sort: 'due_date', cell: (o) => o.due_date ?? '—' },
         { label: 'Updated', cell: (o) => time(o.updated_at) },
         {
           label: 'Actions',
