@@ -88,6 +88,32 @@ describe('dashboard lists: sort by header, search as you type (browser)', functi
     });
   }
 
+  it('a product picker searches the API as one types, and keeps the product chosen', async () => {
+    const { page } = bp;
+    await page.setViewportSize(PHONE);
+    await signInWithKeyboard(page, company.admin.username, company.admin.password);
+    await navigate(page, 'Movements');
+    const form = page.getByRole('form', { name: 'Filter movements' });
+    const picker = form.getByLabel('Product', { exact: true });
+    await picker.selectOption({ label: `${skus[0]} — zebra ${tag}` });
+    const lookups: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/v1/product-models/') && r.url().includes('search=')) lookups.push(new URL(r.url()).searchParams.get('search')!);
+    });
+    await form.getByRole('searchbox', { name: 'Search product' }).pressSequentially('yak 50%', { delay: 20 });
+    const expected = ['All products', `${skus[0]} — zebra ${tag}`, `${skus[1]} — yak 50%_ ${tag}`];
+    await page.waitForFunction(
+      (n) => (globalThis as any).document.querySelector('form[aria-label="Filter movements"] select[name="product_id"]')?.options.length === n,
+      expected.length,
+      { timeout: 10_000 },
+    );
+    expect(await picker.locator('option').allTextContents()).to.deep.equal(expected);
+    expect(await picker.inputValue(), 'the chosen product stays chosen').to.not.equal('');
+    // Debounced: one request for the whole word, not one per key.
+    expect(lookups).to.deep.equal(['yak 50%']);
+    expect(unexpectedProblems(bp)).to.deep.equal([]);
+  });
+
   it('the location picker shows each location under its parent, indented', async () => {
     const { page } = bp;
     await signInWithKeyboard(page, company.admin.username, company.admin.password);

@@ -1,5 +1,5 @@
 /** The API's records as the dashboard reads them (README.md, API), and the pickers built from them. */
-import { getAll } from './api.js';
+import { type Page, get, getAll } from './api.js';
 import { Option } from './form.js';
 import type { Schema } from '../shared/api-types.js';
 
@@ -71,3 +71,18 @@ export function names<T extends { id: string }>(records: T[], label: (r: T) => s
   const map = new Map(records.map((r) => [r.id, label(r)]));
   return (id) => (id ? (map.get(id) ?? id.slice(0, 8)) : '—');
 }
+
+/** How many matches a picker's search offers at once. */
+const LOOKUP_SIZE = 50;
+
+/** A product picker's `lookup`: the products whose SKU or name holds the text, asked of the API. */
+export const productLookup =
+  (empty?: string, only?: (p: Product) => boolean) =>
+  async (text: string): Promise<Option[]> =>
+    productOptions((await get<Page<Product>>('/api/v1/product-models/', { search: text, page_size: LOOKUP_SIZE })).results, empty, only);
+
+/** A location picker's `lookup`: the locations whose name holds the text (with their parents, when offered). */
+export const locationLookup =
+  (empty?: string, only?: (l: Location) => boolean) =>
+  async (text: string): Promise<Option[]> =>
+    locationOptions((await get<Page<Location>>('/api/v1/locations/', { search: text, page_size: LOOKUP_SIZE })).results, empty, only);

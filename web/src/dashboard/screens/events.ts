@@ -2,7 +2,7 @@
 import { post } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
 import { PagedList } from '../list.js';
-import { SEVERITIES, loadProducts, names, productLabel, productOptions } from '../model.js';
+import { SEVERITIES, loadProducts, names, productLabel, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, notify, screenHeader, statusBadge } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
@@ -32,7 +32,7 @@ export const screen: Screen = {
         { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, 'OPEN', 'RESOLVED', 'IGNORED'] },
         { name: 'severity', label: 'Severity', type: 'select', options: [{ value: '', label: 'Any severity' }, ...SEVERITIES] },
         { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: '', label: 'Any trigger' }, 'THRESHOLD', 'DATE_OFFSET'] },
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products') },
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products'), lookup: productLookup('All products') },
         { name: 'created_after', label: 'From', type: 'datetime-local' },
         { name: 'created_before', label: 'Until', type: 'datetime-local' },
       ],

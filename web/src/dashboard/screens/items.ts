@@ -6,7 +6,7 @@ import { patch, post } from '../api.js';
 import { h, time } from '../dom.js';
 import { Form, formDialog, idempotencyKeys, text } from '../form.js';
 import { PagedList } from '../list.js';
-import { loadLocations, loadProducts, locationOptions, names, productLabel, productOptions } from '../model.js';
+import { loadLocations, loadProducts, locationLookup, locationOptions, names, productLabel, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { badge, button, notify, panel, screenHeader } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
@@ -32,8 +32,8 @@ export const screen: Screen = {
       empty: 'No items match.',
       initial: { product_id: query.get('product_id') ?? '' },
       filters: [
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All serialized products', serialized) },
-        { name: 'location_id', label: 'Location', type: 'select', options: locationOptions(locations, 'All locations') },
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All serialized products', serialized), lookup: productLookup('All serialized products', serialized) },
+        { name: 'location_id', label: 'Location', type: 'select', options: locationOptions(locations, 'All locations'), lookup: locationLookup('All locations') },
         { name: 'is_active', label: 'Status', type: 'select', options: [{ value: 'true', label: 'Active' }, { value: 'false', label: 'Retired' }] },
       ],
       columns: [
@@ -67,8 +67,8 @@ export const screen: Screen = {
     const form = new Form({
       label: 'New item',
       fields: [
-        { name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a serialized product', (p) => serialized(p) && p.is_active) },
-        { name: 'location_id', label: 'Location', type: 'select', required: true, options: locationOptions(locations, 'Choose a location') },
+        { name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a serialized product', (p) => serialized(p) && p.is_active), lookup: productLookup('Choose a serialized product', (p) => serialized(p) && p.is_active) },
+        { name: 'location_id', label: 'Location', type: 'select', required: true, options: locationOptions(locations, 'Choose a location'), lookup: locationLookup('Choose a location') },
         { name: 'serial_number', label: 'Serial number', required: true },
         { name: 'reason', label: 'Reason' },
       ],

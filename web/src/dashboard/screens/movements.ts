@@ -2,7 +2,7 @@
 import { getAll } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
 import { PagedList } from '../list.js';
-import { loadLocations, loadProducts, locationOptions, names, productOptions } from '../model.js';
+import { loadLocations, loadProducts, locationLookup, locationOptions, names, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { badge, screenHeader } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
@@ -30,8 +30,8 @@ export const screen: Screen = {
       empty: 'No movements match.',
       initial: Object.fromEntries(['product_id', 'location_id', 'kind', 'batch_id'].map((k) => [k, query.get(k) ?? ''])),
       filters: [
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products') },
-        { name: 'location_id', label: 'Location (either side)', type: 'select', options: locationOptions(locations, 'All locations', () => true) },
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products'), lookup: productLookup('All products') },
+        { name: 'location_id', label: 'Location (either side)', type: 'select', options: locationOptions(locations, 'All locations', () => true), lookup: locationLookup('All locations', () => true) },
         { name: 'kind', label: 'Kind', type: 'select', options: [{ value: '', label: 'Any kind' }, ...KINDS] },
         { name: 'batch_id', label: 'Batch id', placeholder: 'UUID' },
         { name: 'created_after', label: 'From', type: 'datetime-local' },

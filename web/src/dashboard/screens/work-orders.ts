@@ -3,7 +3,7 @@ import { patch, post } from '../api.js';
 import { h, time } from '../dom.js';
 import { FieldSpec, Form, Values, formDialog, inputValue, num, text } from '../form.js';
 import { PagedList } from '../list.js';
-import { Product, loadProducts, names, productOptions } from '../model.js';
+import { Product, loadProducts, names, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, notify, panel, screenHeader, statusBadge } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
@@ -20,7 +20,7 @@ function orderFields(products: Product[], order?: WorkOrder): FieldSpec[] {
   return [
     { name: 'number', label: 'Number', required: true, value: order?.number, help: 'Unique in the company.' },
     { name: 'title', label: 'Title', required: true, value: order?.title },
-    { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'No product'), value: order?.product_id ?? '' },
+    { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'No product'), lookup: productLookup('No product'), value: order?.product_id ?? '' },
     { name: 'quantity', label: 'Quantity', type: 'number', min: 0, value: inputValue(order?.quantity) },
     { name: 'due_date', label: 'Due date', type: 'date', value: order?.due_date ?? '' },
   ];
@@ -61,7 +61,7 @@ export const screen: Screen = {
       empty: 'No work orders match.',
       filters: [
         { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, ...STATUSES] },
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'Any product') },
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'Any product'), lookup: productLookup('Any product') },
       ],
       columns: [
         { label: 'Number', sort: 'number', cell: (o) => h('strong', null, o.number) },
