@@ -223,8 +223,8 @@ export class Form {
         });
         if (type !== 'file') control.value = String(spec.value ?? '');
       }
-      const label = h('label', { for: id, class: spec.required ? 'required' : undefined }, spec.label);
-      const lookup = spec.lookup && control instanceof HTMLSelectElement ? this.lookupBox(spec, control) : null;
+      const label = h('label', { for: id, id: `${id}-label`, class: spec.required ? 'required' : undefined }, spec.label);
+      const lookup = spec.lookup && control instanceof HTMLSelectElement ? this.lookupBox(spec, control, `${id}-label`) : null;
       wrapper = h('div', { class: 'field' }, label, lookup, control, help, errorEl);
       if (spec.suggestions) wrapper.append(h('datalist', { id: `${id}-list` }, spec.suggestions.map((s) => h('option', { value: s }))));
     }
@@ -237,10 +237,20 @@ export class Form {
   }
 
   /** The search box of a picker with `lookup`: its answers replace the options, keeping the one chosen. */
-  private lookupBox(spec: FieldSpec, select: HTMLSelectElement): HTMLElement {
+  private lookupBox(spec: FieldSpec, select: HTMLSelectElement, labelId: string): HTMLElement {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let asked = 0;
-    const box = h('input', { type: 'search', class: 'picker-search', 'aria-label': `Search ${spec.label.toLowerCase()}`, autocomplete: 'off', maxlength: '200' });
+    // Named "Search" and described by the picker's label: a name holding the label ("Search product") would
+    // make the label name two controls.
+    const box = h('input', {
+      type: 'search',
+      class: 'picker-search',
+      'aria-label': 'Search',
+      'aria-describedby': labelId,
+      'aria-controls': select.id,
+      autocomplete: 'off',
+      maxlength: '200',
+    });
     box.addEventListener('input', () => {
       clearTimeout(timer);
       timer = setTimeout(async () => {
