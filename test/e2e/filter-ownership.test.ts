@@ -1,5 +1,5 @@
 /**
- * Ids in list filters are checked like ids in paths (README, "Company isolation"): on every list of every
+ * Ids in list filters are checked like ids in paths (docs/api/conventions.md "Company isolation"): on every list of every
  * service, a filter naming another company's record answers 403 `access_denied` (with nothing of that record),
  * an id that names nothing answers 404, and the company's own record answers 200. The table below names every
  * id filter; the last tests fail when a list gains an id filter that neither the route's ownedFilters step nor
@@ -30,6 +30,8 @@ interface Records {
   goneRule: string;
   event: string;
   channel: string;
+  /** The company's admin user: who the audit log names as the actor of its changes. */
+  user: string;
   /** Names and ids no answer to another company may show. */
   secrets: string[];
 }
@@ -67,6 +69,7 @@ async function buildRecords(): Promise<Records> {
     goneRule: event.ruleId,
     event: event.id,
     channel: channel.id,
+    user: company.admin.id,
     secrets: [company.id, product.id, productName],
   };
 }
@@ -112,6 +115,8 @@ const CASES: FilterCase[] = [
   { path: '/api/v1/events/', filter: 'rule_id', record: 'goneRule', auth: 'bearer', variant: 'a rule only events still name' },
   { path: '/api/v1/notification-deliveries/', filter: 'channel_id', record: 'channel', auth: 'bearer' },
   { path: '/api/v1/notification-deliveries/', filter: 'event_id', record: 'event', auth: 'bearer' },
+  { path: '/api/v1/audit-log/', filter: 'actor', record: 'user', auth: 'bearer' },
+  { path: '/api/v1/audit-log/', filter: 'resource_id', record: 'product', auth: 'bearer' },
 ];
 
 describe('id filters of every list are checked like path ids', () => {

@@ -46,7 +46,7 @@ export async function buildCompany(overrides: { name?: string; username?: string
   };
 }
 
-export async function buildUser(company: TestCompany, overrides: { role?: 'admin' | 'member'; username?: string } = {}) {
+export async function buildUser(company: TestCompany, overrides: { role?: 'admin' | 'member' | 'viewer'; username?: string } = {}) {
   const username = overrides.username ?? unique('user');
   const password = `pw-${randomBytes(8).toString('hex')}`;
   const res = await post('/api/v1/users/', { username, password, role: overrides.role ?? 'member' }, { token: company.token });

@@ -8,7 +8,8 @@ export type Permission = (typeof PERMISSIONS)[number];
 export const TIERS = ['free', 'standard', 'premium'] as const;
 export type Tier = (typeof TIERS)[number];
 
-export const ROLES = ['admin', 'member'] as const;
+/** `viewer` reads what a member reads and changes nothing (docs/api/roles-and-audit-log.md). */
+export const ROLES = ['admin', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
 export interface Identity {
@@ -24,7 +25,7 @@ export interface Identity {
   budgetKeyId?: string;
 }
 
-/** The permission SPEC.md requires for an HTTP method. */
+/** The permission an HTTP method requires (docs/api/authentication.md). */
 export function permissionForMethod(method: string): Permission {
   switch (method.toUpperCase()) {
     case 'GET':
@@ -36,6 +37,11 @@ export function permissionForMethod(method: string): Permission {
     default:
       return 'write';
   }
+}
+
+/** A viewer holds only `read`: every write is refused at the gateway and again by every service. */
+export function permissionsOfRole(role: Role): Permission[] {
+  return role === 'viewer' ? ['read'] : [...PERMISSIONS];
 }
 
 /** The request id (set by http/request-id.ts). */

@@ -1,7 +1,7 @@
 /** The JSON of each identity resource, decided in one place. Key values appear only where they are created. */
 import Joi from 'joi';
-import { PERMISSIONS, ROLES, TIERS, timestampSchema as timestamp, uuidSchema as uuid } from '@pi/common';
-import type { ApiKey, Company, User } from '@pi/common';
+import { AUDIT_RESOURCE_TYPES, PERMISSIONS, ROLES, TIERS, timestampSchema as timestamp, uuidSchema as uuid } from '@pi/common';
+import type { ApiKey, AuditEntry, Company, User } from '@pi/common';
 
 type Row<T> = Pick<T, Extract<keyof T, string>>;
 
@@ -19,7 +19,10 @@ export const userSchema = Joi.object({
   id: uuid.required(),
   username: Joi.string().required(),
   email: Joi.string().allow(null).required(),
-  role: Joi.string().valid(...ROLES).required(),
+  role: Joi.string()
+    .valid(...ROLES)
+    .required()
+    .description('`admin`: everything, including users, keys, channels and the audit log; `member`: reads and changes the inventory; `viewer`: reads what a member reads and changes nothing (403 `permission_denied`).'),
   is_active: Joi.boolean().required().description('Deactivated users cannot log in; their tokens stop working at once.'),
   created_at: timestamp.required(),
 }).id('User');
@@ -75,5 +78,33 @@ export function presentApiKey(k: Row<ApiKey>, value?: string) {
     last_used_at: k.lastUsedAt,
     usage_count: Number(k.usageCount),
     created_at: k.createdAt,
+  };
+}
+
+export const auditEntrySchema = Joi.object({
+  id: uuid.required(),
+  actor: Joi.object({
+    type: Joi.string().valid('user', 'api_key', 'operator').required().description('`operator`: the command line of whoever runs the service (`npm run admin`).'),
+    id: uuid.allow(null).required().description('The user or API key; null for the operator.'),
+  }).required(),
+  action: Joi.string().required().description('`create`, `update`, `delete`, or a named change: `deactivate`, `revoke`, `rotate`, `rotate_secret`, `resume`, `set_tier`.'),
+  resource_type: Joi.string().valid(...AUDIT_RESOURCE_TYPES).required(),
+  resource_id: uuid.required(),
+  changes: Joi.object()
+    .unknown(true)
+    .required()
+    .description('Each changed field, by its API name, as `{before, after}` (null before a creation and after a deletion). Secrets (passwords, key values, channel secrets) show only as "[changed]".'),
+  created_at: timestamp.required(),
+}).id('AuditEntry');
+
+export function presentAuditEntry(e: Row<AuditEntry>) {
+  return {
+    id: e.id,
+    actor: { type: e.actorType, id: e.actorId },
+    action: e.action,
+    resource_type: e.resourceType,
+    resource_id: e.resourceId,
+    changes: e.changes,
+    created_at: e.createdAt,
   };
 }

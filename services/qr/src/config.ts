@@ -1,4 +1,4 @@
-/** The QR service's own settings (besides the common ones; see README "Configuration"). */
+/** The QR service's own settings (besides the common ones; see docs/operations/configuration.md). */
 import Joi from 'joi';
 
 export interface QrSettings {
@@ -14,6 +14,6 @@ export interface QrConfig extends QrSettings {
   PUBLIC_BASE_URL: string;
 }
 
-/** Redirect tokens live about ten minutes (SPEC.md), scan keys eight hours (DESIGN.md). */
+/** Redirect tokens live about ten minutes, scan keys eight hours (docs/decisions/0002-qr-scan-flow.md). */
 export const REDIRECT_TOKEN_SECONDS = 600;
 export const SCAN_KEY_SECONDS = 8 * 3600;

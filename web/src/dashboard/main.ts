@@ -1,7 +1,7 @@
 /**
  * The administration dashboard: sign-in, the shell (top bar, navigation, notices) and hash routing to one
  * module per screen (`#/products`, `#/channels/<id>`, …). Only what the signed-in user may use is listed:
- * channels, deliveries, API keys and users are for the company's admins.
+ * channels, deliveries, API keys, users and the audit log are for the company's admins; a viewer gets no write controls.
  */
 import { get, hasSession, onSessionEnd, signIn, signOut } from './api.js';
 import { fill, h } from './dom.js';
@@ -10,6 +10,7 @@ import type { Me } from './model.js';
 import { Screen, ScreenContext, parseHash } from './screen.js';
 import { clearNotice, errorBox, setNoticeRegion } from './ui.js';
 import { screen as apiKeys } from './screens/api-keys.js';
+import { screen as auditLog } from './screens/audit-log.js';
 import { screen as batches } from './screens/batches.js';
 import { screen as channels } from './screens/channels.js';
 import { screen as deliveries } from './screens/deliveries.js';
@@ -25,7 +26,7 @@ import { screen as stock } from './screens/stock.js';
 import { screen as users } from './screens/users.js';
 import { screen as workOrders } from './screens/work-orders.js';
 
-const SCREENS: Screen[] = [products, importExport, stock, movements, locations, items, batches, workOrders, qrCodes, rules, events, channels, deliveries, apiKeys, users];
+const SCREENS: Screen[] = [products, importExport, stock, movements, locations, items, batches, workOrders, qrCodes, rules, events, channels, deliveries, apiKeys, users, auditLog];
 const GROUPS: Screen['group'][] = ['Catalog', 'Stock', 'Operations', 'Monitoring', 'Administration'];
 const HOME = '#/products';
 const APP_TITLE = 'Inventory dashboard';
@@ -40,6 +41,8 @@ let renderSeq = 0;
 let keepNotice = false;
 
 const isAdmin = () => me?.role === 'admin';
+/** A viewer reads everything and changes nothing (docs/api/roles-and-audit-log.md): write controls are hidden. */
+const isViewer = () => me?.role === 'viewer';
 const visibleScreens = () => SCREENS.filter((s) => !s.adminOnly || isAdmin());
 
 function showLogin(message?: string): void {
@@ -155,7 +158,18 @@ function renderShell(): void {
         ),
       ),
     ),
-    h('div', { class: 'layout' }, nav, h('main', { id: 'main', tabindex: '-1' }, notices, screenRoot)),
+    h(
+      'div',
+      { class: isViewer() ? 'layout read-only' : 'layout' },
+      nav,
+      h(
+        'main',
+        { id: 'main', tabindex: '-1' },
+        isViewer() ? h('p', { class: 'notice notice-info read-only-note' }, 'You have read-only access (viewer): you can see everything, but not change it.') : null,
+        notices,
+        screenRoot,
+      ),
+    ),
   );
 }
 

@@ -1,5 +1,5 @@
 /**
- * Sequelize with two things added to every transaction and statement, whoever runs them (README "Deadlines
+ * Sequelize with two things added to every transaction and statement, whoever runs them (docs/api/deadlines-and-retries.md, "Deadlines
  * and retries"):
  *
  * 1. **Lost connections are retried where that is safe.** A managed transaction

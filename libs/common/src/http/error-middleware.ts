@@ -22,7 +22,7 @@ interface BodyParserError extends Error {
 const isInflateError = (err: BodyParserError) => err.status === 400 && typeof err.code === 'string' && /^(Z_|ERR__)/.test(err.code);
 /**
  * CHECK constraints that a valid request can still run into, by name, and the answer each gets. A bound kept
- * by the database holds whatever SQL the booking path runs (README, "Hostile input").
+ * by the database holds whatever SQL the booking path runs (docs/api/paths-and-hostile-input.md "Hostile input").
  */
 const CHECK_ANSWERS: Record<string, () => AppError> = {
   stock_balances_quantity_max: () =>

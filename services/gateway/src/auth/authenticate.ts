@@ -1,16 +1,16 @@
 /**
  * Authentication at the gateway. Dashboard users send `Authorization: Bearer <access>`; widgets and scripts
- * send a company API key, looked up in SPEC.md's order: query `api_key`, header `X-API-Key`, body `api_key`.
+ * send a company API key, looked up in the documented order (docs/api/authentication.md): query `api_key`, header `X-API-Key`, body `api_key`.
  * Each sets `req.identity`, which the proxy forwards to the services in the internal token.
  */
 import type { Request, RequestHandler } from 'express';
-import { AuthenticationError, Identity, PERMISSIONS, PermissionDeniedError, hashKeyValue, looksLikeKeyValue, permissionForMethod } from '@pi/common';
-import { originAllowed } from './allowed-origins';
+import { AuthenticationError, Identity, PermissionDeniedError, hashKeyValue, looksLikeKeyValue, permissionForMethod, permissionsOfRole } from '@pi/common';
+import { keyAllowsOrigin } from './allowed-origins';
 import type { CredentialCache } from './credential-cache';
 import type { UsageRecorder } from './usage-recorder';
 import { verifyUserToken } from './user-tokens';
 
-/** The key value a request carries, in SPEC.md's lookup order. */
+/** The key value a request carries, in the documented lookup order. */
 export function keyValueFrom(req: Request): unknown {
   const fromQuery = (req.query as Record<string, unknown>).api_key;
   if (fromQuery !== undefined) return fromQuery;
@@ -30,7 +30,11 @@ export function authenticateUser(jwtSecret: string, credentials: CredentialCache
     const user = await credentials.user(claims.sub);
     if (!user || !user.isActive || user.companyId !== claims.cid) return next(new AuthenticationError('User is inactive or unknown.'));
     if (user.tokenVersion !== claims.ver) return next(new AuthenticationError('Token has been revoked.'));
-    req.identity = { companyId: user.companyId, principal: { kind: 'user', id: user.id }, permissions: [...PERMISSIONS], role: user.role };
+    const permissions = permissionsOfRole(user.role);
+    req.identity = { companyId: user.companyId, principal: { kind: 'user', id: user.id }, permissions, role: user.role };
+    // A viewer holds `read` only: every write, here or behind the proxy, stops at the gateway (docs/api/roles-and-audit-log.md).
+    const needed = permissionForMethod(req.method);
+    if (!permissions.includes(needed)) return next(new PermissionDeniedError('Your role (viewer) can read but not change anything.'));
     next();
   };
 }
@@ -40,7 +44,7 @@ export function authenticateUser(jwtSecret: string, credentials: CredentialCache
  * scanned or embedded, so a key's `allowed_domains` (which name the embedding sites) never shut it out.
  */
 export function authenticateApiKey(usage: UsageRecorder, ownOrigin: string, credentials: CredentialCache): RequestHandler {
-  return async (req, _res, next) => {
+  return async (req, res, next) => {
     const value = keyValueFrom(req);
     if (value === undefined) return next(new AuthenticationError('API key required.'));
     if (!looksLikeKeyValue(value)) return next(new AuthenticationError('Invalid API key.'));
@@ -51,9 +55,11 @@ export function authenticateApiKey(usage: UsageRecorder, ownOrigin: string, cred
     const needed = permissionForMethod(req.method);
     if (!key.permissions.includes(needed)) return next(new PermissionDeniedError(`API key lacks the '${needed}' permission.`));
     const origin = req.get('origin');
-    if (origin && origin !== ownOrigin && key.allowedDomains.length > 0 && !originAllowed(origin, key.allowedDomains)) {
+    if (origin && !keyAllowsOrigin(origin, key.allowedDomains, ownOrigin)) {
       return next(new PermissionDeniedError('Origin not allowed for this API key.', 'origin_not_allowed'));
     }
+    // What the CORS answer asks the key (http/cors.ts, widgetKeyCors).
+    res.locals.apiKeyAllowedDomains = key.allowedDomains;
     const identity: Identity = { companyId: key.companyId, principal: { kind: 'api_key', id: key.id }, permissions: key.permissions, tier: key.tier, budgetKeyId: key.parentKeyId ?? key.id };
     req.identity = identity;
     next();

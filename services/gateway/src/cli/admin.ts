@@ -41,6 +41,7 @@ async function createCompany(sequelize: Sequelize, args: string[], env: NodeJS.P
     sequelize,
     { companyName: input.company_name, username: input.username, password: input.password, email: input.email },
     cost,
+    { byOperator: true },
   );
   return {
     company: presentCompany(company),

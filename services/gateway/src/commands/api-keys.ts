@@ -6,7 +6,7 @@
  * can still be revoked (DELETE), which takes an expired key out of the list.
  */
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { ApiKey, ConflictError, Identity, ListOrdering, NotFoundError, OrderTerm, PageRequest, Permission, Tier, findOwned, generateKeyValue, pageWindow, sequelizeOrder } from '@pi/common';
+import { ApiKey, AuditAction, AuditSnapshot, ConflictError, Identity, ListOrdering, NotFoundError, OrderTerm, PageRequest, Permission, Tier, findOwned, generateKeyValue, pageWindow, recordAudit, sequelizeOrder } from '@pi/common';
 
 export interface NewApiKey {
   name: string;
@@ -35,22 +35,46 @@ export function getApiKey(identity: Identity, id: string) {
   return findOwned(ApiKey, id, identity.companyId, { what: 'API key' });
 }
 
-export async function createApiKey(identity: Identity, input: NewApiKey) {
+/** A key's fields as the audit log records them (docs/api/roles-and-audit-log.md): the value only as "[changed]". */
+export function auditedKey(row: ApiKey): AuditSnapshot {
+  return {
+    name: row.name,
+    prefix: row.prefix,
+    permissions: row.permissions,
+    allowed_domains: row.allowedDomains,
+    expires_at: row.expiresAt,
+    tier: row.tier,
+    revoked_at: row.revokedAt,
+    key: row.keyHash,
+  };
+}
+
+function auditKey(transaction: Transaction, identity: Identity | null, companyId: string, action: AuditAction, row: ApiKey, before: AuditSnapshot | null) {
+  return recordAudit(transaction, companyId, identity, { action, resourceType: 'api_key', resourceId: row.id, before, after: auditedKey(row), secretFields: ['key'] });
+}
+
+export async function createApiKey(sequelize: Sequelize, identity: Identity, input: NewApiKey) {
   const key = generateKeyValue();
-  const row = await ApiKey.create({
-    companyId: identity.companyId,
-    name: input.name,
-    prefix: key.prefix,
-    keyHash: key.hash,
-    permissions: input.permissions,
-    allowedDomains: input.allowed_domains,
-    expiresAt: input.expires_at ?? null,
-    tier: 'free',
-    isWidgetKey: false,
-    usageCount: '0',
-    createdByUserId: identity.principal.kind === 'user' ? identity.principal.id : null,
+  return sequelize.transaction(async (transaction) => {
+    const row = await ApiKey.create(
+      {
+        companyId: identity.companyId,
+        name: input.name,
+        prefix: key.prefix,
+        keyHash: key.hash,
+        permissions: input.permissions,
+        allowedDomains: input.allowed_domains,
+        expiresAt: input.expires_at ?? null,
+        tier: 'free',
+        isWidgetKey: false,
+        usageCount: '0',
+        createdByUserId: identity.principal.kind === 'user' ? identity.principal.id : null,
+      },
+      { transaction },
+    );
+    await auditKey(transaction, identity, identity.companyId, 'create', row, null);
+    return { row, value: key.value };
   });
-  return { row, value: key.value };
 }
 
 /** Expired by the same clock the gateway's authentication uses. */
@@ -70,11 +94,13 @@ async function lockActiveKey(identity: Identity, id: string, transaction: Transa
 export function updateApiKey(sequelize: Sequelize, identity: Identity, id: string, changes: ApiKeyChanges) {
   return sequelize.transaction(async (transaction) => {
     const row = await lockActiveKey(identity, id, transaction);
+    const before = auditedKey(row);
     if (changes.name !== undefined) row.name = changes.name;
     if (changes.permissions !== undefined) row.permissions = changes.permissions;
     if (changes.allowed_domains !== undefined) row.allowedDomains = changes.allowed_domains;
     if (changes.expires_at !== undefined) row.expiresAt = changes.expires_at;
     await row.save({ transaction });
+    await auditKey(transaction, identity, identity.companyId, 'update', row, before);
     return row;
   });
 }
@@ -87,11 +113,13 @@ async function revokeMintedFrom(keyId: string, transaction: Transaction) {
 export function rotateApiKey(sequelize: Sequelize, identity: Identity, id: string) {
   return sequelize.transaction(async (transaction) => {
     const row = await lockActiveKey(identity, id, transaction);
+    const before = auditedKey(row);
     const key = generateKeyValue();
     row.prefix = key.prefix;
     row.keyHash = key.hash;
     await row.save({ transaction });
     await revokeMintedFrom(row.id, transaction);
+    await auditKey(transaction, identity, identity.companyId, 'rotate', row, before);
     return { row, value: key.value };
   });
 }
@@ -99,14 +127,22 @@ export function rotateApiKey(sequelize: Sequelize, identity: Identity, id: strin
 export function revokeApiKey(sequelize: Sequelize, identity: Identity, id: string) {
   return sequelize.transaction(async (transaction) => {
     const row = await lockActiveKey(identity, id, transaction, { allowExpired: true });
+    const before = auditedKey(row);
     row.revokedAt = new Date();
     await row.save({ transaction });
     await revokeMintedFrom(row.id, transaction);
+    await auditKey(transaction, identity, identity.companyId, 'revoke', row, before);
   });
 }
 
-/** Operator only (`npm run admin -- set-tier`): tiers are set by whoever runs the service. */
+/** Operator only (`npm run admin -- set-tier`): tiers are set by whoever runs the service; the audit log names the operator. */
 export async function setApiKeyTier(id: string, tier: Tier) {
-  const [count] = await ApiKey.update({ tier }, { where: { id } });
-  if (count === 0) throw new NotFoundError('API key not found.');
+  await ApiKey.sequelize!.transaction(async (transaction) => {
+    const row = await ApiKey.findByPk(id, { transaction, lock: true });
+    if (!row) throw new NotFoundError('API key not found.');
+    const before = auditedKey(row);
+    row.tier = tier;
+    await row.save({ transaction });
+    await auditKey(transaction, null, row.companyId, 'set_tier', row, before);
+  });
 }

@@ -4,10 +4,11 @@
  * (read + write, the company's widget key). Used by registration and by `npm run admin -- create-company`.
  */
 import type { Sequelize } from 'sequelize';
-import { ApiKey, Company, Location, User, generateKeyValue } from '@pi/common';
+import { ApiKey, Company, Identity, Location, User, generateKeyValue, permissionsOfRole, recordAudits } from '@pi/common';
+import { auditedKey } from './api-keys';
 import { assertStrongPassword } from '../auth/password-policy';
 import { hashPassword } from '../auth/passwords';
-import { rethrowUsernameTaken } from './users';
+import { auditedUser, rethrowUsernameTaken, USER_SECRETS } from './users';
 
 export interface RegistrationInput {
   companyName: string;
@@ -16,7 +17,11 @@ export interface RegistrationInput {
   email?: string | null;
 }
 
-export async function registerCompany(sequelize: Sequelize, input: RegistrationInput, passwordCost: number) {
+/**
+ * The audit log's first entries name who made the company: its new admin on registration, the operator for
+ * `npm run admin -- create-company` (`byOperator`).
+ */
+export async function registerCompany(sequelize: Sequelize, input: RegistrationInput, passwordCost: number, { byOperator = false } = {}) {
   assertStrongPassword(input.password, { username: input.username, email: input.email, companyName: input.companyName });
   const passwordHash = await hashPassword(input.password, passwordCost);
   const key = generateKeyValue();
@@ -49,6 +54,12 @@ export async function registerCompany(sequelize: Sequelize, input: RegistrationI
         },
         { transaction },
       );
+      const founder: Identity = { companyId: company.id, principal: { kind: 'user', id: user.id }, permissions: permissionsOfRole('admin'), role: 'admin' };
+      await recordAudits(transaction, company.id, byOperator ? null : founder, [
+        { action: 'create', resourceType: 'company', resourceId: company.id, after: { name: company.name } },
+        { action: 'create', resourceType: 'user', resourceId: user.id, after: auditedUser(user), secretFields: USER_SECRETS },
+        { action: 'create', resourceType: 'api_key', resourceId: apiKey.id, after: auditedKey(apiKey), secretFields: ['key'] },
+      ]);
       return { company, user, apiKey, keyValue: key.value };
     })
     .catch(rethrowUsernameTaken);

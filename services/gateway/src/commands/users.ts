@@ -1,6 +1,6 @@
 /** Company users: listing, creation, changes and deactivation, always inside the caller's company. */
 import type { Sequelize } from 'sequelize';
-import { Company, ConflictError, Identity, ListOrdering, OrderTerm, PageRequest, Role, User, findOwned, pageWindow, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
+import { AuditSnapshot, Company, ConflictError, Identity, ListOrdering, OrderTerm, PageRequest, Role, User, findOwned, pageWindow, recordAudit, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
 import { assertStrongPassword } from '../auth/password-policy';
 import { hashPassword } from '../auth/passwords';
 
@@ -33,7 +33,7 @@ export interface NewUser {
   role: Role;
 }
 
-/** The company's name, which a password of its users must not be (README "Passwords"). */
+/** The company's name, which a password of its users must not be (docs/api/authentication.md "Passwords"). */
 async function companyNameOf(companyId: string): Promise<string | undefined> {
   return (await Company.findByPk(companyId, { attributes: ['name'], raw: true }))?.name;
 }
@@ -49,17 +49,25 @@ async function assertStrongNewPassword(identity: Identity, userId: string, passw
   assertStrongPassword(password, { username: user.username, email: newEmail ?? user.email, companyName });
 }
 
-export async function createUser(identity: Identity, input: NewUser, passwordCost: number) {
+/** A user's fields as the audit log records them (docs/api/roles-and-audit-log.md): the password only as "[changed]". */
+export function auditedUser(user: User): AuditSnapshot {
+  return { username: user.username, email: user.email, role: user.role, is_active: user.isActive, password: user.passwordHash };
+}
+export const USER_SECRETS = ['password'] as const;
+
+export async function createUser(sequelize: Sequelize, identity: Identity, input: NewUser, passwordCost: number) {
   assertStrongPassword(input.password, { username: input.username, email: input.email, companyName: await companyNameOf(identity.companyId) });
   const passwordHash = await hashPassword(input.password, passwordCost);
-  return User.create({
-    companyId: identity.companyId,
-    username: input.username,
-    email: input.email ?? null,
-    passwordHash,
-    role: input.role,
-    isActive: true,
-  }).catch(rethrowUsernameTaken);
+  return sequelize
+    .transaction(async (transaction) => {
+      const user = await User.create(
+        { companyId: identity.companyId, username: input.username, email: input.email ?? null, passwordHash, role: input.role, isActive: true },
+        { transaction },
+      );
+      await recordAudit(transaction, identity.companyId, identity, { action: 'create', resourceType: 'user', resourceId: user.id, after: auditedUser(user), secretFields: USER_SECRETS });
+      return user;
+    })
+    .catch(rethrowUsernameTaken);
 }
 
 export interface UserChanges {
@@ -70,18 +78,20 @@ export interface UserChanges {
 }
 
 /** Applies changes; a company never loses its last active admin. */
-export async function updateUser(sequelize: Sequelize, identity: Identity, id: string, changes: UserChanges, passwordCost: number) {
+export async function updateUser(sequelize: Sequelize, identity: Identity, id: string, changes: UserChanges, passwordCost: number, action: 'update' | 'deactivate' = 'update') {
   if (changes.password) await assertStrongNewPassword(identity, id, changes.password, changes.email);
   const passwordHash = changes.password ? await hashPassword(changes.password, passwordCost) : undefined;
   return sequelize.transaction(async (transaction) => {
     const user = await findOwned(User, id, identity.companyId, { transaction, lock: true, what: 'User' });
-    const losesAdmin = user.role === 'admin' && user.isActive && (changes.role === 'member' || changes.is_active === false);
+    const before = auditedUser(user);
+    const losesAdmin = user.role === 'admin' && user.isActive && ((changes.role !== undefined && changes.role !== 'admin') || changes.is_active === false);
     if (losesAdmin) await assertAnotherActiveAdmin(identity.companyId, user.id, transaction);
     if (changes.email !== undefined) user.email = changes.email;
     if (changes.role !== undefined) user.role = changes.role;
     if (changes.is_active !== undefined) user.isActive = changes.is_active;
     if (passwordHash) user.passwordHash = passwordHash;
     await user.save({ transaction });
+    await recordAudit(transaction, identity.companyId, identity, { action, resourceType: 'user', resourceId: user.id, before, after: auditedUser(user), secretFields: USER_SECRETS });
     return user;
   });
 }

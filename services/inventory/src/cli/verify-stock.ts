@@ -1,6 +1,6 @@
 /**
  * `npm run stock:verify [-- --company <id>]`: checks that the balance projection matches the ledger
- * (DESIGN.md §2, "it must find none"). Works on DATABASE_URL, or on the standalone database of DATA_DIR
+ * (docs/decisions/0001-stock-ledger.md: it must find none). Works on DATABASE_URL, or on the standalone database of DATA_DIR
  * (running or not), like `npm run admin`.
  *
  * Two checks, read in one snapshot so that bookings running meanwhile cannot cause false alarms:

@@ -8,10 +8,10 @@ import Joi from 'joi';
 import { parse } from 'csv-parse/sync';
 import { QueryTypes, UniqueConstraintError } from 'sequelize';
 import type { Sequelize, Transaction } from 'sequelize';
-import { AppError, Identity, ProductModel, Profile, ValidationError, addField, fieldMap, fieldsOf, textProblem } from '@pi/common';
+import { AppError, Identity, ProductModel, Profile, ValidationError, addField, fieldMap, fieldsOf, recordAudits, textProblem } from '@pi/common';
 import { InvalidEngineConfigError, validateEngineConfig } from '../engine/engine-config';
 import { MAX_IMPORT_ROWS, importJsonBody, importRow } from '../routes/product-models/schema';
-import { engineColumns } from './products';
+import { auditedProduct, engineColumns } from './products';
 
 export type ImportRequest = { format: 'json'; body: unknown } | { format: 'csv'; text: string };
 
@@ -223,6 +223,12 @@ export async function importProducts(sequelize: Sequelize, identity: Identity, r
           isActive: true,
         })),
         { transaction, returning: true },
+      );
+      await recordAudits(
+        transaction,
+        identity.companyId,
+        identity,
+        created.map((p) => ({ action: 'create' as const, resourceType: 'product_model' as const, resourceId: p.id, after: auditedProduct(p) })),
       );
       const createdBySku = new Map(created.map((p) => [p.sku, p]));
       const products = rows.map((r) => createdBySku.get(r.sku)!);

@@ -5,7 +5,7 @@
  */
 import { Op } from 'sequelize';
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { ConflictError, Identity, Location, LocationType, OrderTerm, PageRequest, ValidationError, findOwned, likePattern, pageWindow, sequelizeOrder } from '@pi/common';
+import { AuditSnapshot, ConflictError, Identity, Location, LocationType, OrderTerm, PageRequest, ValidationError, findOwned, likePattern, pageWindow, recordAudit, sequelizeOrder } from '@pi/common';
 import { LOCATION_ORDERING } from '../sql/orderings';
 
 export interface LocationFilters extends PageRequest {
@@ -48,13 +48,21 @@ export interface NewLocation {
   parent_id?: string | null;
 }
 
+/** A location's fields as the audit log records them (docs/api/roles-and-audit-log.md). */
+function auditedLocation(location: Location): AuditSnapshot {
+  return { name: location.name, type: location.type, parent_id: location.parentId, is_active: location.isActive };
+}
+
+/** From the dashboard (a user) or the widget (an API key): the audit log names whichever it was. */
 export function createLocation(sequelize: Sequelize, identity: Identity, input: NewLocation) {
   return sequelize.transaction(async (transaction) => {
     if (input.parent_id) await checkParent(identity, input.parent_id, transaction);
-    return Location.create(
+    const location = await Location.create(
       { companyId: identity.companyId, name: input.name, type: input.type, parentId: input.parent_id ?? null, isActive: true },
       { transaction },
     );
+    await recordAudit(transaction, identity.companyId, identity, { action: 'create', resourceType: 'location', resourceId: location.id, after: auditedLocation(location) });
+    return location;
   });
 }
 
@@ -64,16 +72,18 @@ export interface LocationChanges {
   is_active?: boolean;
 }
 
-export function updateLocation(sequelize: Sequelize, identity: Identity, id: string, changes: LocationChanges) {
+export function updateLocation(sequelize: Sequelize, identity: Identity, id: string, changes: LocationChanges, action: 'update' | 'deactivate' = 'update') {
   return sequelize.transaction(async (transaction) => {
     const location = await findOwned(Location, id, identity.companyId, { transaction, lock: true, what: 'Location' });
     if (location.systemRole) throw new ConflictError('system_location', 'System locations cannot be changed.');
+    const before = auditedLocation(location);
     if (changes.parent_id) await assertNoCycle(identity, location.id, changes.parent_id, transaction);
     if (changes.is_active === false && location.isActive) await assertEmpty(location.id, transaction);
     if (changes.name !== undefined) location.name = changes.name;
     if (changes.parent_id !== undefined) location.parentId = changes.parent_id;
     if (changes.is_active !== undefined) location.isActive = changes.is_active;
     await location.save({ transaction });
+    await recordAudit(transaction, identity.companyId, identity, { action, resourceType: 'location', resourceId: location.id, before, after: auditedLocation(location) });
     return location;
   });
 }

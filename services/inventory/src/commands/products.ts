@@ -1,13 +1,13 @@
 /**
  * Product models: the company's catalog. Each product has a profile (its tracking mode) and an engine config
- * whose `engine_type` matches it (DESIGN.md §2, Products: profiles and engines). The config is validated and
+ * whose `engine_type` matches it (docs/api/catalog-and-records.md, "Product models"). The config is validated and
  * completed by engine/engine-config.ts; its `unit` and `decimals` are copied into columns so that SQL can
  * format stock. The profile is fixed once the ledger names the product, and a product that anything refers
  * to cannot be deleted, only deactivated.
  */
 import { ForeignKeyConstraintError, Op, QueryTypes } from 'sequelize';
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { ConflictError, Identity, OrderTerm, PageRequest, ProductModel, Profile, findOwned, likePattern, pageWindow, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
+import { AuditSnapshot, ConflictError, Identity, OrderTerm, PageRequest, ProductModel, Profile, findOwned, likePattern, pageWindow, recordAudit, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
 import { PRODUCT_ORDERING } from '../sql/orderings';
 import { EngineConfig, validateEngineConfig } from '../engine/engine-config';
 
@@ -50,17 +50,38 @@ export interface NewProduct {
   description?: string | null;
 }
 
-export async function createProduct(identity: Identity, input: NewProduct) {
+/** A product's fields as the audit log records them (docs/api/roles-and-audit-log.md). */
+export function auditedProduct(product: ProductModel): AuditSnapshot {
+  return {
+    sku: product.sku,
+    name: product.name,
+    description: product.description,
+    profile: product.profile,
+    engine_config: product.engineConfig,
+    is_active: product.isActive,
+  };
+}
+
+export async function createProduct(sequelize: Sequelize, identity: Identity, input: NewProduct) {
   const config = validateEngineConfig(input.profile, input.engine_config);
-  return ProductModel.create({
-    companyId: identity.companyId,
-    sku: input.sku,
-    name: input.name,
-    description: input.description ?? null,
-    profile: input.profile,
-    ...engineColumns(config),
-    isActive: true,
-  }).catch(rethrowSkuTaken);
+  return sequelize
+    .transaction(async (transaction) => {
+      const product = await ProductModel.create(
+        {
+          companyId: identity.companyId,
+          sku: input.sku,
+          name: input.name,
+          description: input.description ?? null,
+          profile: input.profile,
+          ...engineColumns(config),
+          isActive: true,
+        },
+        { transaction },
+      );
+      await recordAudit(transaction, identity.companyId, identity, { action: 'create', resourceType: 'product_model', resourceId: product.id, after: auditedProduct(product) });
+      return product;
+    })
+    .catch(rethrowSkuTaken);
 }
 
 export interface ProductChanges {
@@ -89,6 +110,7 @@ async function hasMovements(product: ProductModel, transaction: Transaction): Pr
 export function updateProduct(sequelize: Sequelize, identity: Identity, id: string, changes: ProductChanges) {
   return sequelize.transaction(async (transaction) => {
     const product = await findOwned(ProductModel, id, identity.companyId, { transaction, lock: true, what: 'Product model' });
+    const before = auditedProduct(product);
     const profile = changes.profile ?? product.profile;
     if (profile !== product.profile && (await hasMovements(product, transaction))) {
       throw new ConflictError(
@@ -114,6 +136,7 @@ export function updateProduct(sequelize: Sequelize, identity: Identity, id: stri
     if (changes.description !== undefined) product.description = changes.description;
     if (changes.is_active !== undefined) product.isActive = changes.is_active;
     await product.save({ transaction }).catch(rethrowSkuTaken);
+    await recordAudit(transaction, identity.companyId, identity, { action: 'update', resourceType: 'product_model', resourceId: product.id, before, after: auditedProduct(product) });
     return product;
   });
 }
@@ -157,6 +180,7 @@ export async function deleteProduct(sequelize: Sequelize, identity: Identity, id
       const usedBy = REFERENCES.filter(({ table }) => found[table]).map(({ table }) => table);
       if (usedBy.length) throw productInUse(usedBy);
       await product.destroy({ transaction });
+      await recordAudit(transaction, identity.companyId, identity, { action: 'delete', resourceType: 'product_model', resourceId: product.id, before: auditedProduct(product) });
     })
     .catch((err: unknown) => {
       if (err instanceof ForeignKeyConstraintError) throw productInUse([String(err.table ?? 'other records')]);

@@ -5,6 +5,8 @@
  * every attempt); the DNS lookup happens before any row is locked.
  */
 import {
+  AuditAction,
+  AuditSnapshot,
   ChannelKind,
   ConflictError,
   closeBreaker,
@@ -26,8 +28,10 @@ import {
   generateChannelSecret,
   pageWindow,
   OrderTerm,
+  recordAudit,
   sequelizeOrder,
 } from '@pi/common';
+import type { Transaction } from 'sequelize';
 import { CHANNEL_ORDERING } from './orderings';
 import type { MonitorContext } from '../context';
 import { DeliveryView, withAttempts } from './deliveries';
@@ -80,6 +84,35 @@ export function channelSecret(ctx: Ctx, channel: Pick<NotificationChannel, 'id' 
 /** Only a WEBHOOK channel's secret is ever decrypted: an EMAIL channel signs nothing and shows none. */
 const view = (ctx: Ctx, channel: NotificationChannel): ChannelView => ({ channel, secret: channel.kind === 'WEBHOOK' ? channelSecret(ctx, channel) : null });
 
+/**
+ * A channel's fields as the audit log records them (docs/api/roles-and-audit-log.md): the signing secret only
+ * as "[changed]", never its value (encrypted or not).
+ */
+function auditedChannel(channel: NotificationChannel): AuditSnapshot {
+  return {
+    name: channel.name,
+    kind: channel.kind,
+    url: channel.url,
+    recipients: channel.recipients,
+    events: channel.events,
+    max_attempts: channel.maxAttempts,
+    is_active: channel.isActive,
+    paused_at: channel.pausedAt,
+    secret: channel.secretEncrypted,
+  };
+}
+
+function auditChannel(transaction: Transaction, identity: Identity, action: AuditAction, before: AuditSnapshot | null, channel: NotificationChannel | null, id: string) {
+  return recordAudit(transaction, identity.companyId, identity, {
+    action,
+    resourceType: 'notification_channel',
+    resourceId: id,
+    before,
+    after: channel ? auditedChannel(channel) : null,
+    secretFields: ['secret'],
+  });
+}
+
 export async function listChannels(ctx: Ctx, identity: Identity, filters: ChannelFilters) {
   const where: Record<string, unknown> = { companyId: identity.companyId };
   if (filters.kind) where.kind = filters.kind;
@@ -94,19 +127,26 @@ export async function getChannel(ctx: Ctx, identity: Identity, id: string): Prom
   return view(ctx, await findChannel(identity, id));
 }
 
-export async function createChannel(ctx: Ctx, identity: Identity, input: NewChannel): Promise<ChannelView> {
+export async function createChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>, identity: Identity, input: NewChannel): Promise<ChannelView> {
   if (input.kind === 'WEBHOOK') await checkUrl(ctx, input.url!);
   const secret = generateChannelSecret();
-  const channel = await NotificationChannel.create({
-    companyId: identity.companyId,
-    name: input.name,
-    kind: input.kind,
-    url: input.kind === 'WEBHOOK' ? input.url : null,
-    recipients: input.kind === 'EMAIL' ? input.recipients : null,
-    events: input.events,
-    secretEncrypted: encryptSecret(secret, ctx.encryptionKey),
-    maxAttempts: input.max_attempts,
-    isActive: input.is_active,
+  const channel = await ctx.sequelize.transaction(async (transaction) => {
+    const row = await NotificationChannel.create(
+      {
+        companyId: identity.companyId,
+        name: input.name,
+        kind: input.kind,
+        url: input.kind === 'WEBHOOK' ? input.url : null,
+        recipients: input.kind === 'EMAIL' ? input.recipients : null,
+        events: input.events,
+        secretEncrypted: encryptSecret(secret, ctx.encryptionKey),
+        maxAttempts: input.max_attempts,
+        isActive: input.is_active,
+      },
+      { transaction },
+    );
+    await auditChannel(transaction, identity, 'create', null, row, row.id);
+    return row;
   });
   return { channel, secret: input.kind === 'WEBHOOK' ? secret : null };
 }
@@ -118,6 +158,7 @@ export async function updateChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>
   if (changes.url !== undefined) await checkUrl(ctx, changes.url);
   const channel = await ctx.sequelize.transaction(async (transaction) => {
     const row = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });
+    const before = auditedChannel(row);
     if (changes.name !== undefined) row.name = changes.name;
     if (changes.url !== undefined) row.url = changes.url;
     if (changes.recipients !== undefined) row.recipients = changes.recipients;
@@ -125,15 +166,20 @@ export async function updateChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>
     if (changes.max_attempts !== undefined) row.maxAttempts = changes.max_attempts;
     if (changes.is_active !== undefined) row.isActive = changes.is_active;
     await row.save({ transaction });
+    await auditChannel(transaction, identity, 'update', before, row, row.id);
     return row;
   });
   return view(ctx, channel);
 }
 
 /** Deletes the channel; its deliveries and their attempts go with it (ON DELETE CASCADE). */
-export async function deleteChannel(identity: Identity, id: string): Promise<void> {
-  const channel = await findChannel(identity, id);
-  await channel.destroy();
+export async function deleteChannel(ctx: Pick<MonitorContext, 'sequelize'>, identity: Identity, id: string): Promise<void> {
+  await ctx.sequelize.transaction(async (transaction) => {
+    const channel = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });
+    const before = auditedChannel(channel);
+    await channel.destroy({ transaction });
+    await auditChannel(transaction, identity, 'delete', before, null, channel.id);
+  });
 }
 
 /**
@@ -147,15 +193,17 @@ export async function rotateChannelSecret(ctx: Ctx & Pick<MonitorContext, 'seque
     if (row.kind !== 'WEBHOOK') {
       throw new ConflictError('webhook_only', 'Only WEBHOOK channels sign their deliveries: an EMAIL channel has no secret to rotate.', { kind: row.kind });
     }
+    const before = auditedChannel(row);
     row.secretEncrypted = encryptSecret(secret, ctx.encryptionKey);
     await row.save({ transaction });
+    await auditChannel(transaction, identity, 'rotate_secret', before, row, row.id);
     return row;
   });
   return { channel, secret };
 }
 
 /**
- * Resumes a channel its circuit breaker paused (README "Delivery guarantees"): the failure count starts again
+ * Resumes a channel its circuit breaker paused (docs/api/monitoring-and-notifications.md "Delivery guarantees"): the failure count starts again
  * and its waiting deliveries go out: queued at once when there is a queue (if the queue is down they stay due),
  * else sent by the next check_rules run. A channel that is not paused is answered unchanged.
  */
@@ -165,8 +213,11 @@ export async function resumeChannel(ctx: MonitorContext, identity: Identity, id:
     const row = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });
     if (row.pausedAt === null && row.consecutiveFailures === 0) return row;
     resumed = row.pausedAt !== null;
+    const before = auditedChannel(row);
     await closeBreaker(ctx.sequelize, transaction, row.id);
-    return row.reload({ transaction });
+    const after = await row.reload({ transaction });
+    await auditChannel(transaction, identity, 'resume', before, after, row.id);
+    return after;
   });
   if (resumed) {
     ctx.logger?.info({ channel_id: channel.id, user_id: identity.principal.id }, 'channel resumed by an admin');
@@ -187,7 +238,7 @@ export interface TestSend {
 }
 
 /**
- * Sends a TEST event through the channel now: one delivery (SPEC.md's body, type TEST, no event log entry),
+ * Sends a TEST event through the channel now: one delivery (the webhook body, type TEST, no event log entry),
  * attempted in this request when there is no queue, else queued (and if the queue is down, left due in the
  * outbox for the next check_rules run). It is sent whether or not the channel lists
  * TEST in `events` (an admin asked for this one channel); an inactive channel answers 409 `channel_inactive`,

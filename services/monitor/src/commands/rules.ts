@@ -9,6 +9,7 @@ import type { Sequelize } from 'sequelize';
 import {
   AccessDeniedError,
   AppError,
+  AuditSnapshot,
   ConflictError,
   Identity,
   IdOwner,
@@ -22,6 +23,7 @@ import {
   ValidationError,
   fieldMap,
   findOwned,
+  recordAudit,
   validateValue,
   OrderTerm,
   compareBy,
@@ -166,6 +168,18 @@ export async function getRule(sequelize: Sequelize, identity: Identity, id: stri
   return located.kind === 'stored' ? storedRule(located.rule) : located.rule;
 }
 
+/** A stored rule's fields as the audit log records them (docs/api/roles-and-audit-log.md). */
+function auditedRule(rule: MonitoringRule): AuditSnapshot {
+  return {
+    product_id: rule.productId,
+    name: rule.name,
+    trigger_type: rule.triggerType,
+    condition_config: rule.conditionConfig,
+    severity: rule.severity,
+    is_active: rule.isActive,
+  };
+}
+
 function notImplemented(): never {
   throw new AppError(400, 'not_implemented', 'CUSTOM rules are reserved and not implemented.', {
     trigger_type: 'CUSTOM rules are reserved and not implemented',
@@ -192,6 +206,7 @@ export async function createRule(sequelize: Sequelize, identity: Identity, input
       },
       { transaction },
     );
+    await recordAudit(transaction, identity.companyId, identity, { action: 'create', resourceType: 'monitoring_rule', resourceId: rule.id, after: auditedRule(rule) });
     return storedRule(rule);
   });
 }
@@ -214,11 +229,13 @@ export async function updateRule(sequelize: Sequelize, identity: Identity, id: s
     const located = await locateRule(sequelize, identity, id, transaction);
     if (located.kind === 'virtual') throw new RuleManagedByProductError(located.rule);
     const rule = located.rule;
+    const before = auditedRule(rule);
     if (changes.condition_config !== undefined) rule.conditionConfig = checkedCondition(rule.triggerType, changes.condition_config);
     if (changes.severity !== undefined) rule.severity = changes.severity;
     if (changes.name !== undefined) rule.name = changes.name;
     if (changes.is_active !== undefined) rule.isActive = changes.is_active;
     await rule.save({ transaction });
+    await recordAudit(transaction, identity.companyId, identity, { action: 'update', resourceType: 'monitoring_rule', resourceId: rule.id, before, after: auditedRule(rule) });
     return storedRule(rule);
   });
 }
@@ -229,5 +246,6 @@ export async function deleteRule(sequelize: Sequelize, identity: Identity, id: s
     const located = await locateRule(sequelize, identity, id, transaction);
     if (located.kind === 'virtual') throw new RuleManagedByProductError(located.rule);
     await located.rule.destroy({ transaction });
+    await recordAudit(transaction, identity.companyId, identity, { action: 'delete', resourceType: 'monitoring_rule', resourceId: located.rule.id, before: auditedRule(located.rule) });
   });
 }

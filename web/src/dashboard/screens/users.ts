@@ -1,4 +1,4 @@
-/** Users of the company (admins): create, change role, email or password, deactivate. Users are never deleted. */
+/** Users of the company (admins): create, change role (admin, member, viewer), email or password, deactivate. Users are never deleted. */
 import { del, patch, post } from '../api.js';
 import { h, time } from '../dom.js';
 import { Form, compact, formDialog, text } from '../form.js';
@@ -12,7 +12,9 @@ type User = Schema<'User'>;
 const ROLES = [
   { value: 'member', label: 'Member' },
   { value: 'admin', label: 'Admin (keys, channels, users)' },
+  { value: 'viewer', label: 'Viewer (read-only)' },
 ];
+const ROLE_TONES = { admin: 'info', member: 'muted', viewer: 'warn' } as const;
 
 export const screen: Screen = {
   path: 'users',
@@ -45,7 +47,7 @@ export const screen: Screen = {
       columns: [
         { label: 'Username', sort: 'username', cell: (u) => [h('strong', null, u.username), u.id === me.id ? ' (you)' : ''] },
         { label: 'Email', cell: (u) => u.email ?? '—', class: 'wide' },
-        { label: 'Role', sort: 'role', cell: (u) => (u.role === 'admin' ? badge('admin', 'info') : badge('member')) },
+        { label: 'Role', sort: 'role', cell: (u) => badge(u.role, ROLE_TONES[u.role]) },
         { label: 'Status', cell: (u) => activeBadge(u.is_active) },
         { label: 'Created', sort: 'created_at', cell: (u) => time(u.created_at) },
         {

@@ -1,4 +1,5 @@
 import { ApiKey } from './api-key';
+import { AuditEntry } from './audit-entry';
 import { Batch } from './batch';
 import { Company } from './company';
 import { Location } from './location';
@@ -10,7 +11,7 @@ import { StockMovement } from './stock-movement';
 import { User } from './user';
 import { WorkOrder } from './work-order';
 
-export { ApiKey, Batch, Company, Location, PhysicalItem, ProductModel, QrCode, StockMovement, User, WorkOrder };
+export { ApiKey, AuditEntry, Batch, Company, Location, PhysicalItem, ProductModel, QrCode, StockMovement, User, WorkOrder };
 export * from './qr-code';
 export * from './monitoring';
 export { EventLogEntry, MonitoringRule, NotificationAttempt, NotificationChannel, NotificationDelivery };
@@ -19,4 +20,4 @@ export * from './product-model';
 export * from './stock-movement';
 export * from './work-order';
 
-export const ALL_MODELS = [Company, User, ApiKey, Location, ProductModel, Batch, PhysicalItem, WorkOrder, StockMovement, QrCode, MonitoringRule, EventLogEntry, NotificationChannel, NotificationDelivery, NotificationAttempt];
+export const ALL_MODELS = [Company, User, ApiKey, Location, ProductModel, Batch, PhysicalItem, WorkOrder, StockMovement, QrCode, MonitoringRule, EventLogEntry, NotificationChannel, NotificationDelivery, NotificationAttempt, AuditEntry];

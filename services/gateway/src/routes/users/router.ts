@@ -23,7 +23,7 @@ export function usersRouter({ config, sequelize, credentials }: GatewayDeps): Ro
   });
 
   router.post(`${base}/`, requireAdmin, validate({ body: createUserBody }), async (req, res) => {
-    res.status(201).json(presentUser(await createUser(req.identity!, req.body, config.PASSWORD_HASH_COST)));
+    res.status(201).json(presentUser(await createUser(sequelize, req.identity!, req.body, config.PASSWORD_HASH_COST)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
@@ -38,7 +38,7 @@ export function usersRouter({ config, sequelize, credentials }: GatewayDeps): Ro
 
   /** Users are deactivated, never deleted: the ledger keeps naming who booked what. */
   router.delete(`${base}/:id/`, requireAdmin, validate({ params: schemas.idParams }), async (req, res) => {
-    await updateUser(sequelize, req.identity!, idParam(req), { is_active: false }, config.PASSWORD_HASH_COST);
+    await updateUser(sequelize, req.identity!, idParam(req), { is_active: false }, config.PASSWORD_HASH_COST, 'deactivate');
     await credentials.settle();
     res.status(204).end();
   });

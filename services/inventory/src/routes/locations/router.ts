@@ -31,7 +31,7 @@ export function locationsRouter({ sequelize, config }: InventoryContext): Router
 
   /** Locations are deactivated, never deleted: the ledger keeps referring to them. */
   router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    await updateLocation(sequelize, req.identity!, idParam(req), { is_active: false });
+    await updateLocation(sequelize, req.identity!, idParam(req), { is_active: false }, 'deactivate');
     res.status(204).end();
   });
   return router;

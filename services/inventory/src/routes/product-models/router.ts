@@ -25,7 +25,7 @@ export function productModelsRouter({ sequelize, config }: InventoryContext): Ro
   });
 
   router.post(`${base}/`, validate({ body: createProductBody }), async (req, res) => {
-    res.status(201).json(presentProduct(await createProduct(req.identity!, req.body)));
+    res.status(201).json(presentProduct(await createProduct(sequelize, req.identity!, req.body)));
   });
 
   router.post(

@@ -1,5 +1,5 @@
 /**
- * Widget catalog (API key): the product list with stock (SPEC.md: `company`, `products`, `poly_products`)
+ * Widget catalog (API key): the product list with stock (docs/api/stock-and-ledger.md: `company`, `products`, `poly_products`)
  * and one product's detail with its per-location breakdown. Mounted last: `{id}/` would claim fixed names.
  */
 import { Router } from 'express';

@@ -48,7 +48,7 @@ export function notificationChannelsRouter(ctx: MonitorContext): Router {
   });
 
   router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    await deleteChannel(req.identity!, idParam(req));
+    await deleteChannel(ctx, req.identity!, idParam(req));
     res.status(204).end();
   });
 
