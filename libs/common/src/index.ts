@@ -42,6 +42,7 @@ export * from './db/connection-loss';
 export * from './db/pg-client';
 export * from './db/resilient-sequelize';
 export * from './http/request-deadline';
+export * from './http/ordering';
 export * from './tracing';
 export * from './metrics';
 export * from './audit/audit-log';

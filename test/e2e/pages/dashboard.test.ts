@@ -412,7 +412,7 @@ describe('dashboard (browser)', function () {
       await form.getByLabel('Booking').selectOption('transfer');
       await form.getByLabel('Product').selectOption({ label: `${drill.sku} — Drill` });
       await form.getByLabel('From location').selectOption({ label: 'Central warehouse (warehouse)' });
-      await form.getByLabel('To location').selectOption({ label: 'Van 2 (vehicle)' });
+      await form.getByLabel('To location').selectOption({ label: '\u00a0\u00a0\u00a0└ Van 2 (vehicle)' }); // Van 2 is under Central warehouse: the picker indents it.
       await form.getByLabel('Items', { exact: true }).locator('option', { hasText: 'SN-0001' }).waitFor({ state: 'attached' });
       await form.getByLabel('Items', { exact: true }).selectOption({ label: 'SN-0001' });
       await form.getByLabel('Quantity').fill('');

@@ -53,7 +53,15 @@ export interface FieldSpec {
   /** select: several values (an array). */
   multiple?: boolean;
   size?: number;
+  /**
+   * select: a search box above the picker that asks the API as one types (docs/api/ordering-and-search.md)
+   * and offers what it answers; the option chosen stays. Emptying the box offers `options` again.
+   */
+  lookup?: (text: string) => Promise<(string | Option)[]>;
 }
+
+/** How long typing in a picker's search box must pause before the API is asked. */
+const LOOKUP_DELAY_MS = 300;
 
 export interface FieldGroup {
   legend: string;
@@ -215,8 +223,9 @@ export class Form {
         });
         if (type !== 'file') control.value = String(spec.value ?? '');
       }
-      const label = h('label', { for: id, class: spec.required ? 'required' : undefined }, spec.label);
-      wrapper = h('div', { class: 'field' }, label, control, help, errorEl);
+      const label = h('label', { for: id, id: `${id}-label`, class: spec.required ? 'required' : undefined }, spec.label);
+      const lookup = spec.lookup && control instanceof HTMLSelectElement ? this.lookupBox(spec, control, `${id}-label`) : null;
+      wrapper = h('div', { class: 'field' }, label, lookup, control, help, errorEl);
       if (spec.suggestions) wrapper.append(h('datalist', { id: `${id}-list` }, spec.suggestions.map((s) => h('option', { value: s }))));
     }
     wrapper.dataset.field = spec.name;
@@ -225,6 +234,40 @@ export class Form {
     this.describe(entry);
     if (spec.hidden) this.show(spec.name, false);
     return wrapper;
+  }
+
+  /** The search box of a picker with `lookup`: its answers replace the options, keeping the one chosen. */
+  private lookupBox(spec: FieldSpec, select: HTMLSelectElement, labelId: string): HTMLElement {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let asked = 0;
+    // Named "Search" and described by the picker's label: a name holding the label ("Search product") would
+    // make the label name two controls.
+    const box = h('input', {
+      type: 'search',
+      class: 'picker-search',
+      'aria-label': 'Search',
+      'aria-describedby': labelId,
+      'aria-controls': select.id,
+      autocomplete: 'off',
+      maxlength: '200',
+    });
+    box.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        const text = box.value.trim();
+        const ask = ++asked;
+        const chosen = select.selectedOptions[0];
+        const found = text ? await spec.lookup!(text).catch(() => null) : (spec.options ?? []);
+        if (ask !== asked || !found) return; // a later search answers instead
+        const options = found.map(optionOf);
+        if (chosen && chosen.value && !options.some((o) => o.value === chosen.value)) {
+          // After the "none" option, if the picker has one.
+          options.splice(options[0]?.value === '' ? 1 : 0, 0, { value: chosen.value, label: chosen.label });
+        }
+        this.fillOptions(select, options, chosen?.value ?? '');
+      }, LOOKUP_DELAY_MS);
+    });
+    return box;
   }
 
   private fillOptions(select: HTMLSelectElement, options: (string | Option)[], value: string): void {

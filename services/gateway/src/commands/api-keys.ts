@@ -6,7 +6,7 @@
  * can still be revoked (DELETE), which takes an expired key out of the list.
  */
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { ApiKey, AuditAction, AuditSnapshot, ConflictError, Identity, NotFoundError, PageRequest, Permission, Tier, findOwned, generateKeyValue, pageWindow, recordAudit } from '@pi/common';
+import { ApiKey, AuditAction, AuditSnapshot, ConflictError, Identity, ListOrdering, NotFoundError, OrderTerm, PageRequest, Permission, Tier, findOwned, generateKeyValue, pageWindow, recordAudit, sequelizeOrder } from '@pi/common';
 
 export interface NewApiKey {
   name: string;
@@ -18,11 +18,17 @@ export interface NewApiKey {
 export type ApiKeyChanges = Partial<NewApiKey>;
 
 /** The company's keys; keys minted for QR scans (one per scan) only with `include_minted`. */
-export async function listApiKeys(identity: Identity, page: PageRequest & { include_revoked: boolean; include_minted: boolean }) {
+/** What the key list may be sorted by (docs/api/ordering-and-search.md); never-used keys sort last ascending. */
+export const API_KEY_ORDERING: ListOrdering = {
+  fields: { name: { sql: ['lower(name)', 'name'] }, created_at: 'created_at', last_used_at: 'last_used_at' },
+  default: 'created_at',
+};
+
+export async function listApiKeys(identity: Identity, page: PageRequest & { include_revoked: boolean; include_minted: boolean; ordering?: OrderTerm[] }) {
   const where: WhereOptions<ApiKey> = { companyId: identity.companyId };
   if (!page.include_revoked) Object.assign(where, { revokedAt: null });
   if (!page.include_minted) Object.assign(where, { parentKeyId: null });
-  return ApiKey.findAndCountAll({ where, order: [['createdAt', 'ASC'], ['id', 'ASC']], ...pageWindow(page), raw: true });
+  return ApiKey.findAndCountAll({ where, order: sequelizeOrder(API_KEY_ORDERING, page.ordering), ...pageWindow(page), raw: true });
 }
 
 export function getApiKey(identity: Identity, id: string) {

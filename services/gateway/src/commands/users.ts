@@ -1,15 +1,21 @@
 /** Company users: listing, creation, changes and deactivation, always inside the caller's company. */
 import type { Sequelize } from 'sequelize';
-import { AuditSnapshot, Company, ConflictError, Identity, PageRequest, Role, User, findOwned, pageWindow, recordAudit, rethrowAlreadyExists } from '@pi/common';
+import { AuditSnapshot, Company, ConflictError, Identity, ListOrdering, OrderTerm, PageRequest, Role, User, findOwned, pageWindow, recordAudit, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
 import { assertStrongPassword } from '../auth/password-policy';
 import { hashPassword } from '../auth/passwords';
 
 export const rethrowUsernameTaken = rethrowAlreadyExists('That username is already taken.', 'username', 'is already taken');
 
-export async function listUsers(identity: Identity, page: PageRequest) {
+/** What the user list may be sorted by (docs/api/ordering-and-search.md); usernames are unique ignoring case. */
+export const USER_ORDERING: ListOrdering = {
+  fields: { username: { sql: ['lower(username)'], unique: true }, role: 'role', created_at: 'created_at' },
+  default: 'created_at',
+};
+
+export async function listUsers(identity: Identity, page: PageRequest & { ordering?: OrderTerm[] }) {
   const { rows, count } = await User.findAndCountAll({
     where: { companyId: identity.companyId },
-    order: [['createdAt', 'ASC'], ['id', 'ASC']],
+    order: sequelizeOrder(USER_ORDERING, page.ordering),
     ...pageWindow(page),
     raw: true,
   });

@@ -5,11 +5,16 @@
  */
 import { QueryTypes } from 'sequelize';
 import type { Sequelize, Transaction } from 'sequelize';
-import { Batch, Identity, PageRequest, ProductModel, ValidationError, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
+import { Batch, Identity, OrderTerm, PageRequest, ProductModel, ValidationError, findOwned, likePattern, orderBySql, pageWindow, rethrowAlreadyExists } from '@pi/common';
+import type { NamedFilters } from '../http/named-filters';
+import { boundNamedFilters } from '../sql/named-filters';
+import { BATCH_ORDERING } from '../sql/orderings';
 import type { BatchRow } from '../presenters/batch';
 import { batchQuantities } from './stock-reads';
 
-export interface BatchFilters extends PageRequest {
+export interface BatchFilters extends PageRequest, Omit<NamedFilters, 'location_name'> {
+  search?: string;
+  ordering?: OrderTerm[];
   product_id?: string;
   has_stock?: boolean;
   /** Batches expiring strictly before this date (batches without an expiration date are left out). */
@@ -33,7 +38,7 @@ const findProduct = (identity: Identity, id: string, transaction?: Transaction) 
 type BatchPageRow = Omit<BatchRow, 'quantity'>;
 
 /**
- * One page of batches, ordered by expiration date (none last), then code. Three statements whatever the page
+ * One page of batches, by default ordered by expiration date (none last), then code. Three statements whatever the page
  * size: the count, the page (with its products' unit and decimals), one aggregate of the page's balances.
  */
 export async function listBatches(sequelize: Sequelize, identity: Identity, filters: BatchFilters): Promise<{ rows: BatchRow[]; count: number }> {
@@ -51,6 +56,11 @@ export async function listBatches(sequelize: Sequelize, identity: Identity, filt
     // Balances are never negative (CHECK), so "has stock" is "some balance row of it is positive".
     where.push(`${filters.has_stock ? '' : 'NOT '}EXISTS (SELECT 1 FROM stock_balances s WHERE s.batch_id = b.id AND s.quantity > 0)`);
   }
+  if (filters.search) {
+    bind.push(likePattern(filters.search));
+    where.push(`b.code ILIKE $${bind.length}`);
+  }
+  where.push(...boundNamedFilters(filters, { sku: 'b.product_id', batch_code: 'b.id' }, bind));
   const condition = where.join(' AND ');
   const [{ count }] = await sequelize.query<{ count: string }>(`SELECT count(*) AS count FROM batches b WHERE ${condition}`, {
     bind,
@@ -63,7 +73,7 @@ export async function listBatches(sequelize: Sequelize, identity: Identity, filt
        FROM batches b
        JOIN product_models p ON p.id = b.product_id
       WHERE ${condition}
-      ORDER BY b.expiration_date ASC NULLS LAST, b.code, b.id
+      ORDER BY ${orderBySql(BATCH_ORDERING, filters.ordering)}
       LIMIT ${limit} OFFSET ${offset}`,
     { bind, type: QueryTypes.SELECT },
   );

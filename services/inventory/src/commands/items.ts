@@ -3,8 +3,12 @@
  * through the ledger (so stock stays the count of active items); the ledger also moves and retires them.
  * Outside the ledger only a serial number can be corrected.
  */
+import { Op } from 'sequelize';
 import type { Sequelize, WhereOptions } from 'sequelize';
-import { Identity, Location, PageRequest, PhysicalItem, ProductModel, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
+import { Identity, Location, OrderTerm, PageRequest, PhysicalItem, ProductModel, findOwned, likePattern, pageWindow, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
+import type { NamedFilters } from '../http/named-filters';
+import { sequelizeNamedFilters } from '../sql/named-filters';
+import { ITEM_ORDERING } from '../sql/orderings';
 import type { BookingContext } from '../ledger/context';
 import { runBooking } from '../ledger/run-booking';
 import type { IdempotencyClaim } from '../ledger/types';
@@ -12,19 +16,24 @@ import { presentItem } from '../presenters/item';
 import { presentMovement } from '../presenters/movement';
 import type { BookingAnswer } from './bookings';
 
-export interface ItemFilters extends PageRequest {
+export interface ItemFilters extends PageRequest, Omit<NamedFilters, 'batch_code'> {
   product_id?: string;
   location_id?: string;
   is_active: boolean;
+  search?: string;
+  ordering?: OrderTerm[];
 }
 
 export async function listItems(identity: Identity, filters: ItemFilters) {
   const where: WhereOptions<PhysicalItem> = { companyId: identity.companyId, isActive: filters.is_active };
   if (filters.product_id) Object.assign(where, { productId: filters.product_id });
   if (filters.location_id) Object.assign(where, { locationId: filters.location_id });
+  if (filters.search) Object.assign(where, { serialNumber: { [Op.iLike]: likePattern(filters.search) } });
+  const named = sequelizeNamedFilters(PhysicalItem.sequelize!, identity.companyId, filters, { sku: 'product_id', location_name: 'location_id' });
+  if (named.length) Object.assign(where, { [Op.and]: named });
   return PhysicalItem.findAndCountAll({
     where,
-    order: [['createdAt', 'ASC'], ['serialNumber', 'ASC'], ['id', 'ASC']],
+    order: sequelizeOrder(ITEM_ORDERING, filters.ordering),
     ...pageWindow(filters),
     raw: true,
   });

@@ -3,19 +3,24 @@
  * VIRTUAL system locations that the ledger books additions and subtractions against. System locations are
  * created with the company and cannot be changed.
  */
+import { Op } from 'sequelize';
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { AuditSnapshot, ConflictError, Identity, Location, LocationType, PageRequest, ValidationError, findOwned, pageWindow, recordAudit } from '@pi/common';
+import { AuditSnapshot, ConflictError, Identity, Location, LocationType, OrderTerm, PageRequest, ValidationError, findOwned, likePattern, pageWindow, recordAudit, sequelizeOrder } from '@pi/common';
+import { LOCATION_ORDERING } from '../sql/orderings';
 
 export interface LocationFilters extends PageRequest {
   type?: LocationType;
   is_active?: boolean;
+  search?: string;
+  ordering?: OrderTerm[];
 }
 
 export function listLocations(identity: Identity, filters: LocationFilters) {
   const where: WhereOptions<Location> = { companyId: identity.companyId };
   if (filters.type) Object.assign(where, { type: filters.type });
   if (filters.is_active !== undefined) Object.assign(where, { isActive: filters.is_active });
-  return Location.findAndCountAll({ where, order: [['createdAt', 'ASC'], ['name', 'ASC'], ['id', 'ASC']], ...pageWindow(filters), raw: true });
+  if (filters.search) Object.assign(where, { name: { [Op.iLike]: likePattern(filters.search) } });
+  return Location.findAndCountAll({ where, order: sequelizeOrder(LOCATION_ORDERING, filters.ordering), ...pageWindow(filters), raw: true });
 }
 
 /** Active physical locations, for the widget. */

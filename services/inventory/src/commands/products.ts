@@ -6,8 +6,9 @@
  * to cannot be deleted, only deactivated.
  */
 import { ForeignKeyConstraintError, Op, QueryTypes, UniqueConstraintError, col, fn, literal, where as sqlWhere } from 'sequelize';
-import type { Order, Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { AuditSnapshot, ConflictError, Identity, PageRequest, ProductModel, Profile, findOwned, pageWindow, recordAudit, rethrowAlreadyExists } from '@pi/common';
+import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
+import { AuditSnapshot, ConflictError, Identity, OrderTerm, PageRequest, ProductModel, Profile, findOwned, likePattern, pageWindow, recordAudit, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
+import { PRODUCT_ORDERING } from '../sql/orderings';
 import { EngineConfig, validateEngineConfig } from '../engine/engine-config';
 import { gtinKey } from '../catalog/gtin';
 
@@ -17,11 +18,7 @@ export interface ProductFilters extends PageRequest {
   search?: string;
   /** A GTIN: the product with this barcode (compared in its 14-digit form). */
   barcode?: string;
-}
-
-/** `%`, `_` and `\` match literally in a search. */
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  ordering?: OrderTerm[];
 }
 
 export function listProducts(identity: Identity, filters: ProductFilters) {
@@ -38,9 +35,8 @@ export function listProducts(identity: Identity, filters: ProductFilters) {
       [Op.and]: [{ barcode: { [Op.ne]: null } }, sqlWhere(fn('lpad', col('barcode'), literal('14'), literal("'0'")), gtinKey(filters.barcode))],
     });
   }
-  // Case-insensitive by name whatever the database collation; then exact name and id, so pages are stable.
-  const order: Order = [[fn('lower', col('name')), 'ASC'], ['name', 'ASC'], ['id', 'ASC']];
-  return ProductModel.findAndCountAll({ where, order, ...pageWindow(filters), raw: true });
+  // Names sort ignoring case whatever the database collation, then exactly, then by id, so pages are stable.
+  return ProductModel.findAndCountAll({ where, order: sequelizeOrder(PRODUCT_ORDERING, filters.ordering), ...pageWindow(filters), raw: true });
 }
 
 export function getProduct(identity: Identity, id: string) {

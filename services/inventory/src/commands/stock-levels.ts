@@ -4,7 +4,10 @@
  * breakdowns for a page of products in one more.
  */
 import { QueryTypes, Sequelize } from 'sequelize';
-import { AccessDeniedError, Location, NotFoundError, PageRequest, ProductModel, findOwned, pageWindow } from '@pi/common';
+import { AccessDeniedError, Location, NotFoundError, OrderTerm, PageRequest, ProductModel, findOwned, likePattern, orderBySql, pageWindow } from '@pi/common';
+import type { NamedFilters } from '../http/named-filters';
+import { boundNamedFilters } from '../sql/named-filters';
+import { STOCK_ORDERING } from '../sql/orderings';
 import type { Identity } from '@pi/common';
 import { virtualLocation } from '../ledger/errors';
 import { WidgetProductRow, widgetProductRows } from '../sql/widget-products';
@@ -54,15 +57,16 @@ export interface LocationStockRow {
 }
 
 /** Non-zero stock per (product, physical location) for the given products, in one query. */
-export function stockByLocation(sequelize: Sequelize, companyId: string, productIds: string[], locationId?: string) {
+export function stockByLocation(sequelize: Sequelize, companyId: string, productIds: string[], locationId?: string, locationName?: string) {
   return sequelize.query<LocationStockRow>(
     `SELECT sb.product_id, sb.location_id, l.name AS location_name, l.type AS location_type, SUM(sb.quantity)::text AS quantity
        FROM stock_balances sb JOIN locations l ON l.id = sb.location_id
       WHERE sb.company_id = $1 AND sb.product_id = ANY($2::uuid[]) AND ($3::uuid IS NULL OR sb.location_id = $3::uuid)
+        AND ($4::text IS NULL OR lower(l.name) = lower($4::text))
       GROUP BY sb.product_id, sb.location_id, l.name, l.type
      HAVING SUM(sb.quantity) > 0
       ORDER BY l.name, sb.location_id`,
-    { bind: [companyId, productIds, locationId ?? null], type: QueryTypes.SELECT },
+    { bind: [companyId, productIds, locationId ?? null, locationName ?? null], type: QueryTypes.SELECT },
   );
 }
 
@@ -74,38 +78,47 @@ export async function activeItemCount(sequelize: Sequelize, companyId: string, p
   return Number(row.n);
 }
 
-export interface StockFilters extends PageRequest {
+export interface StockFilters extends PageRequest, Omit<NamedFilters, 'batch_code'> {
   product_id?: string;
   location_id?: string;
+  search?: string;
+  ordering?: OrderTerm[];
 }
 
 /** A page of products (optionally one) with their stock totals; breakdowns are fetched for that page. */
 export async function stockLevelsPage(sequelize: Sequelize, identity: Identity, filters: StockFilters) {
   if (filters.location_id) await stockFilterLocation(identity, filters.location_id);
   const { limit, offset } = pageWindow(filters);
-  const rows = await sequelize.query<ProductStockRow & { total_count: string }>(
-    `SELECT p.id, p.sku, p.name, p.profile, p.engine_config->>'engine_type' AS engine_type, p.unit, p.decimals,
-            COALESCE(s.quantity, 0)::text AS quantity, count(*) OVER () AS total_count
-       FROM product_models p
-       LEFT JOIN (SELECT product_id, SUM(quantity) AS quantity FROM stock_balances
-                   WHERE company_id = $1 AND ($3::uuid IS NULL OR location_id = $3::uuid)
-                   GROUP BY product_id) s ON s.product_id = p.id
-      WHERE p.company_id = $1 AND ($2::uuid IS NULL OR p.id = $2::uuid)
-      ORDER BY p.name, p.sku, p.id
-      LIMIT $4 OFFSET $5`,
-    { bind: [identity.companyId, filters.product_id ?? null, filters.location_id ?? null, limit, offset], type: QueryTypes.SELECT },
-  );
-  const count = rows.length ? Number(rows[0].total_count) : await countProducts(sequelize, identity.companyId, filters.product_id);
-  const breakdown = await stockByLocation(sequelize, identity.companyId, rows.map((r) => r.id), filters.location_id);
-  return { rows, count, breakdown };
-}
-
-async function countProducts(sequelize: Sequelize, companyId: string, productId?: string): Promise<number> {
-  const [row] = await sequelize.query<{ n: string }>('SELECT count(*) AS n FROM product_models WHERE company_id = $1 AND ($2::uuid IS NULL OR id = $2::uuid)', {
-    bind: [companyId, productId ?? null],
-    type: QueryTypes.SELECT,
-  });
-  return Number(row.n);
+  // The product conditions' values come first, so that the count binds just those.
+  const bind: unknown[] = [identity.companyId, filters.product_id ?? null];
+  const productWhere = boundNamedFilters(filters, { sku: 'p.id' }, bind);
+  if (filters.search) {
+    bind.push(likePattern(filters.search));
+    productWhere.push(`(p.sku ILIKE $${bind.length} OR p.name ILIKE $${bind.length})`);
+  }
+  const productCondition = ['p.company_id = $1', '($2::uuid IS NULL OR p.id = $2::uuid)', ...productWhere].join(' AND ');
+  const countBind = [...bind];
+  bind.push(filters.location_id ?? null);
+  const location = `$${bind.length}::uuid`;
+  const balanceWhere = boundNamedFilters(filters, { location_name: 'location_id' }, bind);
+  // The page and the count are separate statements, so that a page walks the sort's index (migration 0016).
+  const [rows, [{ n }]] = await Promise.all([
+    sequelize.query<ProductStockRow>(
+      `SELECT p.id, p.sku, p.name, p.profile, p.engine_config->>'engine_type' AS engine_type, p.unit, p.decimals,
+              COALESCE(s.quantity, 0)::text AS quantity
+         FROM product_models p
+         LEFT JOIN (SELECT product_id, SUM(quantity) AS quantity FROM stock_balances
+                     WHERE company_id = $1 AND (${location} IS NULL OR location_id = ${location}) ${balanceWhere.map((w) => `AND ${w}`).join(' ')}
+                     GROUP BY product_id) s ON s.product_id = p.id
+        WHERE ${productCondition}
+        ORDER BY ${orderBySql(STOCK_ORDERING, filters.ordering)}
+        LIMIT ${limit} OFFSET ${offset}`,
+      { bind, type: QueryTypes.SELECT },
+    ),
+    sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM product_models p WHERE ${productCondition}`, { bind: countBind, type: QueryTypes.SELECT }),
+  ]);
+  const breakdown = await stockByLocation(sequelize, identity.companyId, rows.map((r) => r.id), filters.location_id, filters.location_name);
+  return { rows, count: Number(n), breakdown };
 }
 
 /** One product with its total, per-location breakdown, and batches or item count as its profile has. */

@@ -4,8 +4,10 @@
  * final. "Open" for the widget means OPEN or IN_PROGRESS. Numbers are unique per company by database
  * constraint, so two concurrent creates with one number cannot both succeed.
  */
+import { Op } from 'sequelize';
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { Identity, OPEN_WORK_ORDER_STATUSES, PageRequest, ProductModel, WorkOrder, WorkOrderStatus, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
+import { Identity, OPEN_WORK_ORDER_STATUSES, OrderTerm, PageRequest, ProductModel, WorkOrder, WorkOrderStatus, findOwned, likePattern, pageWindow, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
+import { WORK_ORDER_ORDERING } from '../sql/orderings';
 import { InvalidTransitionError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
 
@@ -23,6 +25,8 @@ const COLUMN_DECIMALS = 6;
 export interface WorkOrderFilters extends PageRequest {
   status?: WorkOrderStatus;
   product_id?: string;
+  search?: string;
+  ordering?: OrderTerm[];
 }
 
 export interface NewWorkOrder {
@@ -43,7 +47,11 @@ export async function listWorkOrders(identity: Identity, filters: WorkOrderFilte
   const where: WhereOptions<WorkOrder> = { companyId: identity.companyId };
   if (filters.status) Object.assign(where, { status: filters.status });
   if (filters.product_id) Object.assign(where, { productId: filters.product_id });
-  return WorkOrder.findAndCountAll({ where, order: [['createdAt', 'ASC'], ['number', 'ASC'], ['id', 'ASC']], ...pageWindow(filters), raw: true });
+  if (filters.search) {
+    const pattern = likePattern(filters.search);
+    Object.assign(where, { [Op.or]: [{ number: { [Op.iLike]: pattern } }, { title: { [Op.iLike]: pattern } }] });
+  }
+  return WorkOrder.findAndCountAll({ where, order: sequelizeOrder(WORK_ORDER_ORDERING, filters.ordering), ...pageWindow(filters), raw: true });
 }
 
 /** The widget's list: OPEN and IN_PROGRESS, the earliest due date first (no due date last). One query. */

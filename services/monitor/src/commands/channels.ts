@@ -27,15 +27,19 @@ import {
   findOwned,
   generateChannelSecret,
   pageWindow,
+  OrderTerm,
   recordAudit,
+  sequelizeOrder,
 } from '@pi/common';
 import type { Transaction } from 'sequelize';
+import { CHANNEL_ORDERING } from './orderings';
 import type { MonitorContext } from '../context';
 import { DeliveryView, withAttempts } from './deliveries';
 
 export interface ChannelFilters extends PageRequest {
   kind?: ChannelKind;
   is_active?: boolean;
+  ordering?: OrderTerm[];
 }
 
 export interface NewChannel {
@@ -113,7 +117,7 @@ export async function listChannels(ctx: Ctx, identity: Identity, filters: Channe
   const where: Record<string, unknown> = { companyId: identity.companyId };
   if (filters.kind) where.kind = filters.kind;
   if (filters.is_active !== undefined) where.isActive = filters.is_active;
-  const { rows, count } = await NotificationChannel.findAndCountAll({ where, order: [['createdAt', 'ASC'], ['id', 'ASC']], ...pageWindow(filters) });
+  const { rows, count } = await NotificationChannel.findAndCountAll({ where, order: sequelizeOrder(CHANNEL_ORDERING, filters.ordering), ...pageWindow(filters) });
   return { count, rows: rows.map((c) => view(ctx, c)) };
 }
 

@@ -3,7 +3,8 @@
  * own numbers from each (check-rules/recorded-run.ts writes them). Another company's rows are never read.
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { Identity, PageRequest, pageWindow } from '@pi/common';
+import { Identity, OrderTerm, PageRequest, orderBySql, pageWindow } from '@pi/common';
+import { RUN_ORDERING } from './orderings';
 
 export interface CompanyRunRow {
   run_id: string;
@@ -23,7 +24,7 @@ export interface CompanyRunRow {
   enqueued: number;
 }
 
-export async function listCheckRulesRuns(sequelize: Sequelize, identity: Identity, page: PageRequest): Promise<{ rows: CompanyRunRow[]; count: number }> {
+export async function listCheckRulesRuns(sequelize: Sequelize, identity: Identity, page: PageRequest & { ordering?: OrderTerm[] }): Promise<{ rows: CompanyRunRow[]; count: number }> {
   const { limit, offset } = pageWindow(page);
   const [rows, [{ count }]] = await Promise.all([
     sequelize.query<CompanyRunRow>(
@@ -32,7 +33,7 @@ export async function listCheckRulesRuns(sequelize: Sequelize, identity: Identit
               rc.delivered, rc.retrying, rc.failed, rc.enqueued
          FROM check_rules_run_companies rc JOIN check_rules_runs r ON r.id = rc.run_id
         WHERE rc.company_id = $1
-        ORDER BY rc.started_at DESC, rc.run_id DESC
+        ORDER BY ${orderBySql(RUN_ORDERING, page.ordering)}
         LIMIT $2 OFFSET $3`,
       { bind: [identity.companyId, limit, offset], type: QueryTypes.SELECT },
     ),

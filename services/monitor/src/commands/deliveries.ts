@@ -12,13 +12,17 @@ import {
   PageRequest,
   findOwned,
   pageWindow,
+  OrderTerm,
+  sequelizeOrder,
 } from '@pi/common';
+import { DELIVERY_ORDERING } from './orderings';
 
 export interface DeliveryFilters extends PageRequest {
   channel_id?: string;
   event_id?: string;
   status?: DeliveryStatus;
   event_type?: EventType;
+  ordering?: OrderTerm[];
 }
 
 export interface DeliveryView {
@@ -52,7 +56,7 @@ export async function listDeliveries(identity: Identity, filters: DeliveryFilter
   if (filters.event_type) where.eventType = filters.event_type;
   const { rows, count } = await NotificationDelivery.findAndCountAll({
     where: where as WhereOptions<NotificationDelivery>,
-    order: [['createdAt', 'DESC'], ['id', 'DESC']],
+    order: sequelizeOrder(DELIVERY_ORDERING, filters.ordering),
     ...pageWindow(filters),
     raw: true,
   });

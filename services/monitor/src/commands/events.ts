@@ -10,12 +10,16 @@ import {
   EventStatus,
   Identity,
   InvalidTransitionError,
+  OrderTerm,
   PageRequest,
+  likePattern,
+  sequelizeOrder,
   RuleTriggerType,
   Severity,
   findOwned,
   pageWindow,
 } from '@pi/common';
+import { EVENT_ORDERING } from './orderings';
 
 /** Where each status may go by a user's hand. */
 export const EVENT_TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
@@ -32,9 +36,11 @@ export interface EventFilters extends PageRequest {
   severity?: Severity;
   created_after?: Date;
   created_before?: Date;
+  search?: string;
+  ordering?: OrderTerm[];
 }
 
-/** Newest first. */
+/** Newest first unless `ordering` says otherwise. */
 export async function listEvents(identity: Identity, filters: EventFilters) {
   const where: Record<string | symbol, unknown> = { companyId: identity.companyId };
   if (filters.status) where.status = filters.status;
@@ -46,9 +52,10 @@ export async function listEvents(identity: Identity, filters: EventFilters) {
   if (filters.created_after) created[Op.gte] = filters.created_after;
   if (filters.created_before) created[Op.lt] = filters.created_before;
   if (Object.getOwnPropertySymbols(created).length) where.createdAt = created;
+  if (filters.search) where.message = { [Op.iLike]: likePattern(filters.search) };
   return EventLogEntry.findAndCountAll({
     where: where as WhereOptions<EventLogEntry>,
-    order: [['createdAt', 'DESC'], ['id', 'DESC']],
+    order: sequelizeOrder(EVENT_ORDERING, filters.ordering),
     ...pageWindow(filters),
     raw: true,
   });

@@ -25,7 +25,10 @@ import {
   findOwned,
   recordAudit,
   validateValue,
+  OrderTerm,
+  compareBy,
 } from '@pi/common';
+import { RULE_ORDERING, SEVERITY_RANK } from './orderings';
 import { EffectiveRule, effectiveRules, rulesOfProduct, storedRule } from '../rules/effective-rules';
 import { conditionFor } from '../routes/monitoring-rules/schema';
 
@@ -34,6 +37,7 @@ export interface RuleFilters extends PageRequest {
   trigger_type?: RuleTriggerType;
   source?: RuleSource;
   is_active?: boolean;
+  ordering?: OrderTerm[];
 }
 
 export interface NewRule {
@@ -56,6 +60,18 @@ const findProduct = (identity: Identity, id: string, transaction?: Transaction) 
   findOwned(ProductModel, id, identity.companyId, { transaction, what: 'Product', lock: transaction ? Transaction.LOCK.SHARE : undefined });
 
 /** One page of the company's effective rules (stored first, then each product's, by product name). */
+/** A rule's value of a RULE_ORDERING field. */
+function ruleSortValue(rule: EffectiveRule, field: string): string | number | null {
+  switch (field) {
+    case 'name': return rule.name;
+    case 'trigger_type': return rule.triggerType;
+    case 'severity': return SEVERITY_RANK[rule.severity] ?? 0;
+    case 'source': return rule.source;
+    case 'product_id': return rule.productId;
+    default: return rule.id;
+  }
+}
+
 export async function listRules(sequelize: Sequelize, identity: Identity, filters: RuleFilters) {
   const rules = (await effectiveRules(sequelize, identity.companyId, filters.product_id ? [filters.product_id] : undefined)).filter(
     (r) =>
@@ -63,6 +79,8 @@ export async function listRules(sequelize: Sequelize, identity: Identity, filter
       (filters.source === undefined || r.source === filters.source) &&
       (filters.is_active === undefined || r.isActive === filters.is_active),
   );
+  // Without `ordering` the rules keep effectiveRules' order (stored ones as created, then product-implied ones).
+  if (filters.ordering) rules.sort(compareBy(RULE_ORDERING, filters.ordering, ruleSortValue));
   const offset = (filters.page - 1) * filters.page_size;
   return { count: rules.length, rows: rules.slice(offset, offset + filters.page_size) };
 }

@@ -4,8 +4,8 @@
  * retried.
  */
 import { randomInt } from 'node:crypto';
-import { QueryTypes, Sequelize, UniqueConstraintError, WhereOptions } from 'sequelize';
-import { AccessDeniedError, ID_OWNERS, IdOwner, Identity, NotFoundError, PageRequest, QrCode, QrStatus, QrTargetType, pageWindow } from '@pi/common';
+import { Op, QueryTypes, Sequelize, UniqueConstraintError, WhereOptions } from 'sequelize';
+import { AccessDeniedError, ID_OWNERS, IdOwner, Identity, ListOrdering, NotFoundError, OrderTerm, PageRequest, QrCode, QrStatus, QrTargetType, likePattern, pageWindow, sequelizeOrder } from '@pi/common';
 
 /**
  * Letters and digits without the look-alikes 0/O and 1/l/I, so that a code printed under a label can be typed
@@ -41,7 +41,15 @@ export interface CodeFilters extends PageRequest {
   status?: QrStatus;
   target_type?: QrTargetType;
   target_id?: string;
+  search?: string;
+  ordering?: OrderTerm[];
 }
+
+/** What the list may be sorted by (docs/api/ordering-and-search.md); each sort has an index (migration 0016). */
+export const QR_CODE_ORDERING: ListOrdering = {
+  fields: { code: { sql: ['code'], unique: true }, status: 'status', created_at: 'created_at' },
+  default: '-created_at',
+};
 
 const TARGET_OWNERS: IdOwner[] = [ID_OWNERS.product, ID_OWNERS.item, ID_OWNERS.workOrder];
 
@@ -60,7 +68,8 @@ export function listCodes(identity: Identity, f: CodeFilters) {
   if (f.status) Object.assign(where, { status: f.status });
   if (f.target_type) Object.assign(where, { targetType: f.target_type });
   if (f.target_id) Object.assign(where, { targetId: f.target_id });
-  return QrCode.findAndCountAll({ where, order: [['createdAt', 'DESC'], ['code', 'ASC']], ...pageWindow(f), raw: true });
+  if (f.search) Object.assign(where, { code: { [Op.iLike]: likePattern(f.search) } });
+  return QrCode.findAndCountAll({ where, order: sequelizeOrder(QR_CODE_ORDERING, f.ordering), ...pageWindow(f), raw: true });
 }
 
 /** A code of the caller's company: 404 when it exists nowhere, 403 when it is another company's. */

@@ -3,7 +3,7 @@ import { patch, post } from '../api.js';
 import { h, time } from '../dom.js';
 import { FieldSpec, Form, formDialog, text } from '../form.js';
 import { PagedList } from '../list.js';
-import { loadProducts, names, productLabel, productOptions } from '../model.js';
+import { loadProducts, names, productLabel, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, badge, button, notify, panel, screenHeader } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
@@ -29,20 +29,22 @@ export const screen: Screen = {
 
     const list: PagedList<Batch> = new PagedList<Batch>({
       path: '/api/v1/batches/',
+      search: 'Search batch code',
+      sort: { field: 'expiration_date', descending: false },
       caption: 'Batches',
       empty: 'No batches match.',
       initial: { product_id: query.get('product_id') ?? '' },
       filters: [
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All batch products', isBatch) },
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All batch products', isBatch), lookup: productLookup('All batch products', isBatch) },
         { name: 'has_stock', label: 'Stock', type: 'select', options: [{ value: '', label: 'With or without stock' }, { value: 'true', label: 'With stock' }, { value: 'false', label: 'Empty' }] },
         { name: 'expires_before', label: 'Expires before', type: 'date' },
       ],
       columns: [
-        { label: 'Code', cell: (b) => h('strong', null, b.code) },
+        { label: 'Code', sort: 'code', cell: (b) => h('strong', null, b.code) },
         { label: 'Product', cell: (b) => productName(b.product_id), class: 'wide' },
-        { label: 'Expires', cell: (b) => (b.expiration_date ? [b.expiration_date, b.expiration_date < today() ? [' ', badge('expired', 'bad')] : null] : 'no expiry') },
+        { label: 'Expires', sort: 'expiration_date', cell: (b) => (b.expiration_date ? [b.expiration_date, b.expiration_date < today() ? [' ', badge('expired', 'bad')] : null] : 'no expiry') },
         { label: 'Remaining', cell: (b) => b.stock_display, class: 'num' },
-        { label: 'Created', cell: (b) => time(b.created_at) },
+        { label: 'Created', sort: 'created_at', cell: (b) => time(b.created_at) },
         {
           label: 'Actions',
           class: 'actions',
@@ -70,7 +72,7 @@ export const screen: Screen = {
 
     const form = new Form({
       label: 'New batch',
-      fields: [{ name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a batch product', (p) => isBatch(p) && p.is_active) }, ...batchFields()],
+      fields: [{ name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a batch product', (p) => isBatch(p) && p.is_active), lookup: productLookup('Choose a batch product', (p) => isBatch(p) && p.is_active) }, ...batchFields()],
       submitLabel: 'Create batch',
       onSubmit: async (values) => {
         const created = await post<Batch>('/api/v1/batches/', { product_id: values.product_id, code: text(values.code) ?? '', ...(values.expiration_date ? { expiration_date: values.expiration_date } : {}) });

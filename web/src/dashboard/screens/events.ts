@@ -2,7 +2,7 @@
 import { post } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
 import { PagedList } from '../list.js';
-import { SEVERITIES, loadProducts, names, productLabel, productOptions } from '../model.js';
+import { SEVERITIES, loadProducts, names, productLabel, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, notify, screenHeader, statusBadge } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
@@ -23,6 +23,8 @@ export const screen: Screen = {
     const productName = names(products, productLabel);
     const list: PagedList<EventEntry> = new PagedList<EventEntry>({
       path: '/api/v1/events/',
+      search: 'Search message',
+      sort: { field: 'created_at', descending: true },
       caption: 'Events',
       empty: 'No events match.',
       initial: { status: query.get('status') ?? 'OPEN', product_id: query.get('product_id') ?? '' },
@@ -30,18 +32,18 @@ export const screen: Screen = {
         { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, 'OPEN', 'RESOLVED', 'IGNORED'] },
         { name: 'severity', label: 'Severity', type: 'select', options: [{ value: '', label: 'Any severity' }, ...SEVERITIES] },
         { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: '', label: 'Any trigger' }, 'THRESHOLD', 'DATE_OFFSET'] },
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products') },
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products'), lookup: productLookup('All products') },
         { name: 'created_after', label: 'From', type: 'datetime-local' },
         { name: 'created_before', label: 'Until', type: 'datetime-local' },
       ],
       toQuery: (v) => ({ ...v, created_after: fromLocalInput(v.created_after), created_before: fromLocalInput(v.created_before) }),
       columns: [
-        { label: 'Opened', cell: (e) => time(e.created_at) },
-        { label: 'Severity', cell: (e) => statusBadge(e.severity) },
+        { label: 'Opened', sort: 'created_at', cell: (e) => time(e.created_at) },
+        { label: 'Severity', sort: 'severity', cell: (e) => statusBadge(e.severity) },
         { label: 'Trigger', cell: (e) => e.trigger_type },
         { label: 'Product', cell: (e) => productName(e.product_id) },
         { label: 'Message', cell: (e) => e.message, class: 'wide' },
-        { label: 'Status', cell: (e) => [statusBadge(e.status), e.status_changed_at ? [' ', h('span', { class: 'muted small' }, time(e.status_changed_at))] : null] },
+        { label: 'Status', sort: 'status', cell: (e) => [statusBadge(e.status), e.status_changed_at ? [' ', h('span', { class: 'muted small' }, time(e.status_changed_at))] : null] },
         {
           label: 'Actions',
           class: 'actions',

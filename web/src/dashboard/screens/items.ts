@@ -6,7 +6,7 @@ import { patch, post } from '../api.js';
 import { h, time } from '../dom.js';
 import { Form, formDialog, idempotencyKeys, text } from '../form.js';
 import { PagedList } from '../list.js';
-import { loadLocations, loadProducts, locationOptions, names, productLabel, productOptions } from '../model.js';
+import { loadLocations, loadProducts, locationLookup, locationOptions, names, productLabel, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { badge, button, notify, panel, screenHeader } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
@@ -26,20 +26,22 @@ export const screen: Screen = {
 
     const list: PagedList<Item> = new PagedList<Item>({
       path: '/api/v1/items/',
+      search: 'Search serial number',
+      sort: { field: 'created_at', descending: false },
       caption: 'Items',
       empty: 'No items match.',
       initial: { product_id: query.get('product_id') ?? '' },
       filters: [
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All serialized products', serialized) },
-        { name: 'location_id', label: 'Location', type: 'select', options: locationOptions(locations, 'All locations') },
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All serialized products', serialized), lookup: productLookup('All serialized products', serialized) },
+        { name: 'location_id', label: 'Location', type: 'select', options: locationOptions(locations, 'All locations'), lookup: locationLookup('All locations') },
         { name: 'is_active', label: 'Status', type: 'select', options: [{ value: 'true', label: 'Active' }, { value: 'false', label: 'Retired' }] },
       ],
       columns: [
-        { label: 'Serial number', cell: (i) => h('strong', null, i.serial_number) },
+        { label: 'Serial number', sort: 'serial_number', cell: (i) => h('strong', null, i.serial_number) },
         { label: 'Product', cell: (i) => productName(i.product_id), class: 'wide' },
         { label: 'Location', cell: (i) => (i.location_id ? locationName(i.location_id) : '—') },
         { label: 'Status', cell: (i) => (i.is_active ? badge('active', 'ok') : [badge('retired'), ' ', time(i.retired_at)]) },
-        { label: 'Added', cell: (i) => time(i.created_at) },
+        { label: 'Added', sort: 'created_at', cell: (i) => time(i.created_at) },
         {
           label: 'Actions',
           class: 'actions',
@@ -65,8 +67,8 @@ export const screen: Screen = {
     const form = new Form({
       label: 'New item',
       fields: [
-        { name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a serialized product', (p) => serialized(p) && p.is_active) },
-        { name: 'location_id', label: 'Location', type: 'select', required: true, options: locationOptions(locations, 'Choose a location') },
+        { name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a serialized product', (p) => serialized(p) && p.is_active), lookup: productLookup('Choose a serialized product', (p) => serialized(p) && p.is_active) },
+        { name: 'location_id', label: 'Location', type: 'select', required: true, options: locationOptions(locations, 'Choose a location'), lookup: locationLookup('Choose a location') },
         { name: 'serial_number', label: 'Serial number', required: true },
         { name: 'reason', label: 'Reason' },
       ],

@@ -39,6 +39,7 @@ export const screen: Screen = {
 
     const list: PagedList<Location> = new PagedList<Location>({
       path: '/api/v1/locations/',
+      search: 'Search name',
       caption: 'Locations',
       empty: 'No locations match.',
       filters: [
@@ -46,8 +47,8 @@ export const screen: Screen = {
         ACTIVE_FILTER,
       ],
       columns: [
-        { label: 'Name', cell: (l) => h('strong', null, l.name), class: 'wide' },
-        { label: 'Type', cell: (l) => l.type },
+        { label: 'Name', sort: 'name', cell: (l) => h('strong', null, l.name), class: 'wide' },
+        { label: 'Type', sort: 'type', cell: (l) => l.type },
         { label: 'Parent', cell: (l) => (l.parent_id ? nameOf(l.parent_id) : '—') },
         { label: 'Status', cell: (l) => [activeBadge(l.is_active), l.is_system ? [' ', badge('system', 'info')] : null] },
         {

@@ -2,7 +2,7 @@
 import { getAll } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
 import { PagedList } from '../list.js';
-import { loadLocations, loadProducts, locationOptions, names, productOptions } from '../model.js';
+import { loadLocations, loadProducts, locationLookup, locationOptions, names, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { badge, screenHeader } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
@@ -24,12 +24,14 @@ export const screen: Screen = {
     const locationName = names(locations, (l) => l.name);
     const list = new PagedList<Movement>({
       path: '/api/v1/movements/',
+      search: 'Search reason, SKU or product name',
+      sort: { field: 'created_at', descending: true },
       caption: 'Movements',
       empty: 'No movements match.',
       initial: Object.fromEntries(['product_id', 'location_id', 'kind', 'batch_id'].map((k) => [k, query.get(k) ?? ''])),
       filters: [
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products') },
-        { name: 'location_id', label: 'Location (either side)', type: 'select', options: locationOptions(locations, 'All locations', () => true) },
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products'), lookup: productLookup('All products') },
+        { name: 'location_id', label: 'Location (either side)', type: 'select', options: locationOptions(locations, 'All locations', () => true), lookup: locationLookup('All locations', () => true) },
         { name: 'kind', label: 'Kind', type: 'select', options: [{ value: '', label: 'Any kind' }, ...KINDS] },
         { name: 'batch_id', label: 'Batch id', placeholder: 'UUID' },
         { name: 'created_after', label: 'From', type: 'datetime-local' },
@@ -45,12 +47,13 @@ export const screen: Screen = {
       }),
       columns: [
         { label: '#', cell: (m) => String(m.seq), class: 'num' },
-        { label: 'When', cell: (m) => time(m.created_at) },
-        { label: 'Kind', cell: (m) => badge(m.kind, KIND_TONES[m.kind] ?? 'muted') },
+        { label: 'When', sort: 'created_at', cell: (m) => time(m.created_at) },
+        { label: 'Kind', sort: 'kind', cell: (m) => badge(m.kind, KIND_TONES[m.kind] ?? 'muted') },
         { label: 'Product', cell: (m) => productName(m.product_id) },
         { label: 'From → to', cell: (m) => `${locationName(m.from_location_id)} → ${locationName(m.to_location_id)}` },
         {
           label: 'Quantity',
+          sort: 'quantity',
           class: 'num',
           cell: (m) => [
             String(m.quantity),

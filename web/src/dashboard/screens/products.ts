@@ -117,17 +117,18 @@ export const screen: Screen = {
   render({ root, go }) {
     const list: PagedList<Product> = new PagedList<Product>({
       path: '/api/v1/product-models/',
+      search: 'Search SKU or name',
+      sort: { field: 'name', descending: false },
       caption: 'Products',
       empty: 'No products yet: create the first one above.',
       filters: [
-        { name: 'search', label: 'Search SKU or name', type: 'search' },
         { name: 'barcode', label: 'Barcode', type: 'search' },
         { name: 'profile', label: 'Profile', type: 'select', options: [{ value: '', label: 'Any profile' }, ...PROFILES] },
         ACTIVE_FILTER,
       ],
       columns: [
-        { label: 'SKU', cell: (p) => h('strong', null, p.sku) },
-        { label: 'Name', cell: (p) => p.name, class: 'wide' },
+        { label: 'SKU', sort: 'sku', cell: (p) => h('strong', null, p.sku) },
+        { label: 'Name', sort: 'name', cell: (p) => p.name, class: 'wide' },
         { label: 'Barcode', cell: (p) => (p.barcode ? h('code', null, p.barcode) : '—') },
         { label: 'Profile', cell: (p) => `${p.profile} · ${p.engine_type}` },
         { label: 'Unit', cell: (p) => (p.decimals ? `${p.unit}, ${p.decimals} decimals` : p.unit) },

@@ -158,6 +158,8 @@ export const screen: Screen = {
     showSelection();
     const list: PagedList<QrCode> = new PagedList<QrCode>({
       path: '/api/v1/qr-codes/',
+      search: 'Search code',
+      sort: { field: 'created_at', descending: true },
       caption: 'QR codes',
       empty: 'No codes match.',
       pageSize: 20,
@@ -184,12 +186,12 @@ export const screen: Screen = {
             return box;
           },
         },
-        { label: 'Code', cell: (c) => h('code', { class: 'qr-code' }, c.code) },
-        { label: 'Status', cell: (c) => statusBadge(c.status) },
+        { label: 'Code', sort: 'code', cell: (c) => h('code', { class: 'qr-code' }, c.code) },
+        { label: 'Status', sort: 'status', cell: (c) => statusBadge(c.status) },
         { label: 'Target', cell: (c) => (c.target_type ? `${c.target_type}${c.product_model_id ? ` · ${productName(c.product_model_id)}` : ''}` : '—') },
         { label: 'Configured', cell: (c) => time(c.configured_at) },
         { label: 'Locked', cell: (c) => time(c.locked_at) },
-        { label: 'Created', cell: (c) => time(c.created_at) },
+        { label: 'Created', sort: 'created_at', cell: (c) => time(c.created_at) },
         {
           label: 'Label',
           class: 'actions',

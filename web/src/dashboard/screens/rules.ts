@@ -75,10 +75,10 @@ export const screen: Screen = {
       ],
       columns: [
         { label: 'Product', cell: (r) => productName(r.product_id), class: 'wide' },
-        { label: 'Rule', cell: (r) => [h('strong', null, r.trigger_type), r.name ? ` · ${r.name}` : ''] },
+        { label: 'Rule', sort: 'trigger_type', cell: (r) => [h('strong', null, r.trigger_type), r.name ? ` · ${r.name}` : ''] },
         { label: 'Condition', cell: condition },
-        { label: 'Severity', cell: (r) => statusBadge(r.severity) },
-        { label: 'Source', cell: (r) => SOURCES[r.source] ?? r.source },
+        { label: 'Severity', sort: 'severity', cell: (r) => statusBadge(r.severity) },
+        { label: 'Source', sort: 'source', cell: (r) => SOURCES[r.source] ?? r.source },
         { label: 'Status', cell: (r) => activeBadge(r.is_active) },
         {
           label: 'Actions',

@@ -132,6 +132,8 @@ export const screen: Screen = {
 
     const list: PagedList<StockRow> = new PagedList<StockRow>({
       path: '/api/v1/stock/',
+      search: 'Search SKU or name',
+      sort: { field: 'name', descending: false },
       caption: 'Stock levels',
       empty: 'No stock matches.',
       initial: { product_id: initialProduct },
@@ -140,7 +142,7 @@ export const screen: Screen = {
         { name: 'location_id', label: 'Location', type: 'select', options: locationOptions(locations, 'All locations'), help: 'Totals then count this location only.' },
       ],
       columns: [
-        { label: 'Product', cell: (s) => [h('strong', null, s.sku), ' ', s.name], class: 'wide' },
+        { label: 'Product', sort: 'name', cell: (s) => [h('strong', null, s.sku), ' ', s.name], class: 'wide' },
         { label: 'Profile', cell: (s) => s.profile },
         { label: 'Total', cell: (s) => h('strong', null, s.stock_display), class: 'num' },
         {

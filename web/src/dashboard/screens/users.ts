@@ -45,11 +45,11 @@ export const screen: Screen = {
       caption: 'Users',
       empty: 'No users.',
       columns: [
-        { label: 'Username', cell: (u) => [h('strong', null, u.username), u.id === me.id ? ' (you)' : ''] },
+        { label: 'Username', sort: 'username', cell: (u) => [h('strong', null, u.username), u.id === me.id ? ' (you)' : ''] },
         { label: 'Email', cell: (u) => u.email ?? '—', class: 'wide' },
-        { label: 'Role', cell: (u) => badge(u.role, ROLE_TONES[u.role]) },
+        { label: 'Role', sort: 'role', cell: (u) => badge(u.role, ROLE_TONES[u.role]) },
         { label: 'Status', cell: (u) => activeBadge(u.is_active) },
-        { label: 'Created', cell: (u) => time(u.created_at) },
+        { label: 'Created', sort: 'created_at', cell: (u) => time(u.created_at) },
         {
           label: 'Actions',
           class: 'actions',

@@ -3,7 +3,7 @@ import { patch, post } from '../api.js';
 import { h, time } from '../dom.js';
 import { FieldSpec, Form, Values, formDialog, inputValue, num, text } from '../form.js';
 import { PagedList } from '../list.js';
-import { Product, loadProducts, names, productOptions } from '../model.js';
+import { Product, loadProducts, names, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, notify, panel, screenHeader, statusBadge } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
@@ -20,7 +20,7 @@ function orderFields(products: Product[], order?: WorkOrder): FieldSpec[] {
   return [
     { name: 'number', label: 'Number', required: true, value: order?.number, help: 'Unique in the company.' },
     { name: 'title', label: 'Title', required: true, value: order?.title },
-    { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'No product'), value: order?.product_id ?? '' },
+    { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'No product'), lookup: productLookup('No product'), value: order?.product_id ?? '' },
     { name: 'quantity', label: 'Quantity', type: 'number', min: 0, value: inputValue(order?.quantity) },
     { name: 'due_date', label: 'Due date', type: 'date', value: order?.due_date ?? '' },
   ];
@@ -56,19 +56,20 @@ export const screen: Screen = {
 
     const list: PagedList<WorkOrder> = new PagedList<WorkOrder>({
       path: '/api/v1/work-orders/',
+      search: 'Search number or title',
       caption: 'Work orders',
       empty: 'No work orders match.',
       filters: [
         { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, ...STATUSES] },
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'Any product') },
+        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'Any product'), lookup: productLookup('Any product') },
       ],
       columns: [
-        { label: 'Number', cell: (o) => h('strong', null, o.number) },
+        { label: 'Number', sort: 'number', cell: (o) => h('strong', null, o.number) },
         { label: 'Title', cell: (o) => o.title, class: 'wide' },
-        { label: 'Status', cell: (o) => statusBadge(o.status) },
+        { label: 'Status', sort: 'status', cell: (o) => statusBadge(o.status) },
         { label: 'Product', cell: (o) => productName(o.product_id) },
         { label: 'Quantity', cell: (o) => (o.quantity === null ? '—' : String(o.quantity)), class: 'num' },
-        { label: 'Due', cell: (o) => o.due_date ?? '—' },
+        { label: 'Due', sort: 'due_date', cell: (o) => o.due_date ?? '—' },
         { label: 'Updated', cell: (o) => time(o.updated_at) },
         {
           label: 'Actions',

@@ -1,6 +1,6 @@
 /** /api/v1/api-keys/: company API keys, for admins. The value is in the answer to create and rotate only. */
 import { Router } from 'express';
-import { ROUTER_OPTIONS, buildPage, idParam, schemas, validate } from '@pi/common';
+import { OrderTerm, ROUTER_OPTIONS, buildPage, idParam, schemas, validate } from '@pi/common';
 import { authenticateUser, requireAdmin } from '../../auth/authenticate';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from '../../commands/api-keys';
 import type { GatewayDeps } from '../../deps';
@@ -13,7 +13,7 @@ export function apiKeysRouter({ config, sequelize, credentials }: GatewayDeps): 
   router.use(base, authenticateUser(config.JWT_SECRET, credentials), requireAdmin);
 
   router.get(`${base}/`, validate({ query: listKeysQuery }), async (req, res) => {
-    const query = req.query as unknown as { page: number; page_size: number; include_revoked: boolean; include_minted: boolean };
+    const query = req.query as unknown as { page: number; page_size: number; include_revoked: boolean; include_minted: boolean; ordering?: OrderTerm[] };
     const { rows, count } = await listApiKeys(req.identity!, query);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, query, count, rows.map((r) => presentApiKey(r))));
   });

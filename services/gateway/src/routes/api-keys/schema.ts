@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { PERMISSIONS, schemas } from '@pi/common';
+import { PERMISSIONS, orderingQuery, schemas } from '@pi/common';
+import { API_KEY_ORDERING } from '../../commands/api-keys';
 import { allowedDomainsSchema } from '../../auth/allowed-origins';
 
 const permissions = Joi.array().items(Joi.string().valid(...PERMISSIONS)).min(1).unique();
@@ -22,4 +23,4 @@ export const updateKeyBody = Joi.object({
 /** Rotation takes no fields: an unknown one is refused, as everywhere. */
 export const rotateKeyBody = Joi.object({});
 
-export const listKeysQuery = Joi.object({ ...schemas.pagination, include_revoked: Joi.boolean().default(false), include_minted: Joi.boolean().default(false) });
+export const listKeysQuery = Joi.object({ ...schemas.pagination, include_revoked: Joi.boolean().default(false), include_minted: Joi.boolean().default(false), ordering: orderingQuery(API_KEY_ORDERING) });

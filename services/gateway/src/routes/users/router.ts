@@ -1,6 +1,6 @@
 /** /api/v1/users/: company users. Any user of the company reads; only admins write. */
 import { Router } from 'express';
-import { ROUTER_OPTIONS, buildPage, idParam, schemas, validate } from '@pi/common';
+import { OrderTerm, ROUTER_OPTIONS, buildPage, idParam, schemas, validate } from '@pi/common';
 import { authenticateUser, requireAdmin } from '../../auth/authenticate';
 import { createUser, getUser, listUsers, updateUser } from '../../commands/users';
 import type { GatewayDeps } from '../../deps';
@@ -13,7 +13,7 @@ export function usersRouter({ config, sequelize, credentials }: GatewayDeps): Ro
   router.use(base, authenticateUser(config.JWT_SECRET, credentials));
 
   router.get(`${base}/`, validate({ query: listUsersQuery }), async (req, res) => {
-    const page = req.query as unknown as { page: number; page_size: number };
+    const page = req.query as unknown as { page: number; page_size: number; ordering?: OrderTerm[] };
     const { rows, count } = await listUsers(req.identity!, page);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, page, count, rows.map(presentUser)));
   });

@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { ROLES, schemas } from '@pi/common';
+import { ROLES, orderingQuery, schemas } from '@pi/common';
+import { USER_ORDERING } from '../../commands/users';
 
 export const username = Joi.string().min(3).max(150).pattern(/^[A-Za-z0-9_.@+-]+$/).messages({
   'string.pattern.base': 'may contain only letters, digits and _ . @ + -',
@@ -21,4 +22,4 @@ export const updateUserBody = Joi.object({
   is_active: Joi.boolean(),
 }).min(1);
 
-export const listUsersQuery = Joi.object({ ...schemas.pagination });
+export const listUsersQuery = Joi.object({ ...schemas.pagination, ordering: orderingQuery(USER_ORDERING) });

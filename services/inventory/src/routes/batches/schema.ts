@@ -1,5 +1,7 @@
 import Joi from 'joi';
-import { schemas } from '@pi/common';
+import { orderingQuery, schemas, searchQuery } from '@pi/common';
+import { BATCH_ORDERING } from '../../sql/orderings';
+import { namedFilterSchemas } from '../../http/named-filters';
 import { calendarDate } from '../../http/calendar-date';
 
 const code = Joi.string().trim().min(1).max(100);
@@ -20,4 +22,8 @@ export const listBatchesQuery = Joi.object({
   product_id: schemas.uuid,
   has_stock: Joi.boolean(),
   expires_before: calendarDate,
+  sku: namedFilterSchemas.sku,
+  batch_code: namedFilterSchemas.batch_code,
+  search: searchQuery('the batch code'),
+  ordering: orderingQuery(BATCH_ORDERING),
 });

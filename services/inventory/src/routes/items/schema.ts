@@ -1,11 +1,17 @@
 import Joi from 'joi';
-import { schemas } from '@pi/common';
+import { orderingQuery, schemas, searchQuery } from '@pi/common';
+import { ITEM_ORDERING } from '../../sql/orderings';
+import { namedFilterSchemas } from '../../http/named-filters';
 
 export const listItemsQuery = Joi.object({
   ...schemas.pagination,
   product_id: schemas.uuid,
   location_id: schemas.uuid,
   is_active: Joi.boolean().default(true),
+  sku: namedFilterSchemas.sku,
+  location_name: namedFilterSchemas.location_name,
+  search: searchQuery('the serial number'),
+  ordering: orderingQuery(ITEM_ORDERING),
 });
 
 const serialNumber = Joi.string().trim().min(1).max(100);

@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { LOCATION_TYPES, PHYSICAL_LOCATION_TYPES, schemas } from '@pi/common';
+import { LOCATION_TYPES, PHYSICAL_LOCATION_TYPES, orderingQuery, schemas, searchQuery } from '@pi/common';
+import { LOCATION_ORDERING } from '../../sql/orderings';
 
 const name = Joi.string().trim().min(1).max(200);
 
@@ -19,4 +20,6 @@ export const listLocationsQuery = Joi.object({
   ...schemas.pagination,
   type: Joi.string().valid(...LOCATION_TYPES),
   is_active: Joi.boolean(),
+  search: searchQuery('the name'),
+  ordering: orderingQuery(LOCATION_ORDERING),
 });

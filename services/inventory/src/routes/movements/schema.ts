@@ -1,5 +1,7 @@
 import Joi from 'joi';
-import { MOVEMENT_KINDS, schemas } from '@pi/common';
+import { MOVEMENT_KINDS, orderingQuery, schemas, searchQuery } from '@pi/common';
+import { MOVEMENT_ORDERING } from '../../sql/orderings';
+import { namedFilterSchemas } from '../../http/named-filters';
 
 export const listMovementsQuery = Joi.object({
   ...schemas.pagination,
@@ -9,4 +11,7 @@ export const listMovementsQuery = Joi.object({
   kind: Joi.string().valid(...MOVEMENT_KINDS),
   created_after: schemas.timestamp,
   created_before: schemas.timestamp,
+  ...namedFilterSchemas,
+  search: searchQuery('the reason, or of the SKU or name of the product'),
+  ordering: orderingQuery(MOVEMENT_ORDERING),
 });

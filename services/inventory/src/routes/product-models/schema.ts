@@ -3,8 +3,9 @@
  * depend on the profile and live in engine/engine-config.ts, which answers 400 `invalid_engine_config`.
  */
 import Joi from 'joi';
-import { PROFILES, schemas } from '@pi/common';
+import { PROFILES, orderingQuery, schemas, searchQuery } from '@pi/common';
 import { gtinSchema } from '../../catalog/gtin';
+import { PRODUCT_ORDERING } from '../../sql/orderings';
 
 export const MAX_IMPORT_ROWS = 5000;
 
@@ -42,8 +43,9 @@ export const listProductsQuery = Joi.object({
   ...schemas.pagination,
   profile,
   is_active: Joi.boolean(),
-  search: Joi.string().trim().max(200).allow(''),
+  search: searchQuery('the SKU or the name'),
   barcode: gtinSchema.description('The product with this barcode, compared as a GTIN-14 (a UPC-A finds the same product as its EAN-13 with a leading 0).'),
+  ordering: orderingQuery(PRODUCT_ORDERING),
 });
 
 /** One product of an import, as POST takes it; checked row by row so that every problem can be named with its row. */

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { calendarDate } from '../../http/calendar-date';
-import { WORK_ORDER_STATUSES, schemas } from '@pi/common';
+import { WORK_ORDER_STATUSES, orderingQuery, schemas, searchQuery } from '@pi/common';
+import { WORK_ORDER_ORDERING } from '../../sql/orderings';
 import { positiveQuantity } from '../../engine/quantity';
 
 const number = Joi.string().trim().min(1).max(50);
@@ -29,4 +30,6 @@ export const listWorkOrdersQuery = Joi.object({
   ...schemas.pagination,
   status,
   product_id: schemas.uuid,
+  search: searchQuery('the number or the title'),
+  ordering: orderingQuery(WORK_ORDER_ORDERING),
 });

@@ -1,6 +1,7 @@
 /** HTTP shapes of /api/v1/events/. */
 import Joi from 'joi';
-import { EVENT_STATUSES, RULE_TRIGGER_TYPES, SEVERITIES, schemas } from '@pi/common';
+import { EVENT_STATUSES, RULE_TRIGGER_TYPES, SEVERITIES, orderingQuery, schemas, searchQuery } from '@pi/common';
+import { EVENT_ORDERING } from '../../commands/orderings';
 
 export const listEventsQuery = Joi.object({
   ...schemas.pagination,
@@ -11,6 +12,8 @@ export const listEventsQuery = Joi.object({
   severity: Joi.string().valid(...SEVERITIES),
   created_after: schemas.timestamp,
   created_before: schemas.timestamp,
+  search: searchQuery('the message'),
+  ordering: orderingQuery(EVENT_ORDERING),
 });
 
 /** resolve/ and ignore/ take no fields (an empty body or none at all). */

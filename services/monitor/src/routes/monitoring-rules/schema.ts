@@ -3,7 +3,8 @@
  * shapes); the same pieces check a PATCH's condition against the stored rule's type (commands/rules.ts).
  */
 import Joi from 'joi';
-import { ACCEPTED_TRIGGER_TYPES, SEVERITIES, dateOffsetCondition, schemas, thresholdBounds } from '@pi/common';
+import { ACCEPTED_TRIGGER_TYPES, SEVERITIES, dateOffsetCondition, orderingQuery, schemas, thresholdBounds } from '@pi/common';
+import { RULE_ORDERING } from '../../commands/orderings';
 
 export const RULE_SOURCES = ['rule', 'engine_config', 'attribute'] as const;
 
@@ -56,4 +57,5 @@ export const listRulesQuery = Joi.object({
   trigger_type: Joi.string().valid('THRESHOLD', 'DATE_OFFSET'),
   source: Joi.string().valid(...RULE_SOURCES),
   is_active: Joi.boolean(),
+  ordering: orderingQuery(RULE_ORDERING),
 });

@@ -3,7 +3,8 @@
  * channel `recipients` and no url. The URL's address is checked (SSRF) by the command, after this.
  */
 import Joi from 'joi';
-import { CHANNEL_KINDS, EVENT_TYPES, schemas } from '@pi/common';
+import { CHANNEL_KINDS, EVENT_TYPES, orderingQuery, schemas } from '@pi/common';
+import { CHANNEL_ORDERING } from '../../commands/orderings';
 
 export const MAX_RECIPIENTS = 20;
 
@@ -55,6 +56,7 @@ export const listChannelsQuery = Joi.object({
   ...schemas.pagination,
   kind: Joi.string().valid(...CHANNEL_KINDS),
   is_active: Joi.boolean(),
+  ordering: orderingQuery(CHANNEL_ORDERING),
 });
 
 /** rotate-secret/ and test/ take no fields. */

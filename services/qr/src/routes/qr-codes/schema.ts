@@ -1,7 +1,7 @@
 /** HTTP shapes of /api/v1/qr-codes/: generating, listing and looking up codes, and printing their labels. */
 import Joi from 'joi';
-import { QR_STATUSES, QR_TARGET_TYPES, schemas } from '@pi/common';
-import { CODE_SHAPE } from '../../commands/codes';
+import { QR_STATUSES, QR_TARGET_TYPES, orderingQuery, schemas, searchQuery } from '@pi/common';
+import { CODE_SHAPE, QR_CODE_ORDERING } from '../../commands/codes';
 import { MAX_SHEET_LABELS } from '../../labels/layout';
 import { codeSchema } from '../widget/schema';
 
@@ -14,6 +14,8 @@ export const listCodesQuery = Joi.object({
   status: Joi.string().valid(...QR_STATUSES),
   target_type: Joi.string().valid(...QR_TARGET_TYPES),
   target_id: schemas.uuid,
+  search: searchQuery('the code'),
+  ordering: orderingQuery(QR_CODE_ORDERING),
 });
 
 /** `{code}` of `/api/v1/qr-codes/{code}/` and of its labels. */
