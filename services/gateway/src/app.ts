@@ -15,6 +15,7 @@ import { createServiceProxy } from './proxy/service-proxy';
 import { deprecationHeaders, deprecationTable } from './proxy/deprecations';
 import { apiKeysRouter } from './routes/api-keys/router';
 import { registerRouter } from './routes/register/router';
+import { scanSessionsRouter } from './routes/scan-sessions/router';
 import { tokenRouter } from './routes/token/router';
 import { usersRouter } from './routes/users/router';
 import { gatewayHealthRouter } from './routes/health';
@@ -79,6 +80,7 @@ export function createGatewayApp(
   app.use(ownUserRoutesLimiter(rateLimits, config.JWT_SECRET));
   app.use(usersRouter(deps));
   app.use(apiKeysRouter(deps));
+  app.use(scanSessionsRouter(deps));
   app.use(serviceDispatcher(deps, rateLimits));
 
   app.use(notFoundMiddleware());

@@ -4,6 +4,7 @@ import { docsOperations } from './docs/operations';
 import { apiKeysOperations } from './routes/api-keys/openapi';
 import { healthOperations } from './routes/health/openapi';
 import { registerOperations } from './routes/register/openapi';
+import { scanSessionsOperations } from './routes/scan-sessions/openapi';
 import { tokenOperations } from './routes/token/openapi';
 import { usersOperations } from './routes/users/openapi';
 
@@ -14,8 +15,9 @@ export const gatewayApi: ServiceApi = {
     { name: 'registration', description: 'A new company with its admin user and first API key.' },
     { name: 'users', description: "The company's users; any user reads, admins write. Users are deactivated, never deleted." },
     { name: 'api-keys', description: "The company's API keys, for admins: create (the value is shown once), rotate, revoke, restrict by origin, expire." },
+    { name: 'scanning', description: 'What a QR scan may reach: scan settings, scan sessions (list, revoke) and signing in inside a scanned widget.' },
     { name: 'health', description: 'Liveness and readiness probes of the gateway.' },
     { name: 'docs', description: 'This document and its two renderings.' },
   ],
-  operations: [...tokenOperations, ...registerOperations, ...usersOperations, ...apiKeysOperations, ...healthOperations, ...docsOperations],
+  operations: [...tokenOperations, ...registerOperations, ...usersOperations, ...apiKeysOperations, ...scanSessionsOperations, ...healthOperations, ...docsOperations],
 };

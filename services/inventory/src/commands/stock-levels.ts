@@ -4,7 +4,7 @@
  * breakdowns for a page of products in one more.
  */
 import { QueryTypes, Sequelize } from 'sequelize';
-import { AccessDeniedError, Location, NotFoundError, PageRequest, ProductModel, findOwned, pageWindow } from '@pi/common';
+import { AccessDeniedError, Location, NotFoundError, PageRequest, ProductModel, assertScanReachesProduct, findOwned, pageWindow, scanProduct } from '@pi/common';
 import type { Identity } from '@pi/common';
 import { virtualLocation } from '../ledger/errors';
 import { WidgetProductRow, widgetProductRows } from '../sql/widget-products';
@@ -33,7 +33,8 @@ export async function stockFilterLocation(identity: Identity, locationId: string
  * which must be the company's and physical), in one statement (sql/widget-products.ts).
  */
 export async function widgetProductList(sequelize: Sequelize, identity: Identity, locationId?: string): Promise<WidgetProductRow[]> {
-  const rows = await widgetProductRows(sequelize, identity.companyId, locationId);
+  // A scan's key lists its target's product only (docs/api/scanning.md).
+  const rows = await widgetProductRows(sequelize, identity.companyId, locationId, scanProduct(identity));
   if (locationId) {
     const [, owner, type] = rows[0] ?? [];
     if (!owner) throw new NotFoundError('Location not found.');
@@ -108,6 +109,7 @@ async function countProducts(sequelize: Sequelize, companyId: string, productId?
 
 /** One product with its total, per-location breakdown, and batches or item count as its profile has. */
 export async function productDetail(sequelize: Sequelize, identity: Identity, productId: string) {
+  assertScanReachesProduct(identity, productId);
   const product = await findOwned(ProductModel, productId, identity.companyId, { what: 'Product' });
   const [[{ total }], locations, batches, itemsCount] = await Promise.all([
     sequelize.query<{ total: string }>('SELECT COALESCE(SUM(quantity), 0)::text AS total FROM stock_balances WHERE company_id = $1 AND product_id = $2', {

@@ -47,9 +47,12 @@ export async function listWorkOrders(identity: Identity, filters: WorkOrderFilte
 }
 
 /** The widget's list: OPEN and IN_PROGRESS, the earliest due date first (no due date last). One query. */
-export function listOpenWorkOrders(identity: Identity) {
+/** The open work orders; a QR scan's key sees only the work order its code points at (docs/api/scanning.md). */
+export async function listOpenWorkOrders(identity: Identity) {
+  const scan = identity.scan;
+  if (scan && (scan.targetType !== 'WORK_ORDER' || !scan.targetId)) return [];
   return WorkOrder.findAll({
-    where: { companyId: identity.companyId, status: OPEN_WORK_ORDER_STATUSES },
+    where: { companyId: identity.companyId, status: OPEN_WORK_ORDER_STATUSES, ...(scan ? { id: scan.targetId! } : {}) },
     order: [['dueDate', 'ASC NULLS LAST'], ['number', 'ASC'], ['id', 'ASC']],
     raw: true,
   });

@@ -7,26 +7,30 @@
  * location's facts are in the first row only (null in the others), so a long list does not build the same
  * strings a thousand times; a company without products, or a location that is not the caller's, still
  * gives that one row, with the product columns null. Quantities come as NUMERIC text, exactly what
- * `stock_display` formats. The statement is exported (`widgetProductsStatement`) so that the benchmark
+ * `stock_display` formats. A QR scan's key lists only its target's product (`scope`: none for a VIRGIN code;
+ * docs/api/scanning.md), in the same shape. The statement is exported (`widgetProductsStatement`) so that the benchmark
  * (`bench/`) runs the very same query as its raw baseline.
  */
 import type { Sequelize } from 'sequelize';
 import type { Profile } from '@pi/common';
 import { runStatement, type Statement } from './client';
 
-/** `$1` company. Balances are summed per product before the join (one hash aggregate, no per-row subquery). */
+/**
+ * `$1` company, `$2` whether the list is a scan's, `$3` the scan's product (null: none). Balances are summed
+ * per product before the join (one hash aggregate, no per-row subquery).
+ */
 export const WIDGET_PRODUCTS_SQL = `
 SELECT CASE WHEN row_number() OVER products = 1 THEN c.name END AS company, NULL::uuid AS location_company_id, NULL::varchar AS location_type,
        p.id, p.name, p.sku, p.profile, p.unit, p.decimals, COALESCE(s.quantity, 0)::text AS quantity
   FROM companies c
-  LEFT JOIN product_models p ON p.company_id = c.id AND p.is_active
+  LEFT JOIN product_models p ON p.company_id = c.id AND p.is_active AND (NOT $2::boolean OR p.id = $3::uuid)
   LEFT JOIN (SELECT product_id, SUM(quantity) AS quantity FROM stock_balances WHERE company_id = $1 GROUP BY product_id) s
     ON s.product_id = p.id
  WHERE c.id = $1
 WINDOW products AS (ORDER BY p.name, p.sku)
  ORDER BY p.name, p.sku`;
 
-/** `$1` company, `$2` location: products are listed only when the location is the company's and physical. */
+/** `$1` company, `$2` location, `$3` and `$4` the scan scope as above: products are listed only when the location is the company's and physical. */
 export const WIDGET_PRODUCTS_AT_LOCATION_SQL = `
 SELECT CASE WHEN row_number() OVER products = 1 THEN c.name END AS company,
        CASE WHEN row_number() OVER products = 1 THEN l.company_id END AS location_company_id,
@@ -35,6 +39,7 @@ SELECT CASE WHEN row_number() OVER products = 1 THEN c.name END AS company,
   FROM companies c
   LEFT JOIN locations l ON l.id = $2
   LEFT JOIN product_models p ON p.company_id = c.id AND p.is_active AND l.company_id = c.id AND l.type <> 'VIRTUAL'
+        AND (NOT $3::boolean OR p.id = $4::uuid)
   LEFT JOIN (SELECT product_id, SUM(quantity) AS quantity FROM stock_balances WHERE company_id = $1 AND location_id = $2 GROUP BY product_id) s
     ON s.product_id = p.id
  WHERE c.id = $1
@@ -59,13 +64,17 @@ export type WidgetProductRow = [
   quantity: string,
 ];
 
+/** A scan's product filter: `undefined` lists every product; a product id (or null, none) lists that one only. */
+export type ProductScope = string | null | undefined;
+
 /** The statement for a company's list, at one location or over all of them (what the benchmark runs too). */
-export function widgetProductsStatement(companyId: string, locationId?: string): Statement {
+export function widgetProductsStatement(companyId: string, locationId?: string, scope?: ProductScope): Statement {
+  const scoped = scope !== undefined;
   return locationId
-    ? { name: 'widget_products_at_location', text: WIDGET_PRODUCTS_AT_LOCATION_SQL, values: [companyId, locationId], rowMode: 'array' }
-    : { name: 'widget_products', text: WIDGET_PRODUCTS_SQL, values: [companyId], rowMode: 'array' };
+    ? { name: 'widget_products_at_location', text: WIDGET_PRODUCTS_AT_LOCATION_SQL, values: [companyId, locationId, scoped, scope ?? null], rowMode: 'array' }
+    : { name: 'widget_products', text: WIDGET_PRODUCTS_SQL, values: [companyId, scoped, scope ?? null], rowMode: 'array' };
 }
 
-export async function widgetProductRows(sequelize: Sequelize, companyId: string, locationId?: string): Promise<WidgetProductRow[]> {
-  return (await runStatement<WidgetProductRow>(sequelize, widgetProductsStatement(companyId, locationId))).rows;
+export async function widgetProductRows(sequelize: Sequelize, companyId: string, locationId?: string, scope?: ProductScope): Promise<WidgetProductRow[]> {
+  return (await runStatement<WidgetProductRow>(sequelize, widgetProductsStatement(companyId, locationId, scope))).rows;
 }
