@@ -16,21 +16,29 @@ export class SignInRequiredError extends AppError {
 
 const same = (a: string | null | undefined, b: string) => !!a && a.toLowerCase() === b.toLowerCase();
 
-/** The product a scan reaches, or `undefined` for a caller that is not a scan (null: a scan that reaches none). */
-export function scanProduct(identity: Identity): string | null | undefined {
-  return identity.scan ? identity.scan.productId : undefined;
+/**
+ * A user signed in to the scan of a VIRGIN code: until the code is linked, the scan reads the company's
+ * products, items and work orders to pick its target (it books nothing: it has no target yet).
+ */
+export function scanPicksTarget(scan: ScanScope | undefined): boolean {
+  return !!scan && !!scan.userId && !scan.targetType;
 }
 
-/** A product (or a record of it) named by a scan must be its target's. */
+/** The product a scan reads, or `undefined` for no limit (not a scan, or one picking its target); null: none. */
+export function scanProduct(identity: Identity): string | null | undefined {
+  return identity.scan && !scanPicksTarget(identity.scan) ? identity.scan.productId : undefined;
+}
+
+/** A product (or a record of it) a scan reads must be its target's. */
 export function assertScanReachesProduct(identity: Identity, productId: string): void {
-  if (identity.scan && !same(identity.scan.productId, productId)) throw new AccessDeniedError();
+  if (identity.scan && !scanPicksTarget(identity.scan) && !same(identity.scan.productId, productId)) throw new AccessDeniedError();
 }
 
 /** Booking stock of `productId`: the target's product only, never under `read`, under `staff` only signed in. */
 export function assertScanMayBook(identity: Identity, productId: string): void {
   const scan = identity.scan;
   if (!scan) return;
-  assertScanReachesProduct(identity, productId);
+  if (!same(scan.productId, productId)) throw new AccessDeniedError();
   if (scan.userId) return;
   if (scan.policy === 'read') throw new AccessDeniedError();
   if (scan.policy === 'staff') throw new SignInRequiredError();

@@ -5,7 +5,7 @@
  * constraint, so two concurrent creates with one number cannot both succeed.
  */
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { Identity, OPEN_WORK_ORDER_STATUSES, PageRequest, ProductModel, WorkOrder, WorkOrderStatus, findOwned, pageWindow, rethrowAlreadyExists } from '@pi/common';
+import { Identity, OPEN_WORK_ORDER_STATUSES, PageRequest, ProductModel, WorkOrder, WorkOrderStatus, findOwned, pageWindow, rethrowAlreadyExists, scanPicksTarget } from '@pi/common';
 import { InvalidTransitionError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
 
@@ -47,9 +47,12 @@ export async function listWorkOrders(identity: Identity, filters: WorkOrderFilte
 }
 
 /** The widget's list: OPEN and IN_PROGRESS, the earliest due date first (no due date last). One query. */
-/** The open work orders; a QR scan's key sees only the work order its code points at (docs/api/scanning.md). */
+/**
+ * The open work orders; a QR scan's key sees only the work order its code points at, or all of them while a
+ * signed-in user picks the target of a VIRGIN code (docs/api/scanning.md).
+ */
 export async function listOpenWorkOrders(identity: Identity) {
-  const scan = identity.scan;
+  const scan = scanPicksTarget(identity.scan) ? undefined : identity.scan;
   if (scan && (scan.targetType !== 'WORK_ORDER' || !scan.targetId)) return [];
   return WorkOrder.findAll({
     where: { companyId: identity.companyId, status: OPEN_WORK_ORDER_STATUSES, ...(scan ? { id: scan.targetId! } : {}) },
