@@ -25,12 +25,12 @@ export const up: MigrationFn = async ({ context: sql }) => {
       ADD COLUMN scan_target_type varchar(16) CHECK (scan_target_type IN ('PRODUCT', 'ITEM', 'WORK_ORDER')),
       ADD COLUMN scan_target_id uuid,
       ADD COLUMN scan_product_id uuid,
-      ADD COLUMN scan_user_id uuid REFERENCES users(id),
-      ADD CONSTRAINT api_keys_scan_scope CHECK ((qr_code IS NULL) = (scan_policy IS NULL));
+      ADD COLUMN scan_user_id uuid REFERENCES users(id);
     -- Scans minted before this migration keep working, scoped to their code's target as it is now.
     UPDATE api_keys k SET scan_policy = 'book', scan_target_type = c.target_type, scan_target_id = c.target_id, scan_product_id = c.product_model_id
       FROM qr_codes c WHERE k.qr_code IS NOT NULL AND c.code = k.qr_code;
     UPDATE api_keys SET scan_policy = 'book' WHERE qr_code IS NOT NULL AND scan_policy IS NULL;
+    ALTER TABLE api_keys ADD CONSTRAINT api_keys_scan_scope CHECK ((qr_code IS NULL) = (scan_policy IS NULL));
 
     -- The scan sessions screen: a company's scan keys, newest first.
     CREATE INDEX api_keys_scan_sessions_idx ON api_keys (company_id, created_at DESC, id DESC) WHERE qr_code IS NOT NULL;
