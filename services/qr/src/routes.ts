@@ -18,7 +18,7 @@ export function qrRoutes({ db, config }: QrContext): Router {
   const router = Router();
   router.use(labelsRouter(db.sequelize, config));
   router.use(qrCodesRouter(db.sequelize, config));
-  router.use(codeScanPolicyRouter(db.sequelize, config));
+  router.use(codeScanPolicyRouter(config));
   router.use(widgetQrRoutes(db.sequelize));
   return router;
 }

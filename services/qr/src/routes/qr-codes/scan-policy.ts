@@ -4,7 +4,6 @@
  */
 import { Router } from 'express';
 import Joi from 'joi';
-import type { Sequelize } from 'sequelize';
 import { PermissionDeniedError, QrCode, SCAN_POLICIES, operations, validate } from '@pi/common';
 import type { Identity, ScanPolicy } from '@pi/common';
 import { ownedCode } from '../../commands/codes';
@@ -28,8 +27,7 @@ export async function setCodeScanPolicy(identity: Identity, code: string, policy
   return row;
 }
 
-export function codeScanPolicyRouter(sequelize: Sequelize, config: QrConfig): Router {
-  void sequelize;
+export function codeScanPolicyRouter(config: QrConfig): Router {
   const router = Router();
   router.put('/api/v1/qr-codes/:code/scan_policy/', validate({ params: codeParams, body: scanPolicyBody }), async (req, res) => {
     const row = await setCodeScanPolicy(req.identity!, String(req.params.code), req.body.scan_policy);
