@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1.7
 #
-# One image for every process of PI Inventory (README "Deployment"): the five services, the migrations,
+# One image for every process of PI Inventory (docs/operations/deployment.md): the five services, the migrations,
 # check_rules and the operator commands. The command chooses what runs; without one, the service named by the
 # SERVICE build argument (default gateway) runs:
 #
@@ -96,9 +96,9 @@ esac
 EOF
 
 COPY <<'EOF' /app/bin/wait-for-migrations.js
-// pi wait-for-migrations: the init container of every Deployment. Waits until the database of DATABASE_URL
-// has every migration this image ships (the migration Job applies them), so the pods of a new version only
-// start on the schema they expect; until then the old pods keep serving. Exits 0 once it does.
+// pi wait-for-migrations: the init container of the check-rules CronJob. Waits until the database of
+// DATABASE_URL has every migration this image ships (the Deployments' init containers apply them with
+// `pi migrate`), so a run of a new version never starts on the schema of the previous one. Exits 0 once it does.
 const fs = require('node:fs');
 const { Client } = require('pg');
 
@@ -134,9 +134,9 @@ async function missing() {
         console.log(`wait-for-migrations: the schema has all ${shipped.length} migrations of this image`);
         return;
       }
-      say(`waiting for the migration Job to apply ${pending.join(', ')}`);
+      say(`waiting for the migrations ${pending.join(', ')} (the Deployments' init containers apply them)`);
     } catch (err) {
-      say(err.code === '42P01' ? 'waiting for the migration Job (no schema_migrations table yet)' : `waiting for the database: ${err.message}`);
+      say(err.code === '42P01' ? 'waiting for the migrations (no schema_migrations table yet)' : `waiting for the database: ${err.message}`);
     }
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }

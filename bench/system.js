@@ -36,7 +36,7 @@ async function startStandalone(log) {
   Object.assign(env, {
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn',
-    // The benchmark measures the service, not the rate limiter (SPEC.md's widget burst is 100/min per key).
+    // The benchmark measures the service, not the rate limiter (the widget burst limit is 100/min per key).
     RATE_LIMITS: 'off',
     GATEWAY_PORT: String(gateway),
     INVENTORY_PORT: String(inventory),

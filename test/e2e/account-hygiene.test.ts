@@ -1,5 +1,5 @@
 /**
- * Account hygiene (README "Passwords", "API keys"): weak passwords refused wherever a password is set,
+ * Account hygiene (docs/api/authentication.md "Passwords", "API keys"): weak passwords refused wherever a password is set,
  * expired API keys stay expired, and rotation refuses fields it does not take. Every refusal changes nothing.
  */
 import path from 'node:path';

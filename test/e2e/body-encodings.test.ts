@@ -1,6 +1,6 @@
 /**
  * Bodies that are not what their headers say, and JSON nested beyond reason: a 4xx in the error shape naming
- * the problem, at the gateway and in the services' own parser, and nothing changed (README "Conventions").
+ * the problem, at the gateway and in the services' own parser, and nothing changed (docs/api/conventions.md "Conventions").
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { expect } from 'chai';

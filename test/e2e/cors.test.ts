@@ -62,6 +62,22 @@ describe('CORS and unsupported methods', () => {
       expectErrorShape(res.body, res.status, 'origin_not_allowed');
       expect(res.headers.get('access-control-allow-origin')).to.equal(null);
     });
+
+    it('sends no Access-Control-Allow-Origin on a refusal before the key is accepted (401)', async () => {
+      const res = await get(WIDGET_LOCATIONS, { apiKey: `pik_${'x'.repeat(40)}`, headers: { origin: 'https://shop.example.com' } });
+      expect(res.status).to.equal(401);
+      expectErrorShape(res.body, res.status, 'authentication_failed');
+      expect(res.headers.get('access-control-allow-origin')).to.equal(null);
+      expect(list(res.headers.get('vary'))).to.include('origin');
+    });
+
+    it('echoes any origin on the public exchange_token/, refusals included', async () => {
+      const res = await api('POST', '/api/v1/widget/exchange_token/', { body: { token: 'not-a-token' }, headers: { origin: 'https://anyone.example.net' } });
+      expect(res.status).to.equal(400);
+      expectErrorShape(res.body, res.status, 'invalid_token');
+      expect(res.headers.get('access-control-allow-origin')).to.equal('https://anyone.example.net');
+      expect(list(res.headers.get('access-control-expose-headers'))).to.include.members(EXPOSED.map((h) => h.toLowerCase()));
+    });
   });
 
   describe('core paths', () => {

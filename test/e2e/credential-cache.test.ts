@@ -1,5 +1,5 @@
 /**
- * The gateway's credential cache (README "Credential cache"): API keys and users are served from memory, and
+ * The gateway's credential cache (docs/api/authentication.md "Credential cache"): API keys and users are served from memory, and
  * every change that alters what they authorize reaches every gateway replica through PostgreSQL
  * notifications before the API answers the change. A gateway whose listening connection is lost keeps
  * serving from the database and empties its cache when it is back.

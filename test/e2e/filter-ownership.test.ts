@@ -1,5 +1,5 @@
 /**
- * Ids in list filters are checked like ids in paths (README, "Company isolation"): on every list of every
+ * Ids in list filters are checked like ids in paths (docs/api/conventions.md "Company isolation"): on every list of every
  * service, a filter naming another company's record answers 403 `access_denied` (with nothing of that record),
  * an id that names nothing answers 404, and the company's own record answers 200. The table below names every
  * id filter; the last tests fail when a list gains an id filter that neither the route's ownedFilters step nor

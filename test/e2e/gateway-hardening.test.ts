@@ -5,7 +5,7 @@
  * PROXY_TIMEOUT_MS, never a hang; and the gateway's own refusals (unknown path, malformed JSON, body over the
  * limit) are in the same shape, with `X-Request-ID` equal to `request_id`.
  *
- * The answer tells whether the request can have had an effect (issue 13, README "Deadlines and retries"):
+ * The answer tells whether the request can have had an effect (issue 13, docs/api/deadlines-and-retries.md):
  * 503 `service_unavailable` when it never reached the service (or was a read), 504 `upstream_timeout` when
  * the service got it and did not answer in time, 503 `outcome_unknown` when a change was cut off. Every
  * request carries the gateway's own `X-Request-Deadline`.

@@ -1,5 +1,5 @@
 /**
- * Hostile input that once slipped past validation or reached the database as a 500 (README, "Hostile input"):
+ * Hostile input that once slipped past validation or reached the database as a 500 (docs/api/paths-and-hostile-input.md "Hostile input"):
  * keys named like built-in properties, text PostgreSQL cannot store (NUL, unpaired surrogates) in bodies,
  * queries, path parameters and CSV cells, and dates outside the years 0001–9999 in filters and bodies. Each is
  * a 400 in the error shape naming the field, and changes nothing.
@@ -137,7 +137,7 @@ describe('text PostgreSQL cannot store (NUL, unpaired surrogates)', () => {
       expectValidationError(await get(`/api/v1/product-models/?search=${q}`, { token: company.token }), 'search');
       expectValidationError(await get(`/api/v1/qr-codes/labels.svg?codes=${q}`, { token: company.token }), 'codes');
       expectValidationError(await get(`/api/v1/widget/qr_info/?code=${q}`, { apiKey: company.apiKey }), 'code');
-      // In a path, a control character matches no route at all (README "Paths"): 404 naming the rule.
+      // In a path, a control character matches no route at all (docs/api/paths-and-hostile-input.md "Paths"): 404 naming the rule.
       expectPathRefused(await get(`/api/v1/qr-codes/${q}/`, { token: company.token }));
       expectValidationError(await get(`/api/v1/events/?status=${q}`, { token: company.token }), 'status');
     });
@@ -189,7 +189,7 @@ describe('text PostgreSQL cannot store (NUL, unpaired surrogates)', () => {
   });
 });
 
-/** A path the gateway's path table refuses: 404 `not_found`, with `details.path` saying which rule (README "Paths"). */
+/** A path the gateway's path table refuses: 404 `not_found`, with `details.path` saying which rule (docs/api/paths-and-hostile-input.md "Paths"). */
 function expectPathRefused(res: ApiResponse) {
   expectErrorShape(res, 404, 'not_found');
   expect(res.body.details).to.have.property('path').that.is.a('string');

@@ -1,5 +1,5 @@
 /**
- * Company isolation (DESIGN.md §2): a request that names another company's record answers 403 `access_denied`
+ * Company isolation (docs/api/conventions.md): a request that names another company's record answers 403 `access_denied`
  * with the same vague message everywhere and nothing of that record; an id that exists nowhere answers 404.
  * Lists never show another company's records, and a refused request changes nothing. Also: members are not
  * admins (403 `permission_denied` on user and key management).

@@ -93,7 +93,7 @@ describe('405 on proxied paths, from the OpenAPI document', () => {
       expectMethodNotAllowed(await api('POST', `/api/v1/widget/${ID}/`, { apiKey: allPermissions }), 'GET, HEAD, OPTIONS');
     });
 
-    it('checks the key first: 401 without one, 403 when it lacks the method’s permission (SPEC.md Authentication)', async () => {
+    it('checks the key first: 401 without one, 403 when it lacks the method’s permission (docs/api/authentication.md)', async () => {
       expectErrorShape(await api('DELETE', '/api/v1/widget/move/'), 401, 'authentication_failed');
       expectErrorShape(await api('DELETE', '/api/v1/widget/move/', { apiKey: company.apiKey }), 403, 'permission_denied');
       expectErrorShape(await api('OPTIONS', '/api/v1/widget/locations/'), 401, 'authentication_failed');

@@ -1,5 +1,5 @@
 /**
- * README "Paths": a spelling of a path either reaches the route with every one of its policies, or reaches
+ * docs/api/paths-and-hostile-input.md "Paths": a spelling of a path either reaches the route with every one of its policies, or reaches
  * nothing. Each policy is tried with every class of spelling, several of each, on real gateways with rate
  * limits on: the refused ones (case variants, `//`, `%2F`, `/./`, `/../`, `%2e`, backslashes, `;jsessionid`)
  * must answer 404 and change nothing; the accepted ones (final slash left out, `%41`-style escapes of plain
@@ -96,7 +96,7 @@ function expectRefused(res: ApiResponse, spelling: string) {
 
 const loginBody = (c: TestCompany, password = c.admin.password) => ({ username: c.admin.username, password });
 
-describe('path spellings reach a route with all of its policies, or nothing (README "Paths")', () => {
+describe('path spellings reach a route with all of its policies, or nothing (docs/api/paths-and-hostile-input.md "Paths")', () => {
   it('the spelling classes are what they claim: every refused one differs from the path, every accepted one too', () => {
     const refused = refusedSpellings('/api/token/');
     const accepted = acceptedSpellings('/api/token/');

@@ -37,7 +37,7 @@ async function withGateway(env: Record<string, string>, body: (gw: RunningGatewa
 }
 
 
-describe('rate limits (SPEC.md Limits)', () => {
+describe('rate limits (docs/api/rate-limits-cors-headers.md)', () => {
   it('login endpoints: 10 per minute per client address, refresh included; then 429 with Retry-After', async () => {
     const company = await buildCompany();
     await withGateway({}, async (_gw, at) => {

@@ -1,5 +1,5 @@
 /**
- * `X-Request-Deadline` at a service's edge (README "Deadlines and retries"): believed only with a valid
+ * `X-Request-Deadline` at a service's edge (docs/api/deadlines-and-retries.md): believed only with a valid
  * internal token, a request that arrives after its deadline is refused at once with 503 and changes
  * nothing, a malformed or implausible one is ignored (logged), and a client's own never gets past the gateway.
  */

@@ -1,5 +1,5 @@
 /**
- * Revoking a user's tokens (README "Revoking a user's tokens"): a password change, a role change and a
+ * Revoking a user's tokens (docs/api/authentication.md "Revoking a user's tokens"): a password change, a role change and a
  * deactivation refuse that user's existing access and refresh tokens at once, on every gateway replica, even
  * one that had them in its credential cache; new logins work.
  */

@@ -1,6 +1,6 @@
 /**
  * Shared assertions on the error shape every service answers with: `{error, code, details, request_id}`
- * (DESIGN.md), plus `validation_errors` for `invalid_engine_config`.
+ * (docs/api/conventions.md), plus `validation_errors` for `invalid_engine_config`.
  */
 import { expect } from 'chai';
 import { ApiResponse } from './api';

@@ -61,7 +61,10 @@ export async function startProcess(
       },
       `${name} to start`,
       opts.timeoutMs ?? 20_000,
-    );
+    ).catch((err: Error) => {
+      child.kill('SIGKILL'); // the caller never gets a handle to stop it: it would outlive the test run
+      throw err;
+    });
   }
   return running;
 }

@@ -35,9 +35,13 @@ const PORT_VARIABLE: Record<ServiceName, string> = {
 
 /**
  * Starts `services` (the gateway last, pointed at the ones started here, else at the test system's) with
- * `gatewayEnv` added to the gateway's settings.
+ * `gatewayEnv` added to the gateway's settings and `env` to each service's.
  */
-export async function startServiceProcesses(services: ServiceName[], gatewayEnv: Record<string, string> = {}): Promise<ServiceProcesses> {
+export async function startServiceProcesses(
+  services: ServiceName[],
+  gatewayEnv: Record<string, string> = {},
+  env: Partial<Record<ServiceName, Record<string, string>>> = {},
+): Promise<ServiceProcesses> {
   const sys = system();
   const common = {
     NODE_ENV: 'test',
@@ -58,7 +62,10 @@ export async function startServiceProcesses(services: ServiceName[], gatewayEnv:
   try {
     const start = async (service: ServiceName, extra: Record<string, string> = {}) => {
       const port = await freePort();
-      const child = await startProcess(service, process.execPath, [entryOf(service)], { ...common, ...own[service], ...extra, [PORT_VARIABLE[service]]: String(port) });
+      const child = await startProcess(service, process.execPath, [entryOf(service)], { ...common, ...own[service], ...env[service], ...extra, [PORT_VARIABLE[service]]: String(port) }, {
+        // Several Node processes starting at once on a loaded machine can take a while each.
+        timeoutMs: 60_000,
+      });
       all.push(child);
       running[service] = child;
       urls[service] = `http://127.0.0.1:${port}`;

@@ -7,7 +7,19 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Router } from 'express';
-import { Database, Logger, closeServer, connectDatabase, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
+import {
+  Database,
+  Logger,
+  MetricsRegistry,
+  closeServer,
+  connectDatabase,
+  createLogger,
+  createMetricsRegistry,
+  createServiceApp,
+  listen,
+  metricsApp,
+  pathsOf,
+} from '@pi/common';
 import { CredentialCache, GatewayConfig, UsageRecorder, createGatewayApp, createRateLimits, loadGatewayConfig } from '@pi/gateway';
 import { inventoryApi, inventoryRoutes } from '@pi/inventory';
 import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
@@ -30,6 +42,8 @@ export interface RunningGateway {
   config: GatewayConfig;
   usage: UsageRecorder;
   credentials: CredentialCache;
+  /** The gateway's metrics listener (its GATEWAY_METRICS_PORT; never the public port). */
+  metricsUrl: string;
   close(): Promise<void>;
 }
 
@@ -62,8 +76,11 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
   const publicBaseUrl = 'http://localhost:8000';
 
   const servers: http.Server[] = [];
-  const startService = async (name: string, paths: string[], routes: Router, publicRoutes?: Router) => {
-    const app = createServiceApp({ logger: logger(name), db, internalJwtSecret, paths }, routes, publicRoutes);
+  // Each service measures into its own registry, served at its /metrics (docs/operations/metrics.md).
+  const registryOf = (name: string): MetricsRegistry => createMetricsRegistry(name, { processMetrics: false });
+  const registries = { inventory: registryOf('inventory'), qr: registryOf('qr'), monitor: registryOf('monitor'), notifier: registryOf('notifier') };
+  const startService = async (name: keyof typeof registries, paths: string[], routes: Router, publicRoutes?: Router) => {
+    const app = createServiceApp({ logger: logger(name), db, internalJwtSecret, paths, metrics: { registry: registries[name] } }, routes, publicRoutes);
     const server = await listen(app, 0, '127.0.0.1');
     servers.push(server);
     return urlOf(server);
@@ -80,9 +97,9 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
     logger: logger('monitor'),
   };
   const serviceUrls = {
-    inventory: await startService('inventory', pathsOf(inventoryApi), inventoryRoutes(ctx)),
+    inventory: await startService('inventory', pathsOf(inventoryApi), inventoryRoutes({ ...ctx, metrics: registries.inventory })),
     qr: await startService('qr', pathsOf(qrApi), qrRoutes(qrCtx), qrPublicRoutes(qrCtx)),
-    monitor: await startService('monitor', pathsOf(monitorApi), monitorRoutes(monitorCtx)),
+    monitor: await startService('monitor', pathsOf(monitorApi), monitorRoutes({ ...monitorCtx, metrics: registries.monitor })),
     notifier: await startService('notifier', NOTIFIER_PATHS, notifierRoutes()),
   };
 
@@ -112,15 +129,19 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
     // Listening for credential changes like a deployed gateway, so every test runs against the cache.
     const credentials = new CredentialCache(db.sequelize, { ttlMs: config.AUTH_CACHE_TTL_MS, databaseUrl, logger: gatewayLogger });
     await credentials.start();
-    const app = createGatewayApp({ config, sequelize: db.sequelize, logger: gatewayLogger, usage, credentials }, rateLimits);
+    const metrics = createMetricsRegistry('gateway', { processMetrics: false });
+    const app = createGatewayApp({ config, sequelize: db.sequelize, logger: gatewayLogger, usage, credentials, metrics }, rateLimits);
     const server = await listen(app, 0, '127.0.0.1');
+    const metricsServer = await listen(metricsApp(metrics, gatewayLogger, { token: config.METRICS_TOKEN }), 0, '127.0.0.1');
     return {
       url: urlOf(server),
+      metricsUrl: urlOf(metricsServer),
       config,
       usage,
       credentials,
       close: async () => {
         await closeServer(server, 2000);
+        await closeServer(metricsServer, 2000);
         await usage.stop();
         await credentials.stop();
         await rateLimits.close();

@@ -136,7 +136,7 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
     expect((firstKeys.body.results as { id: string }[]).map((k) => k.id)).to.not.include(cliOutput.api_key.id);
     expect(firstKeys.body.count).to.be.greaterThan(0);
 
-    // The pages of the system as the README starts it: the dashboard signs in, the widget page loads.
+    // The pages of the system as the README starts it (npm start): the dashboard signs in, the widget page loads.
     await expectPagesWork(baseUrl, first.username, first.password);
 
     // check_rules finds the running standalone database and its secrets through DATA_DIR alone.

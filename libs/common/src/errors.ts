@@ -1,6 +1,6 @@
 /**
  * One error vocabulary for every process. Each class carries the HTTP status and the stable snake_case
- * `code` that clients switch on; `errorMiddleware` (http/error-middleware.ts) turns them into SPEC.md's
+ * `code` that clients switch on; `errorMiddleware` (http/error-middleware.ts) turns them into the error shape of docs/api/conventions.md:
  * `{error, code, details, request_id}` shape.
  */
 export type ErrorDetails = Record<string, unknown>;
@@ -11,7 +11,7 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly details: ErrorDetails = {},
-    /** Extra top-level fields of the answer, where SPEC.md asks for them (e.g. `validation_errors`). */
+    /** Extra top-level fields of the answer, where docs/api/ promises them (e.g. `validation_errors`). */
     readonly extra: Record<string, unknown> = {},
   ) {
     super(message);
@@ -38,7 +38,7 @@ export class PermissionDeniedError extends AppError {
   }
 }
 
-/** Company isolation violation. The message is deliberately vague and identical everywhere (SPEC.md, 403). */
+/** Company isolation violation. The message is deliberately vague and identical everywhere (docs/api/conventions.md, 403). */
 export class AccessDeniedError extends AppError {
   constructor() {
     super(403, 'access_denied', 'Access denied.');
@@ -72,13 +72,24 @@ export class ServiceUnavailableError extends AppError {
 
 /** The database could not be reached (or kept failing) before anything was written: nothing changed. */
 export class DatabaseUnavailableError extends ServiceUnavailableError {
-  constructor() {
+  /** `failure`: the connection error behind it, for operators (logs, command output); never sent to clients. */
+  constructor(readonly failure?: unknown) {
     super('The database is unavailable; nothing was changed. Try again shortly.');
   }
 }
 
+/** An error's message for an operator: with the connection failure behind it where there is one. */
+export function operatorMessage(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const failure = err instanceof DatabaseUnavailableError ? err.failure : undefined;
+  if (!(failure instanceof Error)) return err.message;
+  const code = (failure as { code?: unknown }).code;
+  const reason = typeof code === 'string' && !failure.message.includes(code) ? `${failure.message} (${code})` : failure.message;
+  return `${err.message} Cause: ${reason}`;
+}
+
 /**
- * The request's deadline (README "Deadlines and retries") passed before its work could commit: the work was
+ * The request's deadline (docs/api/deadlines-and-retries.md) passed before its work could commit: the work was
  * abandoned and rolled back, so nothing changed.
  */
 export class DeadlineExceededError extends ServiceUnavailableError {
@@ -115,7 +126,7 @@ export class UpstreamTimeoutError extends AppError {
 }
 
 /**
- * 409 for a state change the resource's state machine refuses. SPEC.md: "the error carries
+ * 409 for a state change the resource's state machine refuses. docs/api/qr-codes.md: "the error carries
  * allowed_transitions": at the top level, and in `details` with the current status.
  */
 export class InvalidTransitionError extends ConflictError {

@@ -43,7 +43,7 @@ export interface Identity {
   scan?: ScanScope;
 }
 
-/** The permission SPEC.md requires for an HTTP method. */
+/** The permission an HTTP method requires (docs/api/authentication.md). */
 export function permissionForMethod(method: string): Permission {
   switch (method.toUpperCase()) {
     case 'GET':

@@ -43,3 +43,5 @@ export * from './db/connection-loss';
 export * from './db/pg-client';
 export * from './db/resilient-sequelize';
 export * from './http/request-deadline';
+export * from './tracing';
+export * from './metrics';

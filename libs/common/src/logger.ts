@@ -1,6 +1,6 @@
 /**
  * JSON logging (pino). No secret reaches a log line, whoever logs it and however the client spelled it
- * (README "Logs"). Two rules, applied to every finished line (pino's `streamWrite` hook, so that nothing a
+ * (docs/api/conventions.md "Logs"). Two rules, applied to every finished line (pino's `streamWrite` hook, so that nothing a
  * serializer, a child's bindings or an error's stack adds escapes them):
  * - by what a value is: anything shaped like one of our API keys (`pik_…`), a JWT (access, refresh, internal
  *   and QR redirect tokens), a notification channel secret (`whsec_…`) or a bearer credential is replaced,
@@ -10,6 +10,7 @@
  *   `apiKey`, `refresh`, `client_secret`, `authorization`, `cookie`…), is replaced, whatever it looks like.
  */
 import pino, { Logger } from 'pino';
+import { traceLogFields, tracingEnabled } from './tracing/state';
 
 export type { Logger };
 
@@ -111,6 +112,8 @@ export function createLogger(service: string, level = 'info', destination?: pino
     base: { service },
     hooks: { streamWrite: redactLogLine },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // With tracing on, each line also names its trace (the request id stays the key: docs/operations/tracing.md).
+    ...(tracingEnabled() ? { mixin: traceLogFields } : {}),
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -20,8 +20,8 @@ function sampleInput(overrides: Partial<Parameters<typeof buildEventBody>[0]> = 
   };
 }
 
-describe('notification body (SPEC.md, Webhook request)', () => {
-  it('has exactly the fields of SPEC.md, in its order, with their types', () => {
+describe('notification body (docs/api/monitoring-and-notifications.md, The webhook body)', () => {
+  it('has exactly the documented fields, in their order, with their types', () => {
     const input = sampleInput();
     const text = buildEventBody(input);
     const body = JSON.parse(text);
@@ -120,7 +120,7 @@ describe('notification email rendering', () => {
   });
 });
 
-describe('retry schedule (SPEC.md, Limits)', () => {
+describe('retry schedule (2^n × 60 s, at most 5 attempts)', () => {
   it('waits 2^n × 60 s after the n-th failed attempt', () => {
     expect([1, 2, 3, 4].map(retryDelayMs)).to.deep.equal([120_000, 240_000, 480_000, 960_000]);
   });

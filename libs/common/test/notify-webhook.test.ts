@@ -85,7 +85,7 @@ describe('sendWebhook', () => {
 
     const signature = received.headers['x-pi-signature'] as string;
     expect(verifySignature(received.body, SECRET, signature)).to.equal(true);
-    // What a receiver following SPEC.md computes by itself.
+    // What a receiver following docs/api/monitoring-and-notifications.md computes by itself.
     const expected = 'sha256=' + createHmac('sha256', SECRET).update(received.body).digest('hex');
     expect(signature).to.equal(expected);
   });
@@ -129,6 +129,35 @@ describe('sendWebhook', () => {
     expect(result.error).to.equal('timed out after 300 ms');
     expect(result.statusCode).to.equal(undefined);
     expect(result.durationMs).to.be.at.least(250).and.below(5_000);
+  });
+
+  it('holds one deadline over the whole answer: headers followed by a silent body still time out', async () => {
+    const target = await receiver((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('partial');
+    });
+    const result = await sendWebhook({ url: target.url, body: BODY, secret: SECRET, allowLoopback: true, timeoutMs: 300 });
+    expect(result).to.include({ ok: false, error: 'timed out after 300 ms' });
+    expect(result.durationMs).to.be.at.least(250).and.below(5_000);
+  });
+
+  it('never sends through a proxy named by the environment', async () => {
+    const proxy = await receiver();
+    const target = await receiver();
+    const saved = { HTTP_PROXY: process.env.HTTP_PROXY, http_proxy: process.env.http_proxy };
+    process.env.HTTP_PROXY = proxy.url;
+    process.env.http_proxy = proxy.url;
+    try {
+      const result = await sendWebhook({ url: `${target.url}/in`, body: BODY, secret: SECRET, allowLoopback: true });
+      expect(result).to.include({ ok: true, statusCode: 200 });
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+    expect(target.requests).to.have.length(1);
+    expect(proxy.requests).to.have.length(0);
   });
 
   it('reports a refused connection as a failed attempt', async () => {

@@ -5,7 +5,7 @@
  * owning service. Every policy below reads the route from `req.publicPath`, never from a pattern of its own.
  */
 import express, { Express, RequestHandler } from 'express';
-import { accessLog, errorMiddleware, jsonBody, notFoundMiddleware, requestId } from '@pi/common';
+import { accessLog, errorMiddleware, httpMetrics, jsonBody, notFoundMiddleware, registerPoolMetrics, requestId } from '@pi/common';
 import { authenticateApiKey, authenticateUser } from './auth/authenticate';
 import { CredentialCache } from './auth/credential-cache';
 import type { GatewayDeps } from './deps';
@@ -19,7 +19,7 @@ import { scanSessionsRouter } from './routes/scan-sessions/router';
 import { tokenRouter } from './routes/token/router';
 import { usersRouter } from './routes/users/router';
 import { gatewayHealthRouter } from './routes/health';
-import { cors, parseDashboardOrigins } from './http/cors';
+import { cors, parseDashboardOrigins, widgetKeyCors } from './http/cors';
 import { methodNotAllowed, methodNotAllowedAfterApiKey } from './http/methods';
 import { SERVICE_APIS } from './docs/apis';
 import { buildOpenApiDocument } from './docs/document';
@@ -57,12 +57,17 @@ export function createGatewayApp(
   // The client address of rate limits: X-Forwarded-For is believed only from TRUSTED_PROXIES.
   app.set('trust proxy', trustProxySetting(config.TRUSTED_PROXIES));
   app.use(requestId());
+  if (deps.metrics) {
+    // Labelled by the documented template the public path table resolved (read once the answer is sent).
+    app.use(httpMetrics(deps.metrics, { routeOf: (req) => req.publicPath?.route.template }));
+    registerPoolMetrics(deps.metrics, deps.sequelize);
+  }
   // First: everything after this sees the path as the table spells it, and which route it is.
   app.use(resolvePublicPath(paths));
   app.use(securityHeaders(config.PUBLIC_BASE_URL));
   app.use(accessLog(logger));
   app.use(refuseUnroutedPaths());
-  // Before the rate limiters and authentication: a preflight carries no credentials (README "CORS and methods").
+  // Before the rate limiters and authentication: a preflight carries no credentials (docs/api/rate-limits-cors-headers.md "CORS and methods").
   app.use(cors({ dashboardOrigins: parseDashboardOrigins(config.DASHBOARD_ORIGINS) }));
   app.use(gatewayHealthRouter(deps));
   app.use(jsonBody({ limit: config.BODY_LIMIT }));
@@ -97,17 +102,20 @@ function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits): RequestHa
     ServiceName,
     RequestHandler
   >;
+  const ownOrigin = new URL(config.PUBLIC_BASE_URL).origin;
   const authenticators: Record<AuthKind, RequestHandler> = {
     none: (_req, _res, next) => next(),
     user: authenticateUser(config.JWT_SECRET, deps.credentials),
-    api_key: authenticateApiKey(deps.usage, new URL(config.PUBLIC_BASE_URL).origin, deps.credentials),
+    api_key: authenticateApiKey(deps.usage, ownOrigin, deps.credentials),
   };
+  // The CORS answer of a widget request that takes a key, decided by the key once it is accepted.
+  const keyCors = widgetKeyCors(ownOrigin);
   const limiters: Record<AuthKind, RequestHandler> = {
     none: routeLimiter(rateLimits, 'none'),
     user: routeLimiter(rateLimits, 'user'),
     api_key: routeLimiter(rateLimits, 'api_key'),
   };
-  // Widget paths check the key before the method: every method needs a permission (SPEC.md), 401/403 first.
+  // Widget paths check the key before the method: every method needs a permission (docs/api/authentication.md), 401/403 first.
   const afterApiKey = methodNotAllowedAfterApiKey();
   return (req, res, next) => {
     const service = req.publicPath?.service;
@@ -116,6 +124,7 @@ function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits): RequestHa
     const forward = (err?: unknown) => (err ? next(err) : proxies[service](req, res, next));
     const proxy = (err?: unknown) => (err ? next(err) : auth === 'api_key' ? afterApiKey(req, res, forward) : forward());
     const limit = (err?: unknown) => (err ? next(err) : limiters[auth](req, res, proxy));
-    void Promise.resolve(authenticators[auth](req, res, limit)).catch(next);
+    const allowOrigin = (err?: unknown) => (err ? next(err) : auth === 'api_key' ? keyCors(req, res, limit) : limit());
+    void Promise.resolve(authenticators[auth](req, res, allowOrigin)).catch(next);
   };
 }

@@ -1,4 +1,4 @@
-/** Gateway settings, read and validated once at start (see README "Configuration"). */
+/** Gateway settings, read and validated once at start (see docs/operations/configuration.md). */
 import Joi from 'joi';
 import { commonEnv, loadConfig } from '@pi/common';
 import { parseRateLimitOverrides } from './rate-limits/limits';
@@ -10,6 +10,7 @@ export const passwordHashCost = Joi.number().integer().min(14).max(20).default(1
 const schema = Joi.object({
   ...commonEnv,
   GATEWAY_PORT: Joi.number().port().default(8000),
+  GATEWAY_METRICS_PORT: Joi.number().port(),
   JWT_SECRET: Joi.string().min(32).required(),
   INVENTORY_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:8001'),
   QR_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:8002'),
@@ -55,6 +56,10 @@ export interface GatewayConfig {
   INTERNAL_JWT_SECRET: string;
   PUBLIC_BASE_URL: string;
   GATEWAY_PORT: number;
+  /** The internal listener of `/metrics` (never the public port); unset: the gateway's metrics are not served. */
+  GATEWAY_METRICS_PORT?: number;
+  /** Bearer token `/metrics` requires when set. */
+  METRICS_TOKEN?: string;
   JWT_SECRET: string;
   INVENTORY_URL: string;
   QR_URL: string;
@@ -72,7 +77,7 @@ export interface GatewayConfig {
   QR_API_KEY_URL_SUNSET: string;
   /** `off` disables every rate limit (the default test gateway); `on` elsewhere. */
   RATE_LIMITS: 'on' | 'off';
-  /** `scope=points[/seconds]`, comma-separated, over SPEC.md's values (rate-limits/limits.ts). */
+  /** `scope=points[/seconds]`, comma-separated, over the documented values (rate-limits/limits.ts). */
   RATE_LIMIT_OVERRIDES: string;
   /** Prefix of the Redis keys of the rate limit counters. */
   RATE_LIMIT_KEY_PREFIX: string;

@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import type { Logger } from '@pi/common';
+import type { Logger, MetricsRegistry } from '@pi/common';
 import type { CredentialCache } from './auth/credential-cache';
 import type { UsageRecorder } from './auth/usage-recorder';
 import type { GatewayConfig } from './config';
@@ -12,4 +12,6 @@ export interface GatewayDeps {
   usage: UsageRecorder;
   /** API keys and users as authentication reads them (cached while change notifications arrive). */
   credentials: CredentialCache;
+  /** Where requests and the pool are measured (served by main.ts on GATEWAY_METRICS_PORT); none: not measured. */
+  metrics?: MetricsRegistry;
 }

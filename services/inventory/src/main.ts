@@ -1,4 +1,5 @@
-/** Inventory service: catalog, locations, the stock ledger and the widget inventory endpoints (DESIGN.md §1). */
+/** Inventory service: catalog, locations, the stock ledger and the widget inventory endpoints (docs/architecture.md). */
+import './tracing'; // first: see tracing.ts
 import { pathsOf, runService } from '@pi/common';
 import { inventoryApi } from './openapi';
 import { inventoryRoutes } from './routes';

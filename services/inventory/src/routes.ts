@@ -3,7 +3,8 @@
  * (widget/catalog.ts), which would otherwise claim them.
  */
 import { Router } from 'express';
-import type { Database, ServiceConfig } from '@pi/common';
+import type { Database, MetricsRegistry, ServiceConfig } from '@pi/common';
+import { BookingMetrics } from './ledger/booking-metrics';
 import type { InventoryContext } from './context';
 import { batchesRouter } from './routes/batches/router';
 import { exportRouter } from './routes/export/router';
@@ -18,8 +19,15 @@ import { widgetLocationsRouter } from './routes/widget/locations';
 import { widgetRecordsRouter } from './routes/widget/records';
 import { workOrdersRouter } from './routes/work-orders/router';
 
-export function inventoryRoutes({ db, config }: { db: Pick<Database, 'sequelize'>; config: Pick<ServiceConfig, 'PUBLIC_BASE_URL'> }): Router {
-  const ctx: InventoryContext = { sequelize: db.sequelize, config };
+export interface InventoryRoutesDeps {
+  db: Pick<Database, 'sequelize'>;
+  config: Pick<ServiceConfig, 'PUBLIC_BASE_URL'>;
+  /** The service's registry: bookings are counted into it. */
+  metrics?: MetricsRegistry;
+}
+
+export function inventoryRoutes({ db, config, metrics }: InventoryRoutesDeps): Router {
+  const ctx: InventoryContext = { sequelize: db.sequelize, config, bookings: metrics && new BookingMetrics(metrics) };
   const router = Router();
   for (const core of [productModelsRouter, exportRouter, stockRouter, movementsRouter, locationsRouter, itemsRouter, batchesRouter, workOrdersRouter]) {
     router.use(core(ctx));

@@ -1,5 +1,5 @@
 /**
- * The monitor's own settings (besides the common ones; see README "Configuration"): the delivery settings and
+ * The monitor's own settings (besides the common ones; see docs/operations/configuration.md): the delivery settings and
  * the queue's name and prefix, which it shares with the notifier (notify/settings.ts, notify/queue.ts).
  * SECRET_ENCRYPTION_KEY is checked here to decode to a 32-byte key, so a bad key stops the process at start
  * with a message naming the variable, not at the first channel save.

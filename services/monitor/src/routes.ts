@@ -1,7 +1,8 @@
 /** Monitor service routes: monitoring rules, the event log, notification channels, the delivery log and the run log. */
 import { Router } from 'express';
 import { parseEncryptionKey } from '@pi/common';
-import type { Database, DeliveryQueue, Logger } from '@pi/common';
+import type { Database, DeliveryQueue, Logger, MetricsRegistry } from '@pi/common';
+import { registerCheckRulesMetrics } from './check-rules/run-metrics';
 import type { MonitorConfig } from './config';
 import type { MonitorContext } from './context';
 import { checkRulesRunsRouter } from './routes/check-rules-runs/router';
@@ -16,9 +17,12 @@ export interface MonitorRoutesOptions {
   logger?: Logger;
   /** Set when REDIS_URL is: test deliveries are enqueued (202) instead of sent in the request (200). */
   queue?: DeliveryQueue;
+  /** The service's registry: the check_rules run log is reported in it (check-rules/run-metrics.ts). */
+  metrics?: MetricsRegistry;
 }
 
-export function monitorRoutes({ db, config, logger, queue }: MonitorRoutesOptions): Router {
+export function monitorRoutes({ db, config, logger, queue, metrics }: MonitorRoutesOptions): Router {
+  if (metrics) registerCheckRulesMetrics(metrics, db.sequelize, logger);
   // Decoded once; config.ts has already refused a key that does not decode to 32 bytes.
   const ctx: MonitorContext = { sequelize: db.sequelize, config, encryptionKey: parseEncryptionKey(config.SECRET_ENCRYPTION_KEY), logger, queue };
   const router = Router();

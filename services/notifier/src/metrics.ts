@@ -1,57 +1,65 @@
 /**
- * The notifier's Prometheus metrics, kept by hand (a handful of counters does not need a client library):
- * delivery jobs processed by outcome, and jobs in flight. Served as text at GET /metrics.
+ * The notifier's own metrics (docs/operations/metrics.md), in the service's Prometheus registry:
+ * `notifier_deliveries_processed_total{outcome}` (delivery jobs by outcome), `notifier_deliveries_in_flight`,
+ * and `notifier_delivery_duration_seconds{outcome}` (how long a job's claim, send and record took).
  */
-import { ATTEMPT_OUTCOMES, type AttemptOutcome, type AttemptReport } from '@pi/common';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { ATTEMPT_OUTCOMES, type AttemptOutcome, type AttemptReport, type MetricsRegistry } from '@pi/common';
 
 /** `error`: the job threw (the database failed); BullMQ retries it. */
 export type ProcessedOutcome = AttemptOutcome | 'error';
 
 const OUTCOMES: ProcessedOutcome[] = [...ATTEMPT_OUTCOMES, 'error'];
 
-export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+/** A send is bounded by 10 s; claim and record are short transactions. */
+const BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
 
 export class DeliveryMetrics {
-  private readonly processed = new Map<ProcessedOutcome, number>(OUTCOMES.map((o) => [o, 0]));
-  private running = 0;
+  private readonly processed: Counter<'outcome'>;
+  private readonly running: Gauge;
+  private readonly duration: Histogram<'outcome'>;
+  private inFlightCount = 0;
+
+  constructor(registry: MetricsRegistry) {
+    this.processed = new Counter({
+      name: 'notifier_deliveries_processed_total',
+      help: 'Delivery jobs processed by this notifier, by outcome.',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    // Every outcome is shown from the start, at 0, so a rate() has a series before the first job.
+    for (const outcome of OUTCOMES) this.processed.inc({ outcome }, 0);
+    this.running = new Gauge({ name: 'notifier_deliveries_in_flight', help: 'Delivery jobs being processed right now.', registers: [registry] });
+    this.duration = new Histogram({
+      name: 'notifier_delivery_duration_seconds',
+      help: 'How long a delivery job took (claim, send, record), by outcome.',
+      labelNames: ['outcome'],
+      buckets: BUCKETS,
+      registers: [registry],
+    });
+  }
 
   /** Runs one job's work, counting it in flight meanwhile and by outcome after. */
   async track(work: () => Promise<AttemptReport>): Promise<AttemptReport> {
-    this.running += 1;
+    this.inFlightCount += 1;
+    this.running.set(this.inFlightCount);
+    const end = this.duration.startTimer();
     try {
       const report = await work();
-      this.record(report.outcome);
+      this.processed.inc({ outcome: report.outcome });
+      end({ outcome: report.outcome });
       return report;
     } catch (err) {
-      this.record('error');
+      this.processed.inc({ outcome: 'error' });
+      end({ outcome: 'error' });
       throw err;
     } finally {
-      this.running -= 1;
+      this.inFlightCount -= 1;
+      this.running.set(this.inFlightCount);
     }
   }
 
-  record(outcome: ProcessedOutcome): void {
-    this.processed.set(outcome, (this.processed.get(outcome) ?? 0) + 1);
-  }
-
-  count(outcome: ProcessedOutcome): number {
-    return this.processed.get(outcome) ?? 0;
-  }
-
   inFlight(): number {
-    return this.running;
-  }
-
-  /** Prometheus text exposition format 0.0.4. */
-  render(): string {
-    const lines = [
-      '# HELP notifier_deliveries_processed_total Delivery jobs processed by this notifier, by outcome.',
-      '# TYPE notifier_deliveries_processed_total counter',
-      ...OUTCOMES.map((o) => `notifier_deliveries_processed_total{outcome="${o}"} ${this.count(o)}`),
-      '# HELP notifier_deliveries_in_flight Delivery jobs being processed right now.',
-      '# TYPE notifier_deliveries_in_flight gauge',
-      `notifier_deliveries_in_flight ${this.running}`,
-    ];
-    return `${lines.join('\n')}\n`;
+    return this.inFlightCount;
   }
 }

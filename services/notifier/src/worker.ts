@@ -5,7 +5,7 @@
  *
  * A job holds a database connection only for the two short transactions around its send (claim, record), so
  * a slot is cheap: the default concurrency leaves room for healthy channels while slow ones use their cap of
- * sends in flight (README "Delivery guarantees").
+ * sends in flight (docs/api/monitoring-and-notifications.md "Delivery guarantees").
  *
  * On SIGTERM the worker stops taking jobs and lets the ones in flight finish (each is bounded by the 10 s
  * send deadline) before the database pool closes and the process exits.
@@ -17,12 +17,14 @@ import {
   DeliveryQueueSettings,
   ServiceContext,
   ServiceExtras,
+  DeliveryQueue,
   attemptDeliveryReport,
   deliveryEnv,
   deliveryQueueEnv,
   startDeliveryWorker,
 } from '@pi/common';
-import type { DeliveryMetrics } from './metrics';
+import { DeliveryMetrics } from './metrics';
+import { registerQueueMetrics } from './queue-metrics';
 
 export interface NotifierSettings extends DeliverySettings, DeliveryQueueSettings {
   /** Delivery jobs processed at once by one notifier process. */
@@ -38,9 +40,14 @@ export const notifierEnv: Record<keyof NotifierSettings, Joi.Schema> = {
   NOTIFIER_JOB_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(DEFAULT_JOB_LOCK_MS),
 };
 
-/** Starts the worker when REDIS_URL is set; answers the readiness checks and shutdown hooks it needs. */
-export function startNotifierWorker(ctx: ServiceContext<NotifierSettings>, metrics: DeliveryMetrics): ServiceExtras {
+/**
+ * Starts the worker when REDIS_URL is set, with its metrics and the queue's (read through a producer-style
+ * connection of its own, which fails fast while Redis is down); answers the readiness checks and shutdown hooks
+ * it needs.
+ */
+export function startNotifierWorker(ctx: ServiceContext<NotifierSettings>): ServiceExtras {
   const { config, db } = ctx;
+  const metrics = new DeliveryMetrics(ctx.metrics);
   const logger = ctx.logger.child({ component: 'deliveries' });
   if (!config.REDIS_URL) {
     logger.info('REDIS_URL is not set: no delivery worker (check_rules delivers synchronously)');
@@ -55,6 +62,8 @@ export function startNotifierWorker(ctx: ServiceContext<NotifierSettings>, metri
     logger,
     handler: (deliveryId) => metrics.track(() => attemptDeliveryReport(db.sequelize, deliveryId, config, new Date(), { logger })),
   });
+  const depthReader = new DeliveryQueue(config.REDIS_URL, { name: config.DELIVERY_QUEUE_NAME, prefix: config.DELIVERY_QUEUE_PREFIX, connectTimeoutMs: 2_000, logger });
+  registerQueueMetrics(ctx.metrics, depthReader);
   logger.info(
     { queue: config.DELIVERY_QUEUE_NAME, concurrency: config.NOTIFIER_CONCURRENCY, channelCap: config.CHANNEL_MAX_CONCURRENT_SENDS, jobLockMs: config.NOTIFIER_JOB_LOCK_MS },
     'delivery worker started',
@@ -65,6 +74,7 @@ export function startNotifierWorker(ctx: ServiceContext<NotifierSettings>, metri
       async () => {
         logger.info({ inFlight: metrics.inFlight() }, 'delivery worker: finishing in-flight jobs');
         await worker.close();
+        await depthReader.close();
         logger.info('delivery worker stopped');
       },
     ],

@@ -1,4 +1,4 @@
-/** The QR service's own settings (besides the common ones; see README "Configuration"). */
+/** The QR service's own settings (besides the common ones; see docs/operations/configuration.md). */
 import Joi from 'joi';
 
 export interface QrSettings {
@@ -14,5 +14,5 @@ export interface QrConfig extends QrSettings {
   PUBLIC_BASE_URL: string;
 }
 
-/** Redirect tokens live about ten minutes (SPEC.md); a scan key's lifetime is a company setting (docs/api/scanning.md). */
+/** Redirect tokens live about ten minutes (docs/decisions/0002-qr-scan-flow.md); a scan key's lifetime is a company setting (docs/api/scanning.md). */
 export const REDIRECT_TOKEN_SECONDS = 600;

@@ -1,4 +1,5 @@
-/** QR service: QR codes and their state machine, `/go/<code>/`, redirect tokens and labels (DESIGN.md §1). */
+/** QR service: QR codes and their state machine, `/go/<code>/`, redirect tokens and labels (docs/architecture.md). */
+import './tracing'; // first: see tracing.ts
 import { pathsOf, runService } from '@pi/common';
 import { QrSettings, qrEnv } from './config';
 import { qrApi } from './openapi';

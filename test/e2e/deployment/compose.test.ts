@@ -95,7 +95,7 @@ describe('deployment: docker compose (docker-compose.yml)', function () {
       const port = composeEnvironment(compose.services[name], dotenv)[specs[name].portVariable!];
       expect(gateway[`${name.toUpperCase()}_URL`], name).to.equal(`http://${name}:${port}`);
     }
-    // What is unset in .env falls back to the defaults of README's configuration table, or stops compose.
+    // What is unset in .env falls back to the defaults of the configuration table (docs/operations/configuration.md), or stops compose.
     expect(() => composeEnvironment(compose.services.qr, { ...dotenv, QR_TOKEN_SECRET: '' })).to.throw(/QR_TOKEN_SECRET/);
   });
 

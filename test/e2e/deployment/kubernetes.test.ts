@@ -23,6 +23,7 @@ import { createTestDatabase } from '../../support/database';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { REDIS_URL, redisAvailable } from '../../support/redis';
 import { skipLoudly } from '../../support/skip';
+import { sleep } from '../../support/wait';
 import { K8S_DIR, K8S_OVERLAYS_DIR, K8sObject, ROOT, loadManifestDocs, parseDockerfile, parseYamlDocs, podSpecOf, selects } from './support/files';
 import { runPi, startPi } from './support/image';
 import { unknownFields, validateWithModel } from './support/k8s-schema';
@@ -315,7 +316,7 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
     }
   });
 
-  it('run the real check_rules from the CronJob (concurrencyPolicy Forbid), and the migrations in every Deployment\'s init container, with no Job to delete before an upgrade', async function () {
+  it('run the real check_rules from the CronJob (concurrencyPolicy Forbid) once its image\'s migrations are in, and the migrations in every Deployment\'s init container, with no Job to delete before an upgrade', async function () {
     const cron = find('CronJob', 'check-rules');
     expect(cron.spec.concurrencyPolicy).to.equal('Forbid');
     const pod = cron.spec.jobTemplate.spec.template.spec;
@@ -352,12 +353,29 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
     expect(migrated.code, migrated.text).to.equal(0);
     expect(migrated.text).to.include('schema is up to date');
 
+    // The CronJob never migrates: after an upgrade its next run may start before any Deployment's init
+    // container has migrated, so its own init container waits for the migrations of its image.
+    const cronInit = pod.initContainers ?? [];
+    expect(cronInit.map((c: any) => c.args), 'the CronJob\'s init containers').to.deep.equal([['wait-for-migrations']]);
+    const cronInitEnv = (url: string) => ({ ...environmentOf(cronInit[0], (key) => (key === 'DATABASE_URL' ? url : '')), WAIT_FOR_MIGRATIONS_INTERVAL_MS: '200' });
+    const ready = await runPi(cronInit[0].args, cronInitEnv(testDatabaseUrl()), 20_000);
+    expect(ready.code, ready.text).to.equal(0);
+    expect(ready.text).to.match(/the schema has all \d+ migrations of this image/);
+
     // On a new database: the first pod's init container applies every migration; two starting at once
     // apply each one once (the advisory lock), and the next finds the schema up to date.
     const fresh = await createTestDatabase();
+    let waiting: Awaited<ReturnType<typeof startPi>> | undefined;
     try {
       const freshEnv = environmentOf(init, (key) => (key === 'DATABASE_URL' ? fresh.url : ''));
+      // The CronJob's run waits on the empty database, and starts once a Deployment has migrated it.
+      waiting = await startPi('wait-for-migrations', cronInit[0].args, cronInitEnv(fresh.url), { waitFor: /waiting for the migrations \(no schema_migrations table yet\)/ });
+      await sleep(600);
+      expect(waiting.child.exitCode, 'still waiting on an empty database').to.equal(null);
       const [first, second] = await Promise.all([runPi(init.args, freshEnv), runPi(init.args, freshEnv)]);
+      const waited = await Promise.race([waiting.exited, sleep(10_000).then(() => 'still waiting' as const)]);
+      expect(waited, waiting.output()).to.deep.equal({ code: 0, signal: null });
+      expect(waiting.output()).to.match(/the schema has all \d+ migrations of this image/);
       expect(first.code, first.text).to.equal(0);
       expect(second.code, second.text).to.equal(0);
       const applied = [first.text, second.text].map((t) => /applied: (.*)/.exec(t)?.[1]).filter(Boolean);
@@ -366,6 +384,7 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
       const again = await runPi(init.args, freshEnv);
       expect(again.text).to.include('schema is up to date');
     } finally {
+      if (waiting && waiting.child.exitCode === null && waiting.child.signalCode === null) await waiting.stop('SIGKILL');
       await fresh.drop();
     }
   });
@@ -435,6 +454,31 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
         expect(allowed('Ingress', pod, { labels: stranger }, port), `a stranger → ${name}`).to.equal(false);
         expect(allowed('Ingress', pod, { namespace: 'default', labels: component('gateway') }, port), `a "gateway" of another namespace → ${name}`).to.equal(false);
         expect(allowed('Ingress', pod, { ip: '203.0.113.7' }, port), `outside → ${name}`).to.equal(false);
+      }
+    });
+
+    it('let Prometheus scrape every service at the port its annotations name, the gateway only on its metrics port (docs/operations/metrics.md)', () => {
+      const prometheus = { namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } };
+      const gatewayMetricsPort = Number(configMap().data.GATEWAY_METRICS_PORT);
+      for (const name of SERVICES) {
+        const deployment = find('Deployment', name);
+        const annotations = deployment.spec.template.metadata.annotations ?? {};
+        const [container] = deployment.spec.template.spec.containers;
+        const port = Number(annotations['prometheus.io/port']);
+        expect(annotations, name).to.deep.include({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics' });
+        expect(container.ports.map((p: any) => p.containerPort), `${name} declares the scraped port`).to.include(port);
+        if (name === 'gateway') {
+          // The metrics listener is not the public port, and neither the Service nor the Ingress leads to it.
+          expect(port).to.equal(gatewayMetricsPort).and.not.equal(Number(configMap().data.GATEWAY_PORT));
+          expect(find('Service', name).spec.ports.map((p: any) => p.port)).to.not.include(port);
+          expect(allowed('Ingress', component(name), { ip: '203.0.113.7' }, port), 'outside → the gateway metrics port').to.equal(false);
+          expect(allowed('Ingress', component(name), { labels: stranger }, port), 'a stranger → the gateway metrics port').to.equal(false);
+        } else {
+          expect(port, `${name} scraped on its own port`).to.equal(find('Service', name).spec.ports[0].port);
+        }
+        expect(allowed('Ingress', component(name), prometheus, port), `Prometheus → ${name}`).to.equal(true);
+        expect(allowed('Ingress', component(name), { namespace: 'default', labels: prometheus.labels }, port), `a "prometheus" of another namespace → ${name}`).to.equal(false);
+        expect(allowed('Ingress', component(name), { namespace: 'monitoring', labels: stranger }, port), `another pod of monitoring → ${name}`).to.equal(false);
       }
     });
 

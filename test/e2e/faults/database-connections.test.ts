@@ -1,6 +1,6 @@
 /**
  * The database layer every process uses (libs/common connectDatabase), against the run's real PostgreSQL,
- * with its sessions terminated by `pg_terminate_backend` (issue 13, README "Deadlines and retries"):
+ * with its sessions terminated by `pg_terminate_backend` (issue 13, docs/api/deadlines-and-retries.md):
  * a dropped connection never throws an unhandled error, reads and transactions that failed before COMMIT
  * are retried, a COMMIT whose answer was lost is `outcome_unknown` (never retried), and a request's deadline
  * bounds every transaction: PostgreSQL cancels what runs past it and nothing commits after it.

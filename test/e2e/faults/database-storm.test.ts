@@ -3,7 +3,7 @@
  * a real process: the sessions of the gateway, inventory, qr, monitor, notifier and `check_rules` on the
  * run's own test database are terminated (`pg_terminate_backend`, chosen by `application_name`) every
  * 150–400 ms while clients book stock through the gateway, each booking with an `Idempotency-Key` and retried
- * with it after a 503 or 504, as README "Deadlines and retries" tells clients to.
+ * with it after a 503 or 504, as docs/api/deadlines-and-retries.md tells clients to.
  *
  * What must hold: every process is still up and ready afterwards; no answer is a 500 (everything lost was
  * retried where that is safe, or answered 503/504 where it is not); every booking a client was told happened

@@ -1,7 +1,7 @@
 /**
  * Fault: five webhook receivers that accept the connection and never answer, with a healthy one queued behind
  * them, through a real notifier process with its default settings (20 jobs at once, 2 sends in flight per
- * channel). The bound stated in the README: a healthy channel's deliveries do not wait for the slow ones, so
+ * channel). The bound stated in docs/api/monitoring-and-notifications.md: a healthy channel's deliveries do not wait for the slow ones, so
  * they are all delivered before the first hanging send reaches its 10 s deadline, whatever the order of the
  * queue; and no hanging channel ever has more than 2 sends in flight. Uses the shared Redis with a queue of
  * its own.

@@ -1,5 +1,5 @@
 /**
- * A property-based fuzz suite over the served OpenAPI document (README, "Hostile input"): for every
+ * A property-based fuzz suite over the served OpenAPI document (docs/api/paths-and-hostile-input.md "Hostile input"): for every
  * operation, generated requests (generate.ts) with the caller's credentials (and sometimes without, or with
  * another company's), checked by invariants.ts: never a 5xx, every error in the error shape with its request
  * id, and a refused request changes nothing. Seeded with fast-check: a failure prints the operation, the

@@ -13,7 +13,7 @@ import type { FuzzRequest } from './generate';
 const TABLES: Array<[table: string, columns: string]> = [
   ['companies', 'id, name'],
   ['users', 'id, username, email, password_hash, role, is_active'],
-  // Usage counters move with every authenticated request, refused or not (README, "Usage").
+  // Usage counters move with every authenticated request, refused or not (docs/api/authentication.md "Usage").
   ['api_keys', 'id, name, prefix, key_hash, permissions, allowed_domains, tier, is_widget_key, expires_at, revoked_at'],
   ['locations', '*'],
   ['product_models', '*'],

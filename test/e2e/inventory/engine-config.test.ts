@@ -1,5 +1,5 @@
 /**
- * engine_config validation on product create and update, through the gateway (SPEC.md 400, DESIGN.md §2):
+ * engine_config validation on product create and update, through the gateway (docs/api/catalog-and-records.md):
  * the profile × engine_type matrix, defaults per profile, and refused configs, each answering 400
  * `invalid_engine_config` with every problem in `validation_errors` and saving nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * Company isolation on every monitoring endpoint (DESIGN.md §2): B naming A's rule (stored or implied by A's
+ * Company isolation on every monitoring endpoint (docs/api/conventions.md): B naming A's rule (stored or implied by A's
  * product), event, channel, delivery or product — in the path, the query or the body — gets 403 access_denied
  * with nothing of A's record, and A's record does not change; lists show B nothing of A. A channel's secret is
  * readable by no other company and by no member.

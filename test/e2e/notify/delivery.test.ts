@@ -1,5 +1,5 @@
 /**
- * Webhook delivery against a real PostgreSQL and a real HTTP receiver: signature and body per SPEC.md, the
+ * Webhook delivery against a real PostgreSQL and a real HTTP receiver: signature and body as documented (docs/api/monitoring-and-notifications.md), the
  * retry schedule on a controlled clock, duplicates, channels gone or paused, SSRF at send time, the outbox
  * rows, and standalone dispatch.
  */
@@ -64,7 +64,7 @@ describe('notification delivery: webhooks', () => {
   afterEach(() => dropChannels(channels));
   after(() => receiver?.close());
 
-  it('POSTs the exact stored body, signed with the channel secret, with every field of SPEC.md, and records one attempt', async () => {
+  it('POSTs the exact stored body, signed with the channel secret, with every documented field, and records one attempt', async () => {
     const c = await channel();
     const now = new Date();
     const { delivery, event, rule } = await createDelivery(tenant, c, now);

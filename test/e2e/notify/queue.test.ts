@@ -5,7 +5,7 @@
  * key prefix. Without Redis the Redis suites are skipped, loudly.
  */
 import net from 'node:net';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import {
   AttemptOutcome,
@@ -22,6 +22,7 @@ import {
   startDeliveryWorker,
 } from '@pi/common';
 import { system, testDatabaseUrl } from '../../support/hooks';
+import { scrape } from '../../support/metrics';
 import { NotifierProcess, startNotifier } from '../../support/notifier';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { eventually, sleep } from '../../support/wait';
@@ -168,34 +169,37 @@ describe('notification delivery: the queue', () => {
     expect(await dueDeliveryIds(sequelize(), new Date())).to.not.include(delivery.id);
   });
 
-  it('runs the notifier: open probes, internal-auth metrics, delivery of queued jobs, and a SIGTERM that lets the delivery in flight finish', async function () {
+  it('runs the notifier: open probes, metrics behind METRICS_TOKEN, delivery of queued jobs, and a SIGTERM that lets the delivery in flight finish', async function () {
     this.timeout(60_000);
     const c = await channel();
-    const notifier = await startNotifier(notifierEnv());
+    const metricsToken = randomBytes(24).toString('hex');
+    const notifier = await startNotifier({ ...notifierEnv(), METRICS_TOKEN: metricsToken });
     notifiers.push(notifier);
 
     expect((await fetch(`${notifier.url}/healthz`)).status).to.equal(200);
     await eventually(async () => (await fetch(`${notifier.url}/readyz`)).status === 200, 'the notifier to be ready');
     expect(await (await fetch(`${notifier.url}/readyz`)).json()).to.deep.equal({ status: 'ready' });
+    // The metrics answer their token only: not nothing, not another one, not the gateway's internal token.
     expect((await fetch(`${notifier.url}/metrics`)).status).to.equal(401);
+    expect((await fetch(`${notifier.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}x` } })).status).to.equal(401);
     const token = signInternalToken(
       { companyId: tenant.company.id, principal: { kind: 'user', id: randomUUID() }, permissions: ['read'], role: 'admin' },
       randomUUID(),
       system().internalJwtSecret,
     );
-    const metrics = async () => {
-      const res = await fetch(`${notifier.url}/metrics`, { headers: { [INTERNAL_AUTH_HEADER]: token } });
-      expect(res.status).to.equal(200);
-      expect(res.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
-      return res.text();
-    };
-    expect(await metrics()).to.include('notifier_deliveries_processed_total{outcome="delivered"} 0');
+    const refused = await fetch(`${notifier.url}/metrics`, { headers: { [INTERNAL_AUTH_HEADER]: token } });
+    expect(refused.status).to.equal(401);
+    expect(await refused.json()).to.deep.include({ code: 'authentication_failed' });
+    const metrics = () => scrape(notifier.url, metricsToken);
+    expect((await metrics()).find('notifier_deliveries_processed_total', { outcome: 'delivered', service: 'notifier' })).to.have.length(1);
+    expect((await metrics()).value('notifier_deliveries_processed_total', { outcome: 'delivered' })).to.equal(0);
 
     const first = await createDelivery(tenant, c);
     await queue.enqueue([{ id: first.delivery.id, attempts: 0 }]);
     await eventually(async () => (await reload(first.delivery)).status === 'DELIVERED', 'the first delivery');
-    await eventually(async () => (await metrics()).includes('notifier_deliveries_processed_total{outcome="delivered"} 1'), 'the metric');
-    expect(await metrics()).to.include('notifier_deliveries_in_flight 0');
+    await eventually(async () => (await metrics()).value('notifier_deliveries_processed_total', { outcome: 'delivered' }) === 1, 'the metric');
+    expect((await metrics()).value('notifier_deliveries_in_flight')).to.equal(0);
+    expect((await metrics()).value('notifier_delivery_duration_seconds_count', { outcome: 'delivered' })).to.equal(1);
 
     // A slow receiver: SIGTERM arrives while the POST is in flight.
     receiver.respond = () => ({ status: 200, body: '{"ok":true}', delayMs: 1500 });

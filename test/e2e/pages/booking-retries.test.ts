@@ -19,7 +19,7 @@ import { balanceOf } from '../../support/stock';
 const kindsOf = async (productId: string) =>
   (await query<{ kind: string }>('SELECT kind FROM stock_movements WHERE product_id = $1 ORDER BY seq', [productId])).map((m) => m.kind);
 
-/** The gateway's answers for a booking whose outcome it cannot know (README "Gateway failures"). */
+/** The gateway's answers for a booking whose outcome it cannot know (docs/api/deadlines-and-retries.md "Gateway failures"). */
 const UPSTREAM_TIMEOUT = {
   status: 504,
   contentType: 'application/json',

@@ -206,7 +206,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     expect(await page.locator('.booking-notice [role="alert"]').count()).to.equal(1);
     await screenshotChecked(page, 'widget-error-409', WIDGET_CHECKS);
 
-    // The gateway's 429 shape (README "Rate limits"), answered for the next booking.
+    // The gateway's 429 shape (docs/api/rate-limits-cors-headers.md "Rate limits"), answered for the next booking.
     await page.route('**/api/v1/widget/*/transaction/', (route) =>
       route.fulfill({
         status: 429,

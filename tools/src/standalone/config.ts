@@ -1,5 +1,5 @@
 /**
- * The launcher's own settings (README "Configuration"), read and validated once at start. The services'
+ * The launcher's own settings (docs/operations/configuration.md), read and validated once at start. The services'
  * settings are theirs to validate; the launcher passes them on (services.ts) and records the shared ones for
  * the commands (libs/common standalone-settings.ts).
  */

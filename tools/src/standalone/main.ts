@@ -19,6 +19,7 @@ import {
   settleEmbeddedPort,
   sharedSettingsOf,
   startEmbeddedPostgres,
+  tracingSettingsFrom,
   writeStandaloneState,
 } from '@pi/common';
 import { LauncherConfig, loadLauncherConfig } from './config';
@@ -118,9 +119,24 @@ async function main() {
   }
   const gateway = specs.find((s) => s.name === 'gateway')!;
   await waitUntilAnswers(`http://127.0.0.1:${gateway.port}/readyz`, children.get('gateway')!);
-  say(`ready: gateway listening at ${env.PUBLIC_BASE_URL} (port ${gateway.port})`);
+  // Everything said about the running system comes before the ready line, which tools wait for.
   describeEmail(env);
+  describeTracing(env);
   startScheduler(config, env);
+  say(`ready: gateway listening at ${env.PUBLIC_BASE_URL} (port ${gateway.port})`);
+}
+
+/** Whether the services trace, said once (docs/operations/tracing.md); a bad setting is theirs to report. */
+function describeTracing(env: NodeJS.ProcessEnv) {
+  try {
+    if (!tracingSettingsFrom(env, 'gateway').enabled) return;
+  } catch {
+    return;
+  }
+  const configured = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  // The host only: an endpoint URL may carry a password.
+  const endpoint = configured ? new URL(configured).host : 'localhost:4318';
+  say(`tracing: on, ${env.OTEL_TRACES_EXPORTER === 'console' ? 'spans written to this output' : `spans exported with OTLP/HTTP to ${endpoint}`}`);
 }
 
 /** Where notification emails go, said once, so a console backend's messages are found in this output. */

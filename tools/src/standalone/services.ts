@@ -42,5 +42,8 @@ export function childEnvironment(base: NodeJS.ProcessEnv, specs: ChildSpec[], da
     NOTIFIER_URL: `http://127.0.0.1:${byName.notifier.port}`,
   };
   for (const spec of specs) env[spec.portVariable] = String(spec.port);
+  // Each process names itself in traces (pi-gateway, pi-inventory…): one OTEL_SERVICE_NAME for all five would
+  // merge them into one service (docs/operations/tracing.md). The other OTEL_* variables apply to all.
+  delete env.OTEL_SERVICE_NAME;
   return env;
 }

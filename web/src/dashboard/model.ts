@@ -1,4 +1,4 @@
-/** The API's records as the dashboard reads them (README.md, API), and the pickers built from them. */
+/** The API's records as the dashboard reads them (docs/api/), and the pickers built from them. */
 import { getAll } from './api.js';
 import { Option } from './form.js';
 import type { Schema } from '../shared/api-types.js';

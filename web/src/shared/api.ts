@@ -4,7 +4,7 @@
  * request_id}`. Who is calling is the caller's `Credentials` (the widget's API key header, the dashboard's
  * bearer token, renewed once after a 401).
  *
- * Bookings are safe to retry (README "Pages"): a request sent with an `Idempotency-Key` whose outcome is
+ * Bookings are safe to retry (docs/operations/pages.md): a request sent with an `Idempotency-Key` whose outcome is
  * unknown — the network failed, or the gateway answered 502, 503 or 504 (`upstream_timeout`,
  * `service_unavailable`, `outcome_unknown`) — is sent again with the SAME key, up to MAX_ATTEMPTS times with
  * a growing pause, and `onRetry` tells the page so that it can say so. The service books a key once and

@@ -26,6 +26,8 @@ export const commonEnv = {
   DATABASE_POOL_MAX: Joi.number().integer().min(1).max(200).default(10),
   INTERNAL_JWT_SECRET: Joi.string().min(32).required(),
   PUBLIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8000'),
+  /** When set, `/metrics` answers only this bearer token (docs/operations/metrics.md); unset: the network alone guards it. */
+  METRICS_TOKEN: Joi.string().min(32),
 };
 
 /** Exits the process with the config problems printed, the way every `main.ts` wants it. */

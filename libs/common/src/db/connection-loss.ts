@@ -71,3 +71,8 @@ export function isPoolExhausted(err: unknown): boolean {
 export function isStatementCancelled(err: unknown): boolean {
   return layers(err).some((e) => e.code === '57014');
 }
+
+/** 55P03 lock_not_available: lock_timeout fired while the statement waited for a lock. */
+export function isLockTimeout(err: unknown): boolean {
+  return layers(err).some((e) => e.code === '55P03');
+}

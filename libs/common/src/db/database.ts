@@ -1,9 +1,9 @@
 /**
- * The PostgreSQL connection every service shares (one database, one owner per table; DESIGN.md §2).
+ * The PostgreSQL connection every service shares (one database, one owner per table; docs/architecture.md).
  * Models are registered once per Sequelize instance; `sync()` is never used: the schema comes from the
  * migrations in ./migrations.
  *
- * The connection survives PostgreSQL dropping it (README "Deadlines and retries"): its clients cannot crash
+ * The connection survives PostgreSQL dropping it (docs/api/deadlines-and-retries.md): its clients cannot crash
  * the process (pg-client.ts), lost connections are retried where that is safe and transactions are bounded by
  * the request's deadline (resilient-sequelize.ts), and TCP keep-alive and a connect timeout keep a vanished
  * server from holding a connection forever.

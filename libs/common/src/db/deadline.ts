@@ -2,7 +2,7 @@
  * The deadline of the request being served, carried through its asynchronous work (AsyncLocalStorage), so
  * that every transaction and statement the request runs can be bounded by it without passing it around:
  * the gateway stops waiting for the answer at that moment, so work that finished later could commit a change
- * whose client was already told the outcome is unknown (README "Deadlines and retries").
+ * whose client was already told the outcome is unknown (docs/api/deadlines-and-retries.md).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 

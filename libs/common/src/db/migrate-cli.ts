@@ -2,6 +2,7 @@
  * `npm run migrate`: applies pending migrations to DATABASE_URL, or to the database of the standalone system
  * of DATA_DIR (the one the last `npm start` used).
  */
+import { operatorMessage } from '../errors';
 import { connectDatabase } from './database';
 import { migrateUp } from './migrator';
 import { openDatabaseUrl } from './standalone';
@@ -20,6 +21,6 @@ async function main() {
 }
 
 main().catch((err: Error) => {
-  process.stderr.write(`migrate failed: ${err.message}\n`);
+  process.stderr.write(`migrate failed: ${operatorMessage(err)}\n`);
   process.exit(1);
 });

@@ -1,5 +1,5 @@
 /**
- * Sequelize with two things added to every transaction and statement, whoever runs them (README "Deadlines
+ * Sequelize with two things added to every transaction and statement, whoever runs them (docs/api/deadlines-and-retries.md, "Deadlines
  * and retries"):
  *
  * 1. **Lost connections are retried where that is safe.** A managed transaction
@@ -24,7 +24,7 @@ import { Transaction, TransactionOptions } from 'sequelize';
 import { Sequelize, SequelizeOptions } from 'sequelize-typescript';
 import { DatabaseUnavailableError, DeadlineExceededError, OutcomeUnknownError } from '../errors';
 import type { Logger } from '../logger';
-import { ConnectionFailure, connectionFailureOf, isStatementCancelled } from './connection-loss';
+import { ConnectionFailure, connectionFailureOf, isLockTimeout, isStatementCancelled } from './connection-loss';
 import { Deadline, currentDeadline } from './deadline';
 
 export interface ManagedTransactionOptions extends TransactionOptions {
@@ -100,12 +100,23 @@ export class ResilientSequelize extends Sequelize {
     const text = sqlText(sql);
     const reads = onlyReads(text);
     if (!reads && !RUNS_ALONE.test(text)) return this.transaction((t) => super.query(sql, { ...options, transaction: t }));
+    return this.runStatement(() => super.query(sql, options), { reads });
+  }
+
+  /**
+   * Runs one statement outside any transaction (`run` sends it; it may be plain `pg` on a pooled connection)
+   * under the same rules as `query`: retried while it was not sent, or always when it only reads; a write
+   * whose connection was lost after sending is `OutcomeUnknownError`; under a deadline, a statement
+   * cancelled by a timeout set from it (57014, or 55P03 for a lock wait) is `DeadlineExceededError`.
+   */
+  async runStatement<T>(run: () => Promise<T>, { reads }: { reads: boolean }): Promise<T> {
     const deadline = currentDeadline();
     if (!reads && deadline?.passed()) throw new DeadlineExceededError();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await super.query(sql, options);
+        return await run();
       } catch (err) {
+        if (deadline && (isStatementCancelled(err) || isLockTimeout(err))) throw new DeadlineExceededError();
         const failure = connectionFailureOf(err);
         if (!failure) throw err;
         const repeatable = failure === 'not_sent' || reads;
@@ -116,7 +127,7 @@ export class ResilientSequelize extends Sequelize {
           continue;
         }
         this.noteGivingUp(failure, 'statement', err);
-        throw repeatable ? new DatabaseUnavailableError() : new OutcomeUnknownError();
+        throw repeatable ? new DatabaseUnavailableError(err) : new OutcomeUnknownError();
       }
     }
   }
@@ -146,7 +157,7 @@ export class ResilientSequelize extends Sequelize {
       if (!(retry && this.mayRetry(attempt, deadline))) {
         this.noteGivingUp(failure, 'transaction', cause);
         if (deadline?.passed()) throw new DeadlineExceededError();
-        throw new DatabaseUnavailableError();
+        throw new DatabaseUnavailableError(cause);
       }
       this.noteRetry(failure, attempt, 'transaction', cause);
       await pauseBefore(attempt + 1);

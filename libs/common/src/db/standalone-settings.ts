@@ -1,8 +1,8 @@
 /**
  * The settings a standalone system (`npm start`) shares with its commands (`npm run check_rules`, `admin`,
  * `migrate`, `stock:verify`): the launcher records what it gave its services in DATA_DIR/standalone.json,
- * and a command run without DATABASE_URL starts from those, so nothing has to be repeated (README
- * "Configuration"). With DATABASE_URL set a command is in deployed mode and uses its own environment only.
+ * and a command run without DATABASE_URL starts from those, so nothing has to be repeated
+ * (docs/operations/configuration.md). With DATABASE_URL set a command is in deployed mode and uses its own environment only.
  *
  * Debug mode, for standalone: NODE_ENV unset or `development` (what `npm start` runs as) means DEBUG=true,
  * so email goes to the console backend unless SMTP is asked for: EMAIL_BACKEND, or an EMAIL_HOST (which

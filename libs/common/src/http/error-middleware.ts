@@ -22,7 +22,7 @@ interface BodyParserError extends Error {
 const isInflateError = (err: BodyParserError) => err.status === 400 && typeof err.code === 'string' && /^(Z_|ERR__)/.test(err.code);
 /**
  * CHECK constraints that a valid request can still run into, by name, and the answer each gets. A bound kept
- * by the database holds whatever SQL the booking path runs (README, "Hostile input").
+ * by the database holds whatever SQL the booking path runs (docs/api/paths-and-hostile-input.md "Hostile input").
  */
 const CHECK_ANSWERS: Record<string, () => AppError> = {
   stock_balances_quantity_max: () =>
@@ -73,7 +73,7 @@ export function toAppError(err: unknown): AppError | undefined {
   }
   // The resilient database layer answers lost connections itself; these are what escaped it (a transaction
   // begun without a callback): a 503, never a 500. A pool with every connection busy is an overload.
-  if (connectionFailureOf(err)) return new DatabaseUnavailableError();
+  if (connectionFailureOf(err)) return new DatabaseUnavailableError(err);
   if (isPoolExhausted(err)) return new ServiceUnavailableError('The service is busy. Try again shortly.');
   return databaseAnswer(err);
 }

@@ -1,7 +1,7 @@
 /**
  * Field errors keyed by what a client chose to name its fields. A plain `{}` would answer for `constructor`,
  * `toString` or `__proto__` from Object.prototype, so a check such as `fields[path] ??= message` would find
- * a "message" already there and record nothing, and validation would pass with nothing checked (README,
+ * a "message" already there and record nothing, and validation would pass with nothing checked (docs/api/conventions.md,
  * "Hostile input"). Every map keyed by client input is therefore prototype-free.
  */
 export type FieldMap = Record<string, string>;

@@ -1,5 +1,5 @@
 /**
- * JSON request bodies, parsed the same way at the gateway and in every service (README "Conventions"):
+ * JSON request bodies, parsed the same way at the gateway and in every service (docs/api/conventions.md "Conventions"):
  * - express.json within the size limit, counted after inflation, so a compressed bomb is a 413 like any other
  *   oversized body; a `Content-Encoding` the body does not match is a 400 and an unknown one a 415
  *   (error-middleware.ts translates body-parser's errors);

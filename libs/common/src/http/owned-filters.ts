@@ -1,5 +1,5 @@
 /**
- * Ids in list filters are checked like ids in paths (README, "Company isolation"): a route lists its id filters
+ * Ids in list filters are checked like ids in paths (docs/api/conventions.md "Company isolation"): a route lists its id filters
  * and their owners right after `validate()`, and this step answers 403 `access_denied` for another company's
  * record and 404 for an id that names nothing, before the list runs. A filter naming someone else's record
  * must not answer an empty page, which would also tell an unknown id from a foreign one.

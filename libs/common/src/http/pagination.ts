@@ -1,5 +1,5 @@
 /**
- * Core list endpoints answer `{count, next, previous, results}` (DESIGN.md §3). Links are absolute, built
+ * Core list endpoints answer `{count, next, previous, results}` (docs/api/conventions.md). Links are absolute, built
  * on PUBLIC_BASE_URL and the path the client called, keeping its other query parameters.
  */
 import type { Request } from 'express';

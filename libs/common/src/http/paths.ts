@@ -1,5 +1,5 @@
 /**
- * How a path is spelled and matched, decided once (README "Paths") for the gateway, which routes and applies
+ * How a path is spelled and matched, decided once (docs/api/paths-and-hostile-input.md "Paths") for the gateway, which routes and applies
  * every policy with it, and for each service, which gates its own routes with it, so that no spelling can
  * reach a route while missing one of its policies, or reach a service by another route than the gateway chose:
  *
@@ -19,6 +19,7 @@
  */
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors';
+import { setRouteTemplate } from '../metrics/route-label';
 
 /** One row of a path table: an OpenAPI-style template, or a prefix under which any clean path is accepted. */
 export interface PathEntry<T> {
@@ -199,6 +200,7 @@ export function pathGate(templates: string[]): RequestHandler {
     const verdict = table.resolve(pathname);
     if (!verdict.ok) return next(pathNotFound(verdict.reason));
     req.url = `${verdict.match.path}${query}`;
+    setRouteTemplate(req, verdict.match.matches[0].template);
     next();
   };
 }

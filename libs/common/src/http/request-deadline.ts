@@ -1,7 +1,7 @@
 /**
  * `X-Request-Deadline`: the moment (epoch milliseconds) by which the gateway needs a service's answer to have
  * started, less a margin for the answer's way back; past it the gateway has answered 504 and stopped waiting
- * (README "Deadlines and retries"). A service runs each request under that deadline (db/deadline.ts), so its
+ * (docs/api/deadlines-and-retries.md). A service runs each request under that deadline (db/deadline.ts), so its
  * transactions give up rather than commit after the gateway told the client the outcome is unknown.
  *
  * Only the gateway sets it (it replaces any a client sent), and a service reads it only after the request's

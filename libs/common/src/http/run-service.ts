@@ -8,6 +8,7 @@ import { commonEnv, loadConfigOrExit } from '../config/load';
 import { Database, connectDatabase } from '../db/database';
 import { Logger, createLogger } from '../logger';
 import { createServiceApp } from './service-app';
+import { MetricsRegistry, createMetricsRegistry } from '../metrics/registry';
 import { serve } from './serve';
 
 export interface ServiceConfig {
@@ -18,6 +19,8 @@ export interface ServiceConfig {
   INTERNAL_JWT_SECRET: string;
   PUBLIC_BASE_URL: string;
   PORT: number;
+  /** Bearer token `/metrics` requires when set. */
+  METRICS_TOKEN?: string;
 }
 
 /**
@@ -39,6 +42,8 @@ export interface ServiceContext<E extends object = object> {
   db: Database;
   config: ServiceConfig & E;
   logger: Logger;
+  /** The service's Prometheus registry: its own metrics go here, `/metrics` serves it (docs/operations/metrics.md). */
+  metrics: MetricsRegistry;
 }
 
 export interface ServiceDefinition<E extends object = object> {
@@ -67,10 +72,17 @@ export async function runService<E extends object = object>(def: ServiceDefiniti
   const config = loadServiceConfig<E>(def.name, def.portVariable, def.defaultPort, def.env);
   const logger = createLogger(def.name, config.LOG_LEVEL);
   const db = connectDatabase({ url: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: `pi-${def.name}`, logger });
-  const ctx = { db, config, logger };
+  const ctx = { db, config, logger, metrics: createMetricsRegistry(def.name) };
   const extras: ServiceExtras = (await def.start?.(ctx)) ?? {};
   const app = createServiceApp(
-    { logger, db, internalJwtSecret: config.INTERNAL_JWT_SECRET, readinessChecks: extras.readinessChecks, paths: def.paths },
+    {
+      logger,
+      db,
+      internalJwtSecret: config.INTERNAL_JWT_SECRET,
+      readinessChecks: extras.readinessChecks,
+      paths: def.paths,
+      metrics: { registry: ctx.metrics, token: config.METRICS_TOKEN },
+    },
     def.routes(ctx),
     def.publicRoutes?.(ctx),
   );

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from '../logger';
+import { shutdownTracing } from '../tracing/state';
 
 export interface ServeOptions {
   port: number;
@@ -81,6 +82,7 @@ export async function serve(app: Express, opts: ServeOptions): Promise<http.Serv
       await hook().catch((err: Error) => opts.logger.error({ err }, 'shutdown hook failed'));
     }
     opts.logger.info('stopped');
+    await shutdownTracing(); // exports the spans still buffered
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

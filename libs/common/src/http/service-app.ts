@@ -1,7 +1,8 @@
 /**
- * The Express skeleton every internal service shares: request id, access log, health endpoints (open, for
- * probes), the internal-auth wall (gateway tokens only), the path gate (only the service's documented
- * templates, spelled by the gateway's rules: http/paths.ts), JSON body parsing, the request's deadline (from
+ * The Express skeleton every internal service shares: request id, request metrics, access log, health
+ * endpoints (open, for probes), `/metrics` (for the scraper: docs/operations/metrics.md), the internal-auth
+ * wall (gateway tokens only), the path gate (only the service's documented templates, spelled by the
+ * gateway's rules: http/paths.ts), JSON body parsing, the request's deadline (from
  * the gateway, believed only behind the internal-auth wall), the service's public routes (anonymous gateway
  * tokens allowed), then its authenticated routes, 404 and the error shape.
  */
@@ -12,6 +13,10 @@ import type { Logger } from '../logger';
 import { accessLog } from './access-log';
 import { errorMiddleware, notFoundMiddleware } from './error-middleware';
 import { healthRouter } from './health';
+import { httpMetrics } from '../metrics/http';
+import { metricsRouter } from '../metrics/endpoint';
+import { registerPoolMetrics } from '../metrics/pool';
+import type { MetricsRegistry } from '../metrics/registry';
 import { jsonBody } from './json-body';
 import { pathGate } from './paths';
 import { requestDeadline } from './request-deadline';
@@ -37,6 +42,11 @@ export interface ServiceAppOptions {
   paths: string[];
   /** Extra readiness checks besides the database (e.g. Redis). */
   readinessChecks?: Array<() => Promise<void>>;
+  /**
+   * The service's registry: its requests and database pool are measured into it and `GET /metrics` serves it
+   * beside the probes, outside the internal-auth wall (docs/operations/metrics.md). Without it: no metrics.
+   */
+  metrics?: { registry: MetricsRegistry; token?: string };
 }
 
 export function createServiceApp(opts: ServiceAppOptions, routes: Router, publicRoutes?: Router): Express {
@@ -46,8 +56,13 @@ export function createServiceApp(opts: ServiceAppOptions, routes: Router, public
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.use(requestId());
+  if (opts.metrics) {
+    app.use(httpMetrics(opts.metrics.registry));
+    registerPoolMetrics(opts.metrics.registry, opts.db.sequelize);
+  }
   app.use(accessLog(opts.logger));
   app.use(healthRouter(opts.db, opts.readinessChecks));
+  if (opts.metrics) app.use(metricsRouter(opts.metrics.registry, { token: opts.metrics.token }));
   app.use(requireInternalAuth(opts.internalJwtSecret));
   app.use(pathGate(opts.paths));
   app.use(jsonBody({ limit: opts.bodyLimit ?? '1mb' }));

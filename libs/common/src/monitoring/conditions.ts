@@ -1,5 +1,5 @@
 /**
- * The shapes of a monitoring rule's `condition_config` (SPEC.md, "Monitoring rule condition shapes"). Rules
+ * The shapes of a monitoring rule's `condition_config` (docs/api/monitoring-and-notifications.md, "Rule conditions"). Rules
  * arrive two ways, inside a product's `engine_config.monitoring_rules` (inventory) and through the rules API
  * (monitor); both validate with these pieces and report problems in their own answer formats.
  */

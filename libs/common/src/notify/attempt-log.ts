@@ -1,6 +1,6 @@
 /**
  * The attempt log of a delivery, written around the send so that no row lock and no database connection is
- * held while a receiver answers (README "Delivery guarantees"):
+ * held while a receiver answers (docs/api/monitoring-and-notifications.md "Delivery guarantees"):
  *
  * 1. claim (one short transaction, the delivery row locked with SKIP LOCKED): the attempt row is written as
  *    STARTED, the delivery's `attempts` counts it, and its `next_attempt_at` becomes the attempt's lease
@@ -19,7 +19,7 @@ import { NotificationAttempt, NotificationDelivery } from '../db/models/monitori
 
 export const INTERRUPTED_ERROR = 'interrupted: the sender stopped before the attempt finished; the receiver may or may not have it';
 
-/** Delay before the next attempt after `attemptsMade` failed attempts: 2^n × 60 s (SPEC.md, Limits). */
+/** Delay before the next attempt after `attemptsMade` failed attempts: 2^n × 60 s (docs/api/monitoring-and-notifications.md). */
 export function retryDelayMs(attemptsMade: number): number {
   return 2 ** attemptsMade * 60_000;
 }

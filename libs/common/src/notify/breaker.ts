@@ -1,5 +1,5 @@
 /**
- * How channels are kept apart (README "Delivery guarantees"): a cap on the sends in flight to one channel, and a
+ * How channels are kept apart (docs/api/monitoring-and-notifications.md "Delivery guarantees"): a cap on the sends in flight to one channel, and a
  * circuit breaker per channel.
  *
  * - Cap: an attempt in flight is a STARTED attempt row whose lease (the delivery's `next_attempt_at` while it is

@@ -1,5 +1,5 @@
 /**
- * One delivery attempt, and dispatching due deliveries (README "Delivery guarantees"). The same code runs in the
+ * One delivery attempt, and dispatching due deliveries (docs/api/monitoring-and-notifications.md "Delivery guarantees"). The same code runs in the
  * notifier's queue worker and, without Redis, synchronously inside `check_rules` (standalone mode).
  *
  * An attempt is claim → send → record (attempt-log.ts), with no transaction open during the send:
@@ -30,6 +30,7 @@ import type { DeliveryQueue } from './queue';
 import { redactCutTail, redactSecrets } from './redact';
 import { decryptSecret, parseEncryptionKey } from './secret-box';
 import type { DeliverySettings } from './settings';
+import { withSpan } from '../tracing/state';
 import { WEBHOOK_TIMEOUT_MS, sendWebhook } from './webhook';
 
 /**
@@ -190,7 +191,13 @@ async function sendAndRecord(sequelize: Sequelize, claim: Extract<Claim, { kind:
   const secrets = [channel.secretEncrypted, settings.SECRET_ENCRYPTION_KEY, settings.EMAIL_HOST_PASSWORD];
   let sent: SendResult;
   try {
-    sent = await withDeadline(send(channel, delivery, settings, opts, secrets), deadlineOf(opts));
+    // The delivery's span (docs/operations/tracing.md): a child of the queue job's, so of the request or run that created it.
+    const attributes = { 'pi.delivery.id': deliveryId, 'pi.channel.id': channel.id, 'pi.channel.kind': channel.kind, 'pi.delivery.attempt': attempt.number };
+    sent = await withSpan(`${channel.kind === 'EMAIL' ? 'email' : 'webhook'} delivery`, { kind: 'client', attributes }, async (span) => {
+      const result = await withDeadline(send(channel, delivery, settings, opts, secrets), deadlineOf(opts));
+      span.setAttributes({ 'pi.delivery.ok': result.ok, ...(result.statusCode ? { 'http.response.status_code': result.statusCode } : {}) });
+      return result;
+    });
   } catch (err) {
     // The senders resolve with failures; this is a programming error, recorded as a failed attempt.
     sent = { ok: false, error: `send failed: ${(err as Error).message}`, durationMs: 0 };

@@ -1,5 +1,5 @@
 /**
- * The delivery outbox (DESIGN.md, "Monitoring, events, notifications"): one `notification_deliveries` row per
+ * The delivery outbox (docs/decisions/0003-delivery-outbox.md): one `notification_deliveries` row per
  * (event, subscribed channel), written in the transaction that opens the event, and the query that finds
  * deliveries due for an attempt. The rows are the truth; the queue only carries their ids, so whatever the
  * queue loses is found again here by the next `check_rules` run.
@@ -24,7 +24,7 @@ export interface NewDeliveries {
   now?: Date;
 }
 
-/** Upper bound of SPEC.md ("Notification delivery attempts: at most 5"), also a database CHECK. */
+/** At most 5 attempts per delivery (docs/api/monitoring-and-notifications.md), also a database CHECK. */
 export const MAX_DELIVERY_ATTEMPTS = 5;
 
 /** The channels of `channels` that take an event of type `eventType` for `companyId`. */

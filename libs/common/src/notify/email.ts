@@ -1,6 +1,6 @@
 /**
  * Email notifications: the message rendered from the notification body, and the transport from settings
- * (SPEC.md, "Channel configuration" and Limits).
+ * (docs/operations/configuration.md, the EMAIL_* settings).
  *
  * - `EMAIL_BACKEND=console` sends nothing: it logs the message (from, to, subject, text) as one log line, the
  *   way a development console backend does. Nothing in it is secret (the body never holds one, and the SMTP

@@ -1,10 +1,10 @@
 /**
- * The notification body (SPEC.md, "Webhook request"): the one JSON document every channel receives for an
+ * The notification body (docs/api/monitoring-and-notifications.md, "The webhook body"): the one JSON document every channel receives for an
  * event. Webhooks send it as is (and sign those exact bytes); emails are rendered from it. It is built once,
  * when the delivery rows are created, and stored in `notification_deliveries.payload`, so every retry sends
  * the same bytes with the same signature.
  *
- * Key order is fixed (the order of SPEC.md's table) so the text is stable and easy to read in logs of the
+ * Key order is fixed (the order of the table in docs/api/monitoring-and-notifications.md) so the text is stable and easy to read in logs of the
  * receiver.
  *
  * A TEST event (a manual test from the dashboard) has no product, rule or event log entry behind it. Its body
@@ -26,7 +26,7 @@ export interface EventBodyProduct {
   name: string;
 }
 
-/** The parsed body, exactly as SPEC.md names its fields. */
+/** The parsed body, with the field names the webhook body promises (docs/api/monitoring-and-notifications.md). */
 export interface EventBody {
   event_id: string;
   type: EventType;
@@ -67,7 +67,7 @@ function isoUtc(value: Date | string): string {
   return date.toISOString();
 }
 
-/** The exact JSON text of SPEC.md's webhook body for one event. */
+/** The exact JSON text of the webhook body for one event. */
 export function buildEventBody(input: EventBodyInput): string {
   if (!EVENT_TYPES.includes(input.type)) throw new TypeError(`unknown event type: ${String(input.type)}`);
   const body: EventBody = {

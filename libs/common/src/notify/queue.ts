@@ -1,8 +1,10 @@
 /**
  * The delivery queue (BullMQ on Redis) between the monitor, which creates deliveries, and the notifier, which
- * attempts them (DESIGN.md §4 on jobs).
+ * attempts them (docs/decisions/0003-delivery-outbox.md).
  *
- * - A job carries `{deliveryId}` and nothing else: no body, no URL, no secret. The worker reads the row.
+ * - A job carries `{deliveryId}` and nothing else: no body, no URL, no secret. The worker reads the row. With
+ *   tracing on, it also carries the W3C trace context of the producer's span (`traceparent`, `tracestate`),
+ *   and the worker's span continues that trace (docs/operations/tracing.md).
  * - The job id is `<delivery id>_<attempts so far>`, so the same attempt is never queued twice while a job for
  *   it waits or runs (BullMQ ignores an add with an existing id; it refuses `:` in custom ids, hence `_`).
  *   Finished jobs are removed at once, so a later `check_rules` run can always queue a delivery the queue
@@ -16,13 +18,14 @@
  *   delayed a little longer each time (DEFER_BASE_MS doubling up to DEFER_MAX_MS), so it holds no worker slot
  *   while it waits; when a send to that channel ends in this process, one of its deferred jobs is woken at
  *   once, so a burst to one healthy channel runs at its cap rather than at the pace of the delays. The job lock is tuned to the 10 s send deadline, so a job of a killed worker is taken over
- *   within about 15 s (README "Delivery guarantees").
+ *   within about 15 s (docs/api/monitoring-and-notifications.md "Delivery guarantees").
  */
 import { EventEmitter } from 'node:events';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import IORedis, { type Redis, type RedisOptions } from 'ioredis';
 import Joi from 'joi';
 import type { Logger } from '../logger';
+import { TraceCarrier, currentTraceCarrier, withSpan } from '../tracing/state';
 
 export const DEFAULT_DELIVERY_QUEUE = 'notification-deliveries';
 /** BullMQ's default key prefix. */
@@ -55,8 +58,8 @@ export const deliveryQueueEnv: Record<keyof DeliveryQueueSettings, Joi.Schema> =
     .default(DEFAULT_QUEUE_PREFIX),
 };
 
-/** The whole payload of a delivery job. */
-export interface DeliveryJobData {
+/** The whole payload of a delivery job: the delivery's id, and the producer's trace context when tracing is on. */
+export interface DeliveryJobData extends TraceCarrier {
   deliveryId: string;
 }
 
@@ -99,7 +102,7 @@ const JOB_OPTIONS = {
   removeOnComplete: true,
   removeOnFail: true,
   // Retries of the job itself are for infrastructure errors (the database unreachable); a receiver's failure is
-  // not an error of the job, it is an attempt recorded on the delivery, retried on the schedule of SPEC.md.
+  // not an error of the job, it is an attempt recorded on the delivery, retried on its documented schedule (2^n × 60 s).
   attempts: 3,
   backoff: { type: 'exponential', delay: 5_000 },
 } as const;
@@ -123,6 +126,15 @@ function silenceClosedConnections(owner: object): void {
     const connection = (owner as Record<string, unknown>)[key];
     if (connection instanceof EventEmitter && connection.listenerCount('error') === 0) connection.on('error', () => {});
   }
+}
+
+/** The jobs of a delivery queue by state, and the age of the oldest waiting one (DeliveryQueue.depth). */
+export interface QueueDepth {
+  waiting: number;
+  delayed: number;
+  active: number;
+  failed: number;
+  oldestWaitingAgeSeconds: number;
 }
 
 /** The producer side: queues delivery ids. One instance per process; `close()` it on shutdown. */
@@ -181,15 +193,42 @@ export class DeliveryQueue {
       return found === 0;
     });
     if (fresh.length > 0) {
-      await this.queue.addBulk(
-        fresh.map((d) => ({
-          name: 'deliver',
-          data: { deliveryId: d.id },
-          opts: { ...JOB_OPTIONS, jobId: deliveryJobId(d) },
-        })),
-      );
+      const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': this.name, 'messaging.batch.message_count': fresh.length };
+      await withSpan(`send ${this.name}`, { kind: 'producer', attributes }, async () => {
+        const trace = currentTraceCarrier();
+        await this.queue.addBulk(
+          fresh.map((d) => ({
+            name: 'deliver',
+            data: { deliveryId: d.id, ...trace },
+            opts: { ...JOB_OPTIONS, jobId: deliveryJobId(d) },
+          })),
+        );
+      });
     }
     return { added: fresh.length, alreadyQueued: unique.length - fresh.length };
+  }
+
+  /**
+   * How many jobs wait, are delayed (deferred or not yet due), run or failed, and how long the oldest waiting
+   * job has waited (0 when none waits), for the queue metrics (docs/operations/metrics.md). BullMQ pushes new
+   * jobs on the left of its wait list and workers take them from the right, so the oldest is the last one.
+   * Throws when Redis does not answer within the connect timeout.
+   */
+  async depth(now = Date.now()): Promise<QueueDepth> {
+    return withTimeout(this.readDepth(now), this.connectTimeoutMs, `Redis is not reachable (queue ${this.name})`);
+  }
+
+  private async readDepth(now: number): Promise<QueueDepth> {
+    const counts = await this.queue.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'failed');
+    const oldestId = await this.redis.lindex(this.queue.toKey('wait'), -1);
+    const created = oldestId ? Number(await this.redis.hget(this.queue.toKey(oldestId), 'timestamp')) : NaN;
+    return {
+      waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0),
+      delayed: counts.delayed ?? 0,
+      active: counts.active ?? 0,
+      failed: counts.failed ?? 0,
+      oldestWaitingAgeSeconds: Number.isFinite(created) ? Math.max(0, (now - created) / 1000) : 0,
+    };
   }
 
   async close(): Promise<void> {
@@ -290,17 +329,28 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
   connection.on('ready', () => (redisDown = false));
 
   const lockDuration = opts.lockDurationMs ?? DEFAULT_JOB_LOCK_MS;
+  const queueName = opts.name ?? DEFAULT_DELIVERY_QUEUE;
   const deferred = new DeferredJobs();
   let handling = 0;
+  /** The handler, in a span that continues the trace of the job's producer (when tracing is on and it had one). */
+  const handle = (deliveryId: string, job: Job<DeliveryJobData>) => {
+    const parent = typeof job.data.traceparent === 'string' ? { traceparent: job.data.traceparent, tracestate: job.data.tracestate } : {};
+    const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': queueName, 'messaging.message.id': String(job.id), 'pi.delivery.id': deliveryId };
+    return withSpan(`process ${queueName}`, { kind: 'consumer', parent, attributes }, async (span) => {
+      const result = await opts.handler(deliveryId, job);
+      span.setAttributes({ 'pi.delivery.outcome': typeof result === 'string' ? result : result.outcome });
+      return result;
+    });
+  };
   const worker = new Worker<DeliveryJobData>(
-    opts.name ?? DEFAULT_DELIVERY_QUEUE,
+    queueName,
     async (job, token) => {
       const deliveryId = job.data?.deliveryId;
       if (typeof deliveryId !== 'string') return 'skipped'; // not ours: nothing to do, nothing to retry
       handling += 1;
       let result: string | HandledJob;
       try {
-        result = await opts.handler(deliveryId, job);
+        result = await handle(deliveryId, job);
       } finally {
         handling -= 1;
       }

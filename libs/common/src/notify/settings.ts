@@ -1,7 +1,7 @@
 /**
  * Delivery settings shared by the monitor (check_rules, channel tests) and the notifier: the key that
- * decrypts channel secrets, Redis, the email transport with SPEC.md's defaults, and how channels are kept
- * apart (README "Delivery guarantees"). Validated at start with the rest of each process's config.
+ * decrypts channel secrets, Redis, the email transport with its documented defaults (docs/operations/configuration.md), and how channels are kept
+ * apart (docs/api/monitoring-and-notifications.md "Delivery guarantees"). Validated at start with the rest of each process's config.
  */
 import Joi from 'joi';
 
@@ -13,7 +13,7 @@ export interface DeliverySettings {
   /** Webhooks to loopback addresses, for development and tests only; refused when NODE_ENV=production. */
   ALLOW_LOOPBACK_WEBHOOKS: boolean;
   DEBUG: boolean;
-  /** `console` (log the message) or `smtp`; default console when DEBUG, else smtp (SPEC.md). */
+  /** `console` (log the message) or `smtp`; default console when DEBUG, else smtp (docs/operations/configuration.md). */
   EMAIL_BACKEND: 'console' | 'smtp';
   EMAIL_HOST: string;
   EMAIL_PORT: number;

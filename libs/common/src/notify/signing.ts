@@ -1,5 +1,5 @@
 /**
- * Webhook signatures (SPEC.md, "Webhook request"): `X-PI-Signature: sha256=<hex>`, the HMAC-SHA256 of the raw
+ * Webhook signatures (docs/api/monitoring-and-notifications.md, "The webhook body"): `X-PI-Signature: sha256=<hex>`, the HMAC-SHA256 of the raw
  * body bytes keyed with the channel secret. Receivers must verify against the bytes they received, before
  * parsing the JSON.
  */

@@ -1,16 +1,17 @@
 /**
- * SSRF guard for outbound webhook URLs (DESIGN.md, "Monitoring, events, notifications").
+ * SSRF guard for outbound webhook URLs (docs/decisions/0003-delivery-outbox.md).
  *
  * A URL is accepted only when it is http(s), carries no credentials, and every address its host resolves to is
  * a public unicast address. The host is resolved once, here; callers connect to the returned `address` (see
  * webhook.ts) so that a second lookup cannot swap in a different, internal answer (DNS rebinding).
  *
  * Classification is an allowlist for IPv6 (global unicast 2000::/3 only, minus special blocks) and a denylist
- * of every special-purpose IPv4 block. IPv6 forms that embed an IPv4 address (mapped, compatible, SIIT, NAT64,
- * 6to4) are judged by the IPv4 address they carry.
+ * of every special-purpose IPv4 block, both as tables of CIDR ranges matched by ipaddr.js. IPv6 forms that
+ * embed an IPv4 address (mapped, compatible, SIIT, NAT64, 6to4) are judged by the IPv4 address they carry.
  */
 import dns from 'node:dns';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { ValidationError } from '../errors';
 
 export interface ResolvedTarget {
@@ -94,9 +95,11 @@ export function isRefusedAddress(ip: string, opts: SsrfOptions): boolean {
     // A zone id only makes sense for link-local and other scoped addresses: refuse whatever it is attached to.
     return true;
   }
+  // net.isIP is strict (four dotted decimals, or RFC 4291 text); ipaddr.js alone would also take `127.1`,
+  // `0x7f.1` or `2130706433`, spellings that only a URL parser should turn into an address.
   const kind = net.isIP(text);
-  if (kind === 4) return isRefusedV4(parseV4(text), opts);
-  if (kind === 6) return isRefusedV6(parseV6(text), opts);
+  if (kind === 4) return isRefusedV4(ipaddr.IPv4.parse(text), opts);
+  if (kind === 6) return isRefusedV6(ipaddr.IPv6.parse(text), opts);
   return true;
 }
 
@@ -109,93 +112,79 @@ function stripZone(address: string): string {
   return at === -1 ? address : address.slice(0, at);
 }
 
+const v4 = (cidr: string) => ipaddr.IPv4.parseCIDR(cidr);
+const v6 = (cidr: string) => ipaddr.IPv6.parseCIDR(cidr);
+
 // ---- IPv4 -------------------------------------------------------------------------------------------------
 
-/** [network, prefix length] pairs refused for IPv4, loopback aside. Sources: IANA special-purpose registry. */
-const REFUSED_V4: ReadonlyArray<readonly [string, number]> = [
-  ['0.0.0.0', 8], // "this network", unspecified
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // CGNAT shared address space
-  ['169.254.0.0', 16], // link-local (cloud metadata endpoints live here)
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // TEST-NET-1
-  ['192.88.99.0', 24], // 6to4 relay anycast (deprecated)
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // TEST-NET-2
-  ['203.0.113.0', 24], // TEST-NET-3
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, including the 255.255.255.255 broadcast
-];
+/**
+ * How IPv4 blocks are judged (IANA special-purpose registry), for ipaddr.js's `subnetMatch`: the first
+ * matching entry wins, an address in none of them is public.
+ */
+const V4_RANGES: Record<string, Array<[ipaddr.IPv4, number]>> = {
+  loopback: [v4('127.0.0.0/8')],
+  refused: [
+    v4('0.0.0.0/8'), // "this network", unspecified
+    v4('10.0.0.0/8'), // private
+    v4('100.64.0.0/10'), // CGNAT shared address space
+    v4('169.254.0.0/16'), // link-local (cloud metadata endpoints live here)
+    v4('172.16.0.0/12'), // private
+    v4('192.0.0.0/24'), // IETF protocol assignments
+    v4('192.0.2.0/24'), // TEST-NET-1
+    v4('192.88.99.0/24'), // 6to4 relay anycast (deprecated)
+    v4('192.168.0.0/16'), // private
+    v4('198.18.0.0/15'), // benchmarking
+    v4('198.51.100.0/24'), // TEST-NET-2
+    v4('203.0.113.0/24'), // TEST-NET-3
+    v4('224.0.0.0/4'), // multicast
+    v4('240.0.0.0/4'), // reserved, including the 255.255.255.255 broadcast
+  ],
+};
 
-const LOOPBACK_V4: readonly [string, number] = ['127.0.0.0', 8];
-
-function parseV4(text: string): number {
-  const [a, b, c, d] = text.split('.').map(Number);
-  return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
-}
-
-function inV4(ip: number, [network, bits]: readonly [string, number]): boolean {
-  const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
-  return ((ip & mask) >>> 0) === ((parseV4(network) & mask) >>> 0);
-}
-
-function isRefusedV4(ip: number, opts: SsrfOptions): boolean {
-  if (inV4(ip, LOOPBACK_V4)) return !opts.allowLoopback;
-  return REFUSED_V4.some((block) => inV4(ip, block));
+function isRefusedV4(ip: ipaddr.IPv4, opts: SsrfOptions): boolean {
+  const verdict = ipaddr.subnetMatch(ip, V4_RANGES, 'public');
+  if (verdict === 'loopback') return !opts.allowLoopback;
+  return verdict === 'refused';
 }
 
 // ---- IPv6 -------------------------------------------------------------------------------------------------
 
-/** Eight 16-bit groups. The input has already passed `net.isIPv6`. */
-function parseV6(text: string): number[] {
-  let body = text.toLowerCase();
-  const lastColon = body.lastIndexOf(':');
-  const last = body.slice(lastColon + 1);
-  if (last.includes('.')) {
-    // Rewrite a trailing dotted quad (`::ffff:127.0.0.1`) as two hex groups (`::ffff:7f00:1`).
-    const v4 = parseV4(last);
-    body = `${body.slice(0, lastColon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
-  }
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
-  const halves = body.split('::');
-  if (halves.length === 1) return parse(body);
-  const head = parse(halves[0]);
-  const rest = parse(halves[1]);
-  return [...head, ...new Array<number>(8 - head.length - rest.length).fill(0), ...rest];
-}
+/**
+ * How IPv6 blocks are judged, first match wins. An allowlist: only global unicast (2000::/3) may pass, which
+ * refuses ULA fc00::/7, link-local fe80::/10, site-local fec0::/10, multicast ff00::/8, discard 100::/64 and
+ * every other reserved block. Forms that carry an IPv4 address are judged by that address.
+ */
+const V6_RANGES: Record<string, Array<[ipaddr.IPv6, number]>> = {
+  loopback: [v6('::1/128')],
+  refused: [
+    v6('::/128'), // unspecified
+    v6('64:ff9b:1::/48'), // local-use NAT64
+    v6('2001::/23'), // IETF protocol assignments: Teredo, benchmarking, ORCHID, …
+    v6('2001:db8::/32'), // documentation
+    v6('3fff::/20'), // documentation (RFC 9637)
+  ],
+  embedsV4Last32: [
+    v6('::ffff:0:0/96'), // IPv4-mapped
+    v6('::/96'), // IPv4-compatible (deprecated)
+    v6('::ffff:0:0:0/96'), // SIIT
+    v6('64:ff9b::/96'), // well-known NAT64 prefix
+  ],
+  embedsV4After16: [v6('2002::/16')], // 6to4: the 32 bits after the prefix
+  public: [v6('2000::/3')],
+};
 
-function embeddedV4(high: number, low: number): number {
-  return ((high << 16) | low) >>> 0;
-}
-
-function isRefusedV6(g: number[], opts: SsrfOptions): boolean {
-  const firstSixZero = g.slice(0, 6).every((x) => x === 0);
-  const firstFiveZero = g.slice(0, 5).every((x) => x === 0);
-
-  // ::/128 unspecified and ::1 loopback.
-  if (g.every((x) => x === 0)) return true;
-  if (firstSixZero && g[6] === 0 && g[7] === 1) return !opts.allowLoopback;
-  // ::ffff:a.b.c.d (mapped), ::a.b.c.d (deprecated compatible), ::ffff:0:a.b.c.d (SIIT): judge the IPv4.
-  if (firstSixZero) return isRefusedV4(embeddedV4(g[6], g[7]), opts);
-  if (firstFiveZero && g[5] === 0xffff) return isRefusedV4(embeddedV4(g[6], g[7]), opts);
-  if (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) {
-    return isRefusedV4(embeddedV4(g[6], g[7]), opts);
+function isRefusedV6(ip: ipaddr.IPv6, opts: SsrfOptions): boolean {
+  const bytes = ip.toByteArray();
+  switch (ipaddr.subnetMatch(ip, V6_RANGES, 'refused')) {
+    case 'loopback':
+      return !opts.allowLoopback;
+    case 'embedsV4Last32':
+      return isRefusedV4(new ipaddr.IPv4(bytes.slice(12, 16)), opts);
+    case 'embedsV4After16':
+      return isRefusedV4(new ipaddr.IPv4(bytes.slice(2, 6)), opts);
+    case 'public':
+      return false;
+    default:
+      return true;
   }
-  // 64:ff9b::/96 well-known NAT64 prefix: judge the IPv4; 64:ff9b:1::/48 local-use NAT64: refuse.
-  if (g[0] === 0x64 && g[1] === 0xff9b) {
-    if (g.slice(2, 6).every((x) => x === 0)) return isRefusedV4(embeddedV4(g[6], g[7]), opts);
-    return true;
-  }
-  // Only global unicast (2000::/3) may pass; this refuses ULA fc00::/7, link-local fe80::/10, site-local
-  // fec0::/10, multicast ff00::/8, discard 100::/64 and every other reserved block.
-  if ((g[0] & 0xe000) !== 0x2000) return true;
-  // 2001::/23 IETF protocol assignments: Teredo, benchmarking, ORCHID, … and 2001:db8::/32 documentation.
-  if (g[0] === 0x2001 && (g[1] < 0x200 || g[1] === 0xdb8)) return true;
-  // 3fff::/20 documentation (RFC 9637).
-  if (g[0] === 0x3fff && (g[1] & 0xf000) === 0) return true;
-  // 2002::/16 6to4: the next 32 bits are an IPv4 address.
-  if (g[0] === 0x2002) return isRefusedV4(embeddedV4(g[1], g[2]), opts);
-  return false;
 }

@@ -1,9 +1,10 @@
 /**
- * The webhook sender: one signed POST of an exact body to a checked address (DESIGN.md, "Delivery" and "SSRF").
+ * The webhook sender: one signed POST of an exact body to a checked address (docs/decisions/0003-delivery-outbox.md),
+ * sent with axios through an agent of its own.
  *
- * - The URL is checked again at send time and the connection goes to the address that was checked: a custom
+ * - The URL is checked again at send time and the connection goes to the address that was checked: the agent's
  *   `lookup` hands that address to the socket, so there is no second DNS query, while the Host header and
- *   TLS SNI/certificate checks still use the URL's host name.
+ *   TLS SNI/certificate checks still use the URL's host name. No proxy of the environment is used.
  * - Redirects are never followed; a 3xx is a failed attempt.
  * - One deadline covers resolution, connection and the answer (status, headers and the part of the body read);
  *   an attempt still unfinished when it passes is a failure, whatever status had arrived.
@@ -15,9 +16,12 @@ import http from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
+import type { AxiosResponse, AxiosStatic } from 'axios';
 import { redactCutTail, redactSecrets } from './redact';
 import { SsrfError, assertPublicUrl, type ResolvedTarget } from './ssrf';
 import { SIGNATURE_HEADER, signBody } from './signing';
+import { withoutTracePropagation } from '../tracing/state';
 
 export const WEBHOOK_USER_AGENT = 'pi-inventory-webhooks/1';
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -61,15 +65,17 @@ export async function sendWebhook(request: WebhookRequest): Promise<WebhookResul
   if (typeof secret !== 'string' || secret === '') throw new TypeError('sendWebhook needs a non-empty secret');
   if (typeof body !== 'string') throw new TypeError('sendWebhook needs the body as a string');
   const started = performance.now();
+  const abort = new AbortController();
+  let agent: http.Agent | undefined;
 
   return new Promise<WebhookResult>((resolve) => {
     let settled = false;
-    let outgoing: http.ClientRequest | undefined;
     const settle = (outcome: Outcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      outgoing?.destroy();
+      abort.abort(); // stops the request and the download, whatever stage they are at
+      agent?.destroy();
       const result: WebhookResult = { ...outcome, durationMs: Math.round(performance.now() - started) };
       if (result.error !== undefined) result.error = redact(result.error, secret, false);
       resolve(result);
@@ -79,12 +85,11 @@ export async function sendWebhook(request: WebhookRequest): Promise<WebhookResul
     assertPublicUrl(url, { allowLoopback }).then(
       (target) => {
         if (settled) return;
-        try {
-          outgoing = post(target, body, secret, userAgent ?? WEBHOOK_USER_AGENT, eventId, settle);
-        } catch (err) {
-          // e.g. a header value Node refuses; nothing was sent.
-          settle({ ok: false, error: `request could not be made: ${(err as Error).message}` });
-        }
+        agent = pinnedAgent(target);
+        post(target, agent, body, secret, userAgent ?? WEBHOOK_USER_AGENT, eventId, abort.signal).then(
+          (response) => readAnswer(response, secret, settle),
+          (err: unknown) => settle({ ok: false, error: describeError(err) }),
+        );
       },
       (err: unknown) => {
         settle({ ok: false, error: err instanceof SsrfError ? err.message : 'url could not be checked' });
@@ -93,49 +98,71 @@ export async function sendWebhook(request: WebhookRequest): Promise<WebhookResul
   });
 }
 
+/**
+ * A one-attempt agent whose sockets connect to the checked address only: its `lookup` replaces dns.lookup, so
+ * there is no second query, while the Host header and TLS SNI/certificate checks still use the URL's host name.
+ * A fresh agent per attempt: a pooled socket could have been opened for another resolution.
+ */
+function pinnedAgent({ url, address, family }: ResolvedTarget): http.Agent {
+  // Node 20 asks for `all: true` when it auto-selects a family.
+  const lookup = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as unknown as net.LookupFunction;
+  const options = { keepAlive: false, lookup };
+  return url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+}
+
+/**
+ * axios, loaded on the first send: every service loads this module through @pi/common, but only the monitor,
+ * the notifier and check_rules send webhooks, and the others should not pay for loading it at start.
+ */
+let axiosLoaded: AxiosStatic | undefined;
+function loadAxios(): AxiosStatic {
+  // Its CommonJS build (the one a static import would load), required on first use.
+  axiosLoaded ??= require('axios') as AxiosStatic;
+  return axiosLoaded;
+}
+
 function post(
-  target: ResolvedTarget,
+  { url }: ResolvedTarget,
+  agent: http.Agent,
   body: string,
   secret: string,
   userAgent: string,
   eventId: string | undefined,
-  settle: (outcome: Outcome) => void,
-): http.ClientRequest {
-  const { url, address, family } = target;
+  signal: AbortSignal,
+): Promise<AxiosResponse<Readable>> {
   const bytes = Buffer.from(body, 'utf8');
-  const headers: http.OutgoingHttpHeaders = {
+  const headers: Record<string, string | number> = {
     'Content-Type': 'application/json',
     'Content-Length': bytes.length,
     'User-Agent': userAgent,
     [SIGNATURE_HEADER]: signBody(bytes, secret),
   };
   if (eventId !== undefined) headers[EVENT_ID_HEADER] = eventId;
-
-  // Called by the socket instead of dns.lookup. Node 20 asks for `all: true` when it auto-selects a family.
-  const pinnedLookup = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  }) as unknown as net.LookupFunction;
-
-  const isHttps = url.protocol === 'https:';
-  const options: https.RequestOptions = {
+  const axios = loadAxios();
+  // Receivers are other parties' servers: our trace headers are not theirs to see (docs/operations/tracing.md).
+  return withoutTracePropagation(() => axios.request<Readable>({
     method: 'POST',
-    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: url.port === '' ? (isHttps ? 443 : 80) : Number(url.port),
-    path: `${url.pathname}${url.search}`,
+    url: url.href,
+    data: bytes, // sent as is: these are the bytes that were signed
     headers,
-    lookup: pinnedLookup,
-    // A fresh connection per attempt: a pooled socket could have been opened for another resolution.
-    agent: false,
-  };
-  const outgoing = (isHttps ? https : http).request(options, (response) => readAnswer(response, secret, settle));
-  outgoing.on('error', (err) => settle({ ok: false, error: describeNetworkError(err) }));
-  outgoing.end(bytes);
-  return outgoing;
+    adapter: 'http',
+    httpAgent: agent,
+    httpsAgent: agent,
+    proxy: false, // never through an HTTP(S)_PROXY of the environment: the connection goes to the checked address
+    maxRedirects: 0, // a 3xx is an answer (a failed attempt), never followed
+    validateStatus: () => true, // every status is an outcome to record, not an exception
+    responseType: 'stream', // read by readAnswer, which stops at RESPONSE_READ_LIMIT
+    decompress: false,
+    signal,
+  }));
 }
 
-function readAnswer(response: http.IncomingMessage, secret: string, settle: (outcome: Outcome) => void): void {
-  const statusCode = response.statusCode ?? 0;
+function readAnswer(response: AxiosResponse<Readable>, secret: string, settle: (outcome: Outcome) => void): void {
+  const statusCode = response.status;
+  const stream = response.data;
   const chunks: Buffer[] = [];
   let received = 0;
   let cut = false;
@@ -147,20 +174,22 @@ function readAnswer(response: http.IncomingMessage, secret: string, settle: (out
     if (excerpt !== '') outcome.responseExcerpt = excerpt;
     settle(outcome);
   };
-  response.on('data', (chunk: Buffer) => {
+  stream.on('data', (chunk: Buffer) => {
     if (cut) return;
     const room = RESPONSE_READ_LIMIT - received;
     chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
     received += Math.min(chunk.length, room);
     if (received >= RESPONSE_READ_LIMIT) {
       cut = true;
-      done(); // settle() destroys the request, which stops the download.
+      stream.destroy();
+      done(); // settle() aborts the request and destroys the agent's socket, which stops the download.
     }
   });
-  response.on('end', done);
+  stream.on('end', done);
   // The answer was cut short (or we cut it): what the status line said still stands.
-  response.on('error', done);
-  response.on('aborted', done);
+  stream.on('error', done);
+  stream.on('aborted', done);
+  stream.on('close', done);
 }
 
 function makeExcerpt(bytes: Buffer, secret: string, readCut: boolean): string {
@@ -185,8 +214,11 @@ const NETWORK_ERRORS: Record<string, string> = {
   EADDRNOTAVAIL: 'receiver address not available',
 };
 
-function describeNetworkError(err: NodeJS.ErrnoException): string {
-  const code = err.code ?? '';
+/** Why a request got no answer, in plain words; axios keeps the socket's error code on its error. */
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return 'request failed';
+  const cause = (err as { cause?: unknown }).cause;
+  const code = (err as NodeJS.ErrnoException).code ?? (cause instanceof Error ? (cause as NodeJS.ErrnoException).code : undefined) ?? '';
   if (NETWORK_ERRORS[code]) return `${NETWORK_ERRORS[code]} (${code})`;
   if (code.startsWith('HPE_')) return `invalid HTTP answer from the receiver (${code})`;
   if (/CERT|TLS|SSL/.test(code) || /certificate|tls|ssl/i.test(err.message)) return `TLS error: ${err.message}`;

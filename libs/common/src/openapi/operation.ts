@@ -64,10 +64,10 @@ export const timestampSchema = Joi.date().iso();
 /** The 200 of a page (an HTML document) in an operation's `responses`. */
 export const htmlResponse = (description: string): Record<number, ResponseSpec> => ({ 200: { description, contentType: 'text/html' } });
 
-/** The error shape of SPEC.md (Errors); every error answer of every service has it. */
+/** The error shape (docs/api/conventions.md); every error answer of every service has it. */
 export const errorBodySchema = Joi.object({
   error: Joi.string().required().description('Human-readable message.'),
-  code: Joi.string().required().description('Machine-readable error code (see the README).'),
+  code: Joi.string().required().description('Machine-readable error code (see docs/api/conventions.md).'),
   details: Joi.object().unknown(true).required().description('Field-specific information: a field path → what is wrong.'),
   request_id: Joi.string().required().description('Identifier for support; also in the X-Request-ID header.'),
   retry_after: Joi.number().integer().min(0).description('429 only: whole seconds to wait (also `Retry-After`).'),

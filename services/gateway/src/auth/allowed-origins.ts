@@ -43,3 +43,11 @@ export function originAllowed(origin: string, allowed: string[]): boolean {
     return host === entry;
   });
 }
+
+/**
+ * Whether a key accepts a request from `origin`: any origin when it has no `allowed_domains`, the service's own
+ * origin always (the widget page calls the API from it, scanned or embedded), else only the listed ones.
+ */
+export function keyAllowsOrigin(origin: string, allowed: string[], ownOrigin: string): boolean {
+  return origin === ownOrigin || allowed.length === 0 || originAllowed(origin, allowed);
+}

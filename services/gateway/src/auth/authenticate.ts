@@ -1,16 +1,16 @@
 /**
  * Authentication at the gateway. Dashboard users send `Authorization: Bearer <access>`; widgets and scripts
- * send a company API key, looked up in SPEC.md's order: query `api_key`, header `X-API-Key`, body `api_key`.
+ * send a company API key, looked up in the documented order (docs/api/authentication.md): query `api_key`, header `X-API-Key`, body `api_key`.
  * Each sets `req.identity`, which the proxy forwards to the services in the internal token.
  */
 import type { Request, RequestHandler } from 'express';
 import { AuthenticationError, Identity, PERMISSIONS, Permission, PermissionDeniedError, hashKeyValue, looksLikeKeyValue, permissionForMethod } from '@pi/common';
-import { originAllowed } from './allowed-origins';
+import { keyAllowsOrigin } from './allowed-origins';
 import type { CredentialCache } from './credential-cache';
 import type { UsageRecorder } from './usage-recorder';
 import { verifyUserToken } from './user-tokens';
 
-/** The key value a request carries, in SPEC.md's lookup order. */
+/** The key value a request carries, in the documented lookup order. */
 export function keyValueFrom(req: Request): unknown {
   const fromQuery = (req.query as Record<string, unknown>).api_key;
   if (fromQuery !== undefined) return fromQuery;
@@ -46,7 +46,7 @@ export function authenticateApiKey(
   /** The permission needed, when not the method's (a scan signs in with POST under the `read` policy too). */
   permission?: Permission,
 ): RequestHandler {
-  return async (req, _res, next) => {
+  return async (req, res, next) => {
     const value = keyValueFrom(req);
     if (value === undefined) return next(new AuthenticationError('API key required.'));
     if (!looksLikeKeyValue(value)) return next(new AuthenticationError('Invalid API key.'));
@@ -61,7 +61,7 @@ export function authenticateApiKey(
     const needed = permission ?? permissionForMethod(req.method);
     if (!key.permissions.includes(needed)) return next(new PermissionDeniedError(`API key lacks the '${needed}' permission.`));
     const origin = req.get('origin');
-    if (origin && origin !== ownOrigin && key.allowedDomains.length > 0 && !originAllowed(origin, key.allowedDomains)) {
+    if (origin && !keyAllowsOrigin(origin, key.allowedDomains, ownOrigin)) {
       return next(new PermissionDeniedError('Origin not allowed for this API key.', 'origin_not_allowed'));
     }
     if (key.scan?.userId) {
@@ -69,6 +69,8 @@ export function authenticateApiKey(
       const user = await credentials.user(key.scan.userId);
       if (!user || !user.isActive || user.companyId !== key.companyId) return next(new AuthenticationError('The user who signed in to this scan is no longer active.'));
     }
+    // What the CORS answer asks the key (http/cors.ts, widgetKeyCors).
+    res.locals.apiKeyAllowedDomains = key.allowedDomains;
     const identity: Identity = {
       companyId: key.companyId,
       principal: { kind: 'api_key', id: key.id },

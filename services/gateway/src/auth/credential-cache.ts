@@ -7,7 +7,7 @@
  * notifications are known to arrive: without a listener, or while its connection is down, every lookup reads
  * the database. A lookup that raced with a change never stores what it read before the change (`epoch`).
  * Only rows that exist are cached, so nothing a client sends can grow the cache past the keys and users in use.
- * README "Credential cache".
+ * docs/api/authentication.md "Credential cache".
  */
 import { QueryTypes, Sequelize } from 'sequelize';
 import type { Logger, Permission, Role, ScanScope, Tier } from '@pi/common';

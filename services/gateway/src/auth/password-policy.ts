@@ -1,5 +1,5 @@
 /**
- * How strong a new password must be (README "Passwords"): besides 8–128 characters (the joi schema), an
+ * How strong a new password must be (docs/api/authentication.md "Passwords"): besides 8–128 characters (the joi schema), an
  * estimate of how many guesses it takes, by zxcvbn-ts with its common and English dictionaries (leaked
  * passwords, words, names, keyboard patterns, dates, repeats, sequences), must reach MIN_PASSWORD_SCORE.
  * What the account is called (username, email and its local part, company name) counts as known to an

@@ -1,10 +1,10 @@
 /**
  * Dashboard bearer tokens: an access token (900 s) and a refresh token (604800 s), HS256 with JWT_SECRET.
- * Both lifetimes are fixed by SPEC.md. `typ` keeps one kind from being used as the other.
+ * Both lifetimes are fixed (docs/api/authentication.md). `typ` keeps one kind from being used as the other.
  *
  * `ver` is the user's token version when the token was issued (users.token_version). A password change, a
  * role change and a deactivation raise the version, which revokes every token issued before at once: the
- * gateway refuses a token whose `ver` is not the user's current one (README "Revoking a user's tokens").
+ * gateway refuses a token whose `ver` is not the user's current one (docs/api/authentication.md "Revoking a user's tokens").
  * Tokens issued before versions existed carry none and count as version 0.
  */
 import { randomUUID } from 'node:crypto';

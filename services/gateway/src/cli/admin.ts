@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
-import { Company, TIERS, Tier, connectDatabase, openDatabaseUrl, standaloneEnvironment, validateValue } from '@pi/common';
+import { Company, TIERS, Tier, connectDatabase, openDatabaseUrl, operatorMessage, standaloneEnvironment, validateValue } from '@pi/common';
 import type { Sequelize } from 'sequelize';
 import { setApiKeyTier } from '../commands/api-keys';
 import { passwordHashCost } from '../config';
@@ -99,6 +99,6 @@ async function main() {
 }
 
 main().catch((err: Error & { details?: unknown }) => {
-  process.stderr.write(`admin: ${err.message}${err.details && Object.keys(err.details).length ? ` ${JSON.stringify(err.details)}` : ''}\n`);
+  process.stderr.write(`admin: ${operatorMessage(err)}${err.details && Object.keys(err.details).length ? ` ${JSON.stringify(err.details)}` : ''}\n`);
   process.exit(1);
 });

@@ -27,7 +27,7 @@ export interface NewUser {
   role: Role;
 }
 
-/** The company's name, which a password of its users must not be (README "Passwords"). */
+/** The company's name, which a password of its users must not be (docs/api/authentication.md "Passwords"). */
 async function companyNameOf(companyId: string): Promise<string | undefined> {
   return (await Company.findByPk(companyId, { attributes: ['name'], raw: true }))?.name;
 }

@@ -11,7 +11,7 @@ import type { Deprecation } from '../proxy/deprecations';
 type JsonSchema = Record<string, any>;
 export type OpenApiDocument = Record<string, any>;
 
-/** The API's version: the URL carries its major (`/api/v1/`); minor versions add, never break (SPEC.md). */
+/** The API's version: the URL carries its major (`/api/v1/`); minor versions add, never break (docs/api/openapi-and-versioning.md). */
 const API_VERSION = '1.0.0';
 
 export interface DocumentOptions {
@@ -130,7 +130,7 @@ function requestBodyOf(op: ApiOperation, shared: JsonSchema) {
   return { requestBody: { required: body ? body.validate({}).error !== undefined : true, content } };
 }
 
-/** The third API key location (SPEC.md lookup order: query, header, body) is a property of the JSON body. */
+/** The third API key location (lookup order: query, header, body) is a property of the JSON body. */
 function withBodyApiKey(schema: JsonSchema, op: ApiOperation): JsonSchema {
   if (op.security !== 'api_key' || op.method === 'get' || schema.type !== 'object') return schema;
   const apiKey = { type: 'string', writeOnly: true, description: 'The company API key, when not sent as `api_key` in the query or as `X-API-Key`.' };

@@ -1,18 +1,22 @@
 /**
- * CORS at the gateway (README "CORS and methods"). Two policies:
+ * CORS at the gateway (docs/api/rate-limits-cors-headers.md "CORS and methods"), with the `cors` package. Two
+ * policies:
  * - widget paths (`/api/v1/widget/…`): a preflight is answered for any origin without credentials (a browser
  *   sends none, so the key's `allowed_domains` can't be known yet); the actual request gets
- *   `Access-Control-Allow-Origin` only when it was let through by the API key check, which already refuses a
- *   foreign Origin with 403 `origin_not_allowed` (and on the public `exchange_token/`, for any origin);
+ *   `Access-Control-Allow-Origin` only once its API key has been accepted, decided by the key itself
+ *   (`widgetKeyCors`, run after authentication, whose origin callback asks the key's `allowed_domains`); a
+ *   refusal before that (401, 403 `origin_not_allowed`) carries no CORS header. The public `exchange_token/`
+ *   echoes any origin;
  * - core paths (every other `/api/…`): only origins listed in `DASHBOARD_ORIGINS`; a preflight from any other
  *   origin is refused with 403 `origin_not_allowed`, an actual request from one gets no CORS headers.
  * No `Access-Control-Allow-Credentials`: callers use bearer tokens and API keys, never cookies.
  * Which policy a path has comes from the public path table (`req.publicPath`, http/public-paths.ts), like
  * every other policy: a path the table does not take gets no CORS headers (it is answered 404).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import corsPackage, { type CorsOptions } from 'cors';
 import type { Request, RequestHandler, Response } from 'express';
 import { PermissionDeniedError } from '@pi/common';
+import { keyAllowsOrigin } from '../auth/allowed-origins';
 
 export const WIDGET_ALLOW_METHODS = 'GET, POST, OPTIONS';
 export const CORE_ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
@@ -20,6 +24,8 @@ export const WIDGET_ALLOW_HEADERS = 'Content-Type, X-API-Key, Idempotency-Key, X
 export const CORE_ALLOW_HEADERS = `${WIDGET_ALLOW_HEADERS}, Authorization`;
 export const EXPOSE_HEADERS = 'Retry-After, X-Request-Id, X-API-Deprecated, X-API-Sunset, Idempotent-Replayed';
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+type OriginDecision = (origin: string, req: Request) => boolean | Error;
 
 /** `https://Admin.example.com/` → `https://admin.example.com`; throws on anything that is not an http(s) origin. */
 export function normalizeOrigin(value: string): string {
@@ -38,79 +44,74 @@ export function parseDashboardOrigins(setting: string): string[] {
     .map(normalizeOrigin);
 }
 
-function appendVary(res: ServerResponse, field: string): void {
-  const current = res.getHeader('vary');
-  const list = (Array.isArray(current) ? current.join(',') : String(current ?? ''))
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (list.includes('*') || list.some((v) => v.toLowerCase() === field.toLowerCase())) return;
-  res.setHeader('Vary', [...list, field].join(', '));
-}
-
-function allowOrigin(res: ServerResponse, origin: string): void {
-  res.setHeader('Access-Control-Allow-Origin', origin);
-  res.setHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
-}
-
-/** Runs `decide` just before the status line and headers go out (after authentication, proxying or errors). */
-function beforeHeaders(res: Response, decide: () => void): void {
-  const writeHead = res.writeHead;
-  let done = false;
-  res.writeHead = function (this: ServerResponse<IncomingMessage>, ...args: unknown[]) {
-    if (!done) {
-      done = true;
-      decide();
-    }
-    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
-  } as typeof res.writeHead;
-}
-
+/** A preflight is an OPTIONS that names the method to come; a plain OPTIONS is answered with `Allow` (methods.ts). */
 function isPreflight(req: Request): boolean {
   return req.method === 'OPTIONS' && req.get('origin') !== undefined && req.get('access-control-request-method') !== undefined;
 }
 
-function answerPreflight(res: Response, origin: string, methods: string, headers: string): void {
-  allowOrigin(res, origin);
-  res.setHeader('Access-Control-Allow-Methods', methods);
-  res.setHeader('Access-Control-Allow-Headers', headers);
-  res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
-  res.status(204).end();
+/**
+ * The `cors` package for one request, with `decide` as its origin callback: `true` echoes the origin, `false`
+ * sends no CORS header, an Error goes to the error middleware. The package takes every OPTIONS for a preflight;
+ * a plain OPTIONS is not one, so it only gets the origin and continues to the 405/`Allow` handling.
+ */
+function runCors(req: Request, res: Response, next: (err?: unknown) => void, decide: OriginDecision, preflight: { methods: string; allowedHeaders: string }): void {
+  const options: CorsOptions = isPreflight(req)
+    ? { ...preflight, maxAge: PREFLIGHT_MAX_AGE_SECONDS, optionsSuccessStatus: 204, preflightContinue: false }
+    : { exposedHeaders: EXPOSE_HEADERS, methods: '', allowedHeaders: [], preflightContinue: true };
+  options.origin = (origin, callback) => {
+    const decision = origin === undefined ? false : decide(origin, req);
+    if (decision instanceof Error) callback(decision);
+    else callback(null, decision);
+  };
+  corsPackage(options)(req, res, next);
 }
 
+const widgetPreflight = { methods: WIDGET_ALLOW_METHODS, allowedHeaders: WIDGET_ALLOW_HEADERS };
+const corePreflight = { methods: CORE_ALLOW_METHODS, allowedHeaders: CORE_ALLOW_HEADERS };
+
+/**
+ * The CORS policy of the path, before authentication and rate limits (a preflight carries no credentials). The
+ * actual requests of widget paths that take an API key are left to `widgetKeyCors`.
+ */
 export function cors(options: { dashboardOrigins: string[] }): RequestHandler {
   const dashboard = new Set(options.dashboardOrigins);
-  return (req, res, next) => {
-    const route = req.publicPath?.route;
-    if (route?.cors === 'widget') {
-      appendVary(res, 'Origin');
-      const origin = req.get('origin');
-      if (origin === undefined) return next();
-      if (isPreflight(req)) return answerPreflight(res, origin, WIDGET_ALLOW_METHODS, WIDGET_ALLOW_HEADERS);
-      const publicRoute = route.auth === 'none';
-      beforeHeaders(res, () => {
-        appendVary(res, 'Origin'); // again: a proxied answer may have replaced Vary with the service's own
-        // An API key request reaches here with an identity only if its Origin passed `allowed_domains`.
-        if (publicRoute || req.identity?.principal.kind === 'api_key') allowOrigin(res, origin);
-      });
-      return next();
-    }
-    if (route?.cors !== 'core') return next();
-    if (dashboard.size > 0) appendVary(res, 'Origin');
-    const origin = req.get('origin');
-    if (origin === undefined) return next();
+  const dashboardDecision: OriginDecision = (origin, req) => {
     let normalized: string | undefined;
     try {
       normalized = normalizeOrigin(origin);
     } catch {
       normalized = undefined; // "null" and other opaque origins
     }
-    const allowed = normalized !== undefined && dashboard.has(normalized);
-    if (isPreflight(req)) {
-      if (!allowed) return next(new PermissionDeniedError('Origin not allowed.', 'origin_not_allowed'));
-      return answerPreflight(res, origin, CORE_ALLOW_METHODS, CORE_ALLOW_HEADERS);
+    if (normalized !== undefined && dashboard.has(normalized)) return true;
+    return isPreflight(req) ? new PermissionDeniedError('Origin not allowed.', 'origin_not_allowed') : false;
+  };
+  return (req, res, next) => {
+    const route = req.publicPath?.route;
+    if (route?.cors === 'widget') {
+      res.vary('Origin');
+      if (req.get('origin') === undefined) return next();
+      if (isPreflight(req) || route.auth === 'none') return runCors(req, res, next, () => true, widgetPreflight);
+      return next(); // decided by the key, once it is accepted (widgetKeyCors)
     }
-    if (allowed) allowOrigin(res, origin);
-    next();
+    if (route?.cors !== 'core') return next();
+    if (dashboard.size > 0) res.vary('Origin');
+    if (req.get('origin') === undefined) return next();
+    runCors(req, res, next, dashboardDecision, corePreflight);
+  };
+}
+
+/**
+ * The actual request of a widget path that takes an API key, after the key was accepted: the origin callback
+ * asks the key (its `allowed_domains`, or the service's own origin), which authentication left in
+ * `res.locals.apiKeyAllowedDomains`. A request refused before this point gets no CORS header.
+ */
+export function widgetKeyCors(ownOrigin: string): RequestHandler {
+  const keyDecision: OriginDecision = (origin, req) => {
+    const allowed = (req.res?.locals as { apiKeyAllowedDomains?: string[] } | undefined)?.apiKeyAllowedDomains;
+    return allowed !== undefined && keyAllowsOrigin(origin, allowed, ownOrigin);
+  };
+  return (req, res, next) => {
+    if (req.publicPath?.route.cors !== 'widget' || req.get('origin') === undefined || isPreflight(req)) return next();
+    runCors(req, res, next, keyDecision, widgetPreflight);
   };
 }

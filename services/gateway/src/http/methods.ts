@@ -15,7 +15,7 @@
  * does not exist, so `GET /api/v1/widget/lock_qr/` is a 405 with `Allow: POST, OPTIONS`.
  *
  * Where: the gateway's own paths, core (bearer) paths and public paths are answered before authentication
- * (`methodNotAllowed`). Widget paths that take an API key are not: SPEC.md (Authentication, API key 3–4) gives
+ * (`methodNotAllowed`). Widget paths that take an API key are not: docs/api/authentication.md gives
  * every method, OPTIONS included, a permission that a key lacking it is refused with 403, and a missing or
  * invalid key 401, so there the key is checked first and the 405 comes after it (`methodNotAllowedAfterApiKey`,
  * run by the dispatcher between API key authentication and the proxy).

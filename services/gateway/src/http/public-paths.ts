@@ -1,5 +1,5 @@
 /**
- * The gateway's one table of public paths (README "Paths"), and the first thing every request meets. The
+ * The gateway's one table of public paths (docs/api/paths-and-hostile-input.md "Paths"), and the first thing every request meets. The
  * table is built once at start from the operations every part of the system documents (docs/apis.ts: the
  * gateway's own, the pages', each service's) plus the static mounts of the pages and the documentation UIs.
  * Each request target is resolved against it once, by libs/common's spelling rules (http/paths.ts), and then:

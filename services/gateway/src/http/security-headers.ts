@@ -17,7 +17,7 @@ import type { RequestHandler } from 'express';
 import helmet, { HelmetOptions } from 'helmet';
 
 interface PathRule {
-  /** For the tests and the README. */
+  /** For the tests and the docs. */
   name: string;
   pattern: RegExp;
   options: HelmetOptions;

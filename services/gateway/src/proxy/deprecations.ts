@@ -1,5 +1,5 @@
 /**
- * Deprecated operations, in one table (SPEC.md, Versioning 4–6): their answers carry
+ * Deprecated operations, in one table (docs/api/openapi-and-versioning.md): their answers carry
  * `X-API-Deprecated: true` and, where a removal date exists, `X-API-Sunset`. The gateway sets them because it
  * is the one place that sees the request as the client sent it (it strips `api_key` before forwarding). A row
  * says what it covers once: the headers go on the answers of the documented operation it names (the one the
@@ -10,7 +10,7 @@ import type { RequestHandler } from 'express';
 import type { HttpMethod } from '@pi/common';
 
 export interface Deprecation {
-  /** What is deprecated, for the README and the OpenAPI document. */
+  /** What is deprecated, for the docs and the OpenAPI document. */
   what: string;
   /** The documented operation it belongs to. */
   method: HttpMethod;

@@ -8,7 +8,7 @@
  * instead of committing it after the client was told the outcome is unknown.
  *
  * Whatever goes wrong upstream, the client is never left hanging (issue 6, "Versioning and hardening"), and
- * the answer says whether the request can have had an effect (README "Deadlines and retries"):
+ * the answer says whether the request can have had an effect (docs/api/deadlines-and-retries.md):
  * - the request never reached the service (connection refused, or not yet sent when the connection failed),
  *   or it was a read: 503 `service_unavailable`, nothing happened;
  * - the request was sent and no answer came within PROXY_TIMEOUT_MS: 504 `upstream_timeout` (for a change,
@@ -142,6 +142,9 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
         fixRequestBody(proxyReq, req);
       },
       proxyRes: (proxyRes, req, res) => {
+        // The service's own Vary is added to the gateway's (Origin, from CORS) instead of replacing it.
+        const vary = res.getHeader('vary');
+        if (vary !== undefined && proxyRes.headers.vary !== undefined) proxyRes.headers.vary = `${String(vary)}, ${proxyRes.headers.vary}`;
         // http-proxy pipes the answer but ignores its failures: a service that drops the connection (or is
         // aborted by the timeout) mid-answer would leave the client waiting for the rest forever.
         proxyRes.on('error', () => {});

@@ -1,7 +1,7 @@
 /**
- * The one table of SPEC.md's Limits, each row with what it is counted per. Every number can be overridden
+ * The one table of the API's rate limits (docs/api/rate-limits-cors-headers.md), each row with what it is counted per. Every number can be overridden
  * with RATE_LIMIT_OVERRIDES (`scope=points` or `scope=points/seconds`, comma-separated), so tests and
- * operators can shrink a limit without touching code; the defaults below are SPEC.md's values.
+ * operators can shrink a limit without touching code; the defaults below are the documented values.
  */
 export const RATE_LIMIT_SCOPES = [
   'login',

@@ -1,6 +1,6 @@
 /**
  * `npm run stock:verify [-- --company <id>]`: checks that the balance projection matches the ledger
- * (DESIGN.md §2, "it must find none"). Works on DATABASE_URL, or on the standalone database of DATA_DIR
+ * (docs/decisions/0001-stock-ledger.md: it must find none). Works on DATABASE_URL, or on the standalone database of DATA_DIR
  * (running or not), like `npm run admin`.
  *
  * Two checks, read in one snapshot so that bookings running meanwhile cannot cause false alarms:
@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import Joi from 'joi';
 import { QueryTypes, Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize';
-import { connectDatabase, openDatabaseUrl, standaloneEnvironment, validateValue } from '@pi/common';
+import { connectDatabase, openDatabaseUrl, operatorMessage, standaloneEnvironment, validateValue } from '@pi/common';
 
 export interface StockDifference {
   /** `balance`: ledger vs stock_balances. `items`: active items vs stock_balances (SERIALIZED products). */
@@ -168,7 +168,7 @@ if (require.main === module) {
     (code) => process.exit(code),
     (err: Error & { details?: Record<string, unknown> }) => {
       const details = err.details && Object.keys(err.details).length ? ` ${JSON.stringify(err.details)}` : '';
-      process.stderr.write(`stock:verify: ${err.message}${details}\n${USAGE}\n`);
+      process.stderr.write(`stock:verify: ${operatorMessage(err)}${details}\n${USAGE}\n`);
       process.exit(2);
     },
   );

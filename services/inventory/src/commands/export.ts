@@ -143,7 +143,7 @@ function writer(out: Writable) {
 export async function writeCompanyExport(sequelize: Sequelize, company: ExportCompany, out: Writable, exportedAt = new Date()): Promise<void> {
   const write = writer(out);
   // Streamed as it is read: never run twice (retry), and as long as it keeps sending it is not bounded by the
-  // request's deadline (the gateway's timeout is one of inactivity); README "Deadlines and retries".
+  // request's deadline (the gateway's timeout is one of inactivity); docs/api/deadlines-and-retries.md.
   const options: ManagedTransactionOptions = { isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ, retry: false, deadline: false };
   await sequelize.transaction(options, async (transaction) => {
     await sequelize.query('SET TRANSACTION READ ONLY', { transaction });

@@ -1,6 +1,6 @@
 /**
  * Product models: the company's catalog. Each product has a profile (its tracking mode) and an engine config
- * whose `engine_type` matches it (DESIGN.md §2, Products: profiles and engines). The config is validated and
+ * whose `engine_type` matches it (docs/api/catalog-and-records.md, "Product models"). The config is validated and
  * completed by engine/engine-config.ts; its `unit` and `decimals` are copied into columns so that SQL can
  * format stock. The profile is fixed once the ledger names the product, and a product that anything refers
  * to cannot be deleted, only deactivated.

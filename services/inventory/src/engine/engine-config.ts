@@ -1,7 +1,7 @@
 /**
  * `engine_config` of a product model, validated with joi on create and update. The profile is the tracking
  * mode and `engine_type` must match it; every problem is reported, as `{path, message}` pairs, in one 400
- * `invalid_engine_config` answer (SPEC.md, 400).
+ * `invalid_engine_config` answer (docs/api/catalog-and-records.md).
  */
 import Joi from 'joi';
 import { ACCEPTED_TRIGGER_TYPES, AppError, ENGINE_TYPE_OF, Profile, SEVERITIES, Severity, dateOffsetCondition, stockLevel, thresholdBounds } from '@pi/common';

@@ -1,16 +1,16 @@
 /** What every booking route takes from the request besides its body: who books, and an idempotency key. */
 import type { Request, Response } from 'express';
-import type { Sequelize } from 'sequelize';
 import { ValidationError, requestIdOf } from '@pi/common';
 import type { BookingContext } from '../ledger/context';
+import type { InventoryContext } from '../context';
 import type { BookingAnswer } from '../commands/bookings';
 import { fingerprintOf } from '../ledger/idempotency';
 import type { IdempotencyClaim } from '../ledger/types';
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
-export function bookingContext(sequelize: Sequelize, req: Request): BookingContext {
-  return { sequelize, identity: req.identity!, requestId: requestIdOf(req) };
+export function bookingContext({ sequelize, bookings }: InventoryContext, req: Request): BookingContext {
+  return { sequelize, identity: req.identity!, requestId: requestIdOf(req), metrics: bookings };
 }
 
 /** The `Idempotency-Key` header, if any, with the request's fingerprint. */

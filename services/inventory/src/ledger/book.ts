@@ -2,7 +2,7 @@
  * The four ways stock changes, each in the caller's transaction and each writing ledger rows and balances
  * together: `bookIn` (from the company's Inbound), `bookOut` (to Outbound), `bookCount` (a physical count,
  * booked as the difference) and `transferStock` (between two physical locations). Profiles decide what a
- * booking must name: BATCH a batch, SERIALIZED items (README, "Stock: the ledger, bookings and quantities").
+ * booking must name: BATCH a batch, SERIALIZED items (docs/api/stock-and-ledger.md).
  *
  * This is the general path (ledger/general-booking.ts): BATCH and SERIALIZED products book here. STANDARD and
  * DIMENSIONAL ones book in one statement (sql/booking.ts), which follows the same rules; the code below

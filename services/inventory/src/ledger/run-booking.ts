@@ -39,8 +39,19 @@ async function bookOnce(ctx: BookingContext, order: BookingOrder, status: number
   return bookInTransaction(ctx, order, status, idem);
 }
 
-/** Books `order`; `status` is the HTTP status of its answer, which a replay answers again. */
+/** Books `order`; `status` is the HTTP status of its answer, which a replay answers again. Counted by outcome. */
 export async function runBooking(ctx: BookingContext, order: BookingOrder, status: number, idem?: IdempotencyClaim): Promise<BookingOutcome> {
+  try {
+    const outcome = await bookRetrying(ctx, order, status, idem);
+    ctx.metrics?.booked(order, outcome);
+    return outcome;
+  } catch (err) {
+    ctx.metrics?.refused(order, err);
+    throw err;
+  }
+}
+
+async function bookRetrying(ctx: BookingContext, order: BookingOrder, status: number, idem?: IdempotencyClaim): Promise<BookingOutcome> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await bookOnce(ctx, order, status, idem);

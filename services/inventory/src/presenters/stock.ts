@@ -8,7 +8,7 @@ import { presentWidgetBatch, widgetBatchSchema } from './batch';
 import { displaySchema, quantitySchema, uuid } from './schemas';
 
 /**
- * The widget list: SPEC.md's `company`, `products` and `poly_products` (the DIMENSIONAL ones, which add unit
+ * The widget list: the documented `company`, `products` and `poly_products` (the DIMENSIONAL ones, which add unit
  * and decimals). `engine_type` follows from the profile (a product's engine config must match it). Built
  * in one pass over the rows, in their order (by name).
  */

@@ -9,7 +9,7 @@
  * refusals (SQLSTATE IV001, reason and JSON facts) become the same errors that path throws
  * (ledger/errors.ts).
  */
-import { AccessDeniedError, NotFoundError } from '@pi/common';
+import { AccessDeniedError, NotFoundError, currentDeadline } from '@pi/common';
 import { precisionError } from '../engine/quantity';
 import type { BookingContext } from '../ledger/context';
 import {
@@ -25,9 +25,10 @@ import {
 import { locationField, type BookedStock, type BookingOrder, type BookingOutcome, type IdempotencyClaim } from '../ledger/types';
 import { runStatement, serverErrorOf } from './client';
 
+/** `ledger_book` bounded by the time the request has left (migration 0014-booking-deadline). */
 const LEDGER_BOOK = {
-  name: 'ledger_book',
-  text: 'SELECT replayed, status, booking, legacy_body FROM ledger_book($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)',
+  name: 'ledger_book_within',
+  text: 'SELECT replayed, status, booking, legacy_body FROM ledger_book_within($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)',
 };
 
 /** The product books through the transaction of several statements (BATCH, SERIALIZED). */
@@ -104,6 +105,7 @@ function refusal(err: unknown, order: BookingOrder): Error | undefined {
 export async function bookInOneStatement(ctx: BookingContext, order: Exclude<BookingOrder, { op: 'item' }>, status: number, idem?: IdempotencyClaim): Promise<BookingOutcome> {
   const [op, kind, from, to, quantity, expected] = operands(order);
   const { companyId, principal } = ctx.identity;
+  const deadline = currentDeadline();
   const values = [
     companyId,
     order.productId,
@@ -123,7 +125,8 @@ export async function bookInOneStatement(ctx: BookingContext, order: Exclude<Boo
   ];
   let row: LedgerBookRow;
   try {
-    [row] = (await runStatement<LedgerBookRow>(ctx.sequelize, { ...LEDGER_BOOK, values })).rows;
+    const timeLeft = () => (deadline ? Math.max(1, Math.floor(deadline.remainingMs())) : null);
+    [row] = (await runStatement<LedgerBookRow>(ctx.sequelize, () => ({ ...LEDGER_BOOK, values: [timeLeft(), ...values] }))).rows;
   } catch (err) {
     throw refusal(err, order) ?? err;
   }

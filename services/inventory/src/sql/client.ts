@@ -10,6 +10,7 @@
  * error middleware) applies to both kinds of statement.
  */
 import type { QueryResult, QueryResultRow } from 'pg';
+import { ResilientSequelize } from '@pi/common';
 import { DatabaseError, type Sequelize } from 'sequelize';
 
 /** A named statement and its parameters (pg's `QueryConfig` subset used here). */
@@ -40,15 +41,30 @@ export function isServerError(err: unknown): err is ServerError {
   return err instanceof Error && typeof (err as { code?: unknown }).code === 'string' && 'severity' in err;
 }
 
-/** Runs one statement on a pooled connection; a server error is thrown as Sequelize's DatabaseError. */
-export async function runStatement<R extends QueryResultRow | unknown[]>(sequelize: Sequelize, statement: Statement): Promise<QueryResult<R & QueryResultRow>> {
+/**
+ * Runs one statement on a pooled connection under the resilient layer's rules (docs: "Deadlines and
+ * retries"): retried while it was not sent (or always when `reads`), `OutcomeUnknownError` for a write
+ * lost after sending, `DeadlineExceededError` when a timeout set from the request's deadline cancels it.
+ * A server error is thrown as Sequelize's DatabaseError.
+ */
+export async function runStatement<R extends QueryResultRow | unknown[]>(
+  sequelize: Sequelize,
+  statement: Statement | (() => Statement),
+  { reads = false }: { reads?: boolean } = {},
+): Promise<QueryResult<R & QueryResultRow>> {
+  // A function is asked again for each attempt (a booking's time left shrinks between them).
+  const once = () => runOnce<R>(sequelize, typeof statement === 'function' ? statement() : statement);
+  return sequelize instanceof ResilientSequelize ? sequelize.runStatement(once, { reads }) : once();
+}
+
+async function runOnce<R extends QueryResultRow | unknown[]>(sequelize: Sequelize, statement: Statement): Promise<QueryResult<R & QueryResultRow>> {
   const pool = sequelize.connectionManager as unknown as ConnectionPool;
   const client = (await pool.getConnection({ type: 'write' })) as PooledClient;
   try {
     return await client.query<R>(statement);
   } catch (err) {
-    if (isServerError(err)) throw Object.assign(new DatabaseError(err as ServerError & { sql: string; parameters: [] }), { sql: statement.text });
-    throw err;
+    // Wrapped like Sequelize wraps a statement's errors, so that a connection lost here counts as "sent".
+    throw Object.assign(new DatabaseError(err as ServerError & { sql: string; parameters: [] }), { sql: statement.text });
   } finally {
     pool.releaseConnection(client);
   }

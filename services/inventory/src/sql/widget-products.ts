@@ -76,5 +76,5 @@ export function widgetProductsStatement(companyId: string, locationId?: string, 
 }
 
 export async function widgetProductRows(sequelize: Sequelize, companyId: string, locationId?: string, scope?: ProductScope): Promise<WidgetProductRow[]> {
-  return (await runStatement<WidgetProductRow>(sequelize, widgetProductsStatement(companyId, locationId, scope))).rows;
+  return (await runStatement<WidgetProductRow>(sequelize, widgetProductsStatement(companyId, locationId, scope), { reads: true })).rows;
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run check_rules [-- --company <id>]` (and the Kubernetes CronJob's command): one monitor run, recorded
  * in the run log (recorded-run.ts). Uses DATABASE_URL, or the settings of the standalone system of DATA_DIR
- * (its database, secrets and email settings: README "Configuration"). With REDIS_URL the deliveries are
+ * (its database, secrets and email settings: docs/operations/configuration.md). With REDIS_URL the deliveries are
  * enqueued for the notifier; without it they are sent here, synchronously. Prints a summary. Exit codes:
  * 0 done; 1 a company's check failed (a delivery that fails is reported, and retried by a later run, not a
  * failed run); 2 done, every event recorded, but deliveries wait in the outbox because the queue could not be
@@ -10,13 +10,14 @@
  * `--scheduled` is how `npm start`'s scheduler runs it: the run is recorded as scheduled, and the summary is
  * one line, printed only when the run did something, so an idle system's output stays quiet.
  */
+import './tracing'; // first: see tracing.ts
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
-import { connectDatabase, openDatabaseUrl, standaloneEnvironment, validateValue } from '@pi/common';
+import { connectDatabase, openDatabaseUrl, operatorMessage, shutdownTracing, standaloneEnvironment, validateValue, withSpan } from '@pi/common';
 import { deliveryQueueOf, loadMonitorSettings } from '../config';
 import { RecordedRun, runCheckRules } from './recorded-run';
 
-/** Exit code of a run that recorded everything but could not queue its deliveries (README, check_rules). */
+/** Exit code of a run that recorded everything but could not queue its deliveries (docs/api/monitoring-and-notifications.md, check_rules). */
 const EXIT_DELIVERIES_WAITING = 2;
 
 function summaryLines(run: RecordedRun, queued: boolean): string[] {
@@ -59,12 +60,14 @@ async function main(): Promise<number> {
   const db = connectDatabase({ url: target.url, poolMax: 4, applicationName: 'pi-check-rules' });
   const queue = deliveryQueueOf(settings);
   try {
-    const run = await runCheckRules(db.sequelize, target.url, settings, { companyId, queue, trigger: values.scheduled ? 'scheduler' : 'command' });
+    const trigger = values.scheduled ? 'scheduler' : 'command';
+    // The run's root span: the deliveries it queues or sends continue its trace.
+    const run = await withSpan('check_rules', { attributes: { 'pi.check_rules.trigger': trigger } }, () => runCheckRules(db.sequelize, target.url, settings, { companyId, queue, trigger }));
     const lines = values.scheduled ? [scheduledLine(run, queue !== undefined)].filter((l): l is string => l !== undefined) : summaryLines(run, queue !== undefined);
     if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
     if (run.recordError) process.stderr.write(`check_rules: the run could not be recorded in the run log: ${run.recordError.message}\n`);
     const failed = run.companies.filter((c) => c.status === 'failed');
-    for (const c of failed) process.stderr.write(`check_rules failed for company ${c.companyId}: ${c.error?.message}\n`);
+    for (const c of failed) process.stderr.write(`check_rules failed for company ${c.companyId}: ${operatorMessage(c.error)}\n`);
     if (failed.length) return 1;
     if (run.totals.waiting_for_queue > 0) {
       process.stderr.write(`check_rules: ${run.totals.waiting_for_queue} deliveries could not be queued and wait in the outbox\n`);
@@ -79,9 +82,13 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
-  (err: Error) => {
-    process.stderr.write(`check_rules failed: ${err.message}\n`);
+  async (code) => {
+    await shutdownTracing(); // exports the run's spans
+    process.exit(code);
+  },
+  async (err: Error) => {
+    process.stderr.write(`check_rules failed: ${operatorMessage(err)}\n`);
+    await shutdownTracing();
     process.exit(1);
   },
 );

@@ -1,7 +1,7 @@
 /**
  * Rule evaluation as a pure function: given a product's rules, its stock, its batches and the events that
- * are live for it, decide which events to open and which to resolve. No I/O, so the rules of SPEC.md
- * ("Evaluation rules") and DESIGN.md are tested directly.
+ * are live for it, decide which events to open and which to resolve. No I/O, so the evaluation rules
+ * (docs/api/monitoring-and-notifications.md, "Rule conditions") are tested directly.
  *
  * THRESHOLD holds when total physical stock is below `min` or above `max`. DATE_OFFSET holds, per batch
  * with remaining stock, when its `date_field` is on or before today + `days_offset` (past dates included).

@@ -151,7 +151,7 @@ export async function rotateChannelSecret(ctx: Ctx & Pick<MonitorContext, 'seque
 }
 
 /**
- * Resumes a channel its circuit breaker paused (README "Delivery guarantees"): the failure count starts again
+ * Resumes a channel its circuit breaker paused (docs/api/monitoring-and-notifications.md "Delivery guarantees"): the failure count starts again
  * and its waiting deliveries go out: queued at once when there is a queue (if the queue is down they stay due),
  * else sent by the next check_rules run. A channel that is not paused is answered unchanged.
  */
@@ -183,7 +183,7 @@ export interface TestSend {
 }
 
 /**
- * Sends a TEST event through the channel now: one delivery (SPEC.md's body, type TEST, no event log entry),
+ * Sends a TEST event through the channel now: one delivery (the webhook body, type TEST, no event log entry),
  * attempted in this request when there is no queue, else queued (and if the queue is down, left due in the
  * outbox for the next check_rules run). It is sent whether or not the channel lists
  * TEST in `events` (an admin asked for this one channel); an inactive channel answers 409 `channel_inactive`,

@@ -4,7 +4,7 @@ import type { DeliveryView } from '../commands/deliveries';
 
 const FINAL_STATUSES = new Set(['DELIVERED', 'FAILED']);
 
-/** The payload as sent (SPEC.md's webhook body; it carries no secret), parsed; null if it is not JSON. */
+/** The payload as sent (the webhook body; it carries no secret), parsed; null if it is not JSON. */
 function bodyOf(payload: string): unknown {
   try {
     return JSON.parse(payload);

@@ -1,5 +1,5 @@
 /**
- * Channels and their delivery log are managed by the company's admins only (DESIGN.md §3: "only admins
+ * Channels and their delivery log are managed by the company's admins only (docs/api/monitoring-and-notifications.md: "only admins
  * manage users, keys and channels"); members and API keys get 403 `permission_denied`.
  */
 import type { RequestHandler } from 'express';

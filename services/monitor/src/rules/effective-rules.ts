@@ -1,7 +1,7 @@
 /**
  * The rules that apply to a product: those created through the rules API (`monitoring_rules`), those in
  * the product's `engine_config.monitoring_rules`, and the virtual THRESHOLD rules its `min_stock`,
- * `min_threshold` and `max_stock` attributes imply (SPEC.md, evaluation rule 2). Rules that come from a
+ * `min_threshold` and `max_stock` attributes imply (docs/api/monitoring-and-notifications.md, "Rule conditions"). Rules that come from a
  * product have stable ids (UUIDv5 of the product id and where the rule comes from), so events can name them.
  */
 import { createHash } from 'node:crypto';

@@ -8,11 +8,11 @@ import type { Screen } from '../screen.js';
 import { actions, button, notify, panel, screenHeader, statusBadge } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
 
-/** The core work order is the widget's with its timestamps (README "Work orders, batches, items"). */
+/** The core work order is the widget's with its timestamps (docs/api/catalog-and-records.md "Work orders, batches, items"). */
 type WorkOrder = Schema<'WorkOrder'>;
 
 const STATUSES = ['OPEN', 'IN_PROGRESS', 'DONE', 'CANCELLED'];
-/** README: the moves each status allows; DONE and CANCELLED are final. */
+/** docs/api/catalog-and-records.md: the moves each status allows; DONE and CANCELLED are final. */
 const NEXT: Record<string, string[]> = { OPEN: ['IN_PROGRESS', 'DONE', 'CANCELLED'], IN_PROGRESS: ['OPEN', 'DONE', 'CANCELLED'], DONE: [], CANCELLED: [] };
 const VERB: Record<string, string> = { OPEN: 'Reopen', IN_PROGRESS: 'Start', DONE: 'Done', CANCELLED: 'Cancel' };
 

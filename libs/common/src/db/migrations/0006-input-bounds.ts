@@ -1,5 +1,5 @@
 /**
- * Bounds that hostile input must meet in the database itself, whatever code path writes (README, "Hostile
+ * Bounds that hostile input must meet in the database itself, whatever code path writes (docs/api/paths-and-hostile-input.md, "Hostile
  * input"):
  * - A stock balance stays below 10^14, the range NUMERIC(20,6) held. The column is widened (same scale, so
  *   PostgreSQL rewrites nothing) so that a booking past the limit meets the named CHECK, which the error

@@ -1,5 +1,5 @@
 /**
- * Delivery isolation (README "Delivery guarantees"): an attempt is written as STARTED before its send and
+ * Delivery isolation (docs/api/monitoring-and-notifications.md "Delivery guarantees"): an attempt is written as STARTED before its send and
  * closed after it (SUCCEEDED or FAILED), or later found INTERRUPTED when its sender died; and a channel carries
  * its circuit breaker (consecutive failed attempts, paused since when and why, when the next probe may go).
  *

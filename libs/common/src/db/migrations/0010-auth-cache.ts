@@ -1,5 +1,5 @@
 /**
- * What the gateway's credential cache needs from the database (README "Credential cache"):
+ * What the gateway's credential cache needs from the database (docs/api/authentication.md "Credential cache"):
  *
  * - `users.token_version`: bearer tokens carry the version they were issued with, and the gateway refuses a
  *   token whose version is not the user's current one. A trigger raises it whenever the password, the role

@@ -1,5 +1,5 @@
 /**
- * The record of `check_rules` runs (README "Monitoring": "The run log"), so the dashboard can show when the
+ * The record of `check_rules` runs (docs/api/monitoring-and-notifications.md: "The run log"), so the dashboard can show when the
  * monitor last ran and what it did. A run is one row; each company it checked is one row of its own, so a
  * company is shown its own numbers and never another company's. Only the latest runs are kept (the command
  * prunes older ones), so the tables stay small whatever the schedule.

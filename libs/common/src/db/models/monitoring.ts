@@ -133,7 +133,7 @@ export class NotificationDelivery extends CompanyOwnedModel {
   @Column(DataType.STRING(16))
   declare eventType: EventType;
 
-  /** The exact JSON body every attempt sends (SPEC.md's webhook body), so retries send the same bytes. */
+  /** The exact JSON body every attempt sends (the webhook body of docs/api/monitoring-and-notifications.md), so retries send the same bytes. */
   @Column(DataType.TEXT)
   declare payload: string;
 

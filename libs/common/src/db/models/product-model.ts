@@ -1,7 +1,7 @@
 import { Column, DataType, Table } from 'sequelize-typescript';
 import { CompanyOwnedModel } from './company-owned';
 
-/** Tracking modes; `engine_config.engine_type` must match (DESIGN.md, Products: profiles and engines). */
+/** Tracking modes; `engine_config.engine_type` must match (docs/api/catalog-and-records.md, "Product models"). */
 export const PROFILES = ['STANDARD', 'SERIALIZED', 'BATCH', 'DIMENSIONAL'] as const;
 export type Profile = (typeof PROFILES)[number];
 

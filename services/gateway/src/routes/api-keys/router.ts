@@ -29,7 +29,7 @@ export function apiKeysRouter({ config, sequelize, credentials }: GatewayDeps): 
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateKeyBody }), async (req, res) => {
     const row = await updateApiKey(sequelize, req.identity!, idParam(req), req.body);
-    await credentials.settle(); // the change holds on this gateway before it answers (README "Credential cache")
+    await credentials.settle(); // the change holds on this gateway before it answers (docs/api/authentication.md "Credential cache")
     res.json(presentApiKey(row.get({ plain: true })));
   });
 

@@ -22,7 +22,7 @@ export function scanSessionsRouter({ config, sequelize, credentials, usage }: Ga
 
   router.delete('/api/v1/scan-sessions/:id/', user, requireAdmin, validate({ params: schemas.idParams }), async (req, res) => {
     await revokeScanSession(sequelize, req.identity!, idParam(req));
-    await credentials.settle(); // the key answers 401 on this gateway before this answers (README "Credential cache")
+    await credentials.settle(); // the key answers 401 on this gateway before this answers (docs/api/authentication.md "Credential cache")
     res.status(204).end();
   });
 

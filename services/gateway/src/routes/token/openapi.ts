@@ -1,4 +1,4 @@
-/** The token operations: logging in and refreshing (SPEC.md Authentication, bearer tokens). */
+/** The token operations: logging in and refreshing (docs/api/authentication.md). */
 import Joi from 'joi';
 import { operations } from '@pi/common';
 import { loginBody, refreshBody } from './schema';

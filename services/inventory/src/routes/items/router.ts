@@ -11,7 +11,8 @@ import { bookingContext, idempotencyClaim, sendBooking } from '../../http/bookin
 import { presentItem } from '../../presenters/item';
 import { createItemBody, listItemsQuery, updateItemBody } from './schema';
 
-export function itemsRouter({ sequelize, config }: InventoryContext): Router {
+export function itemsRouter(ctx: InventoryContext): Router {
+  const { sequelize, config } = ctx;
   const router = Router();
   const base = '/api/v1/items';
 
@@ -22,7 +23,7 @@ export function itemsRouter({ sequelize, config }: InventoryContext): Router {
   });
 
   router.post(`${base}/`, validate({ body: createItemBody }), async (req, res) => {
-    sendBooking(res, await createItem(bookingContext(sequelize, req), req.body, idempotencyClaim(req)));
+    sendBooking(res, await createItem(bookingContext(ctx, req), req.body, idempotencyClaim(req)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {

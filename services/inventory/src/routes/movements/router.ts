@@ -9,7 +9,8 @@ import { bookingContext, idempotencyClaim, sendBooking } from '../../http/bookin
 import { presentLedgerEntry } from '../../presenters/movement';
 import { listMovementsQuery } from './schema';
 
-export function movementsRouter({ sequelize, config }: InventoryContext): Router {
+export function movementsRouter(ctx: InventoryContext): Router {
+  const { sequelize, config } = ctx;
   const router = Router();
   router.get(
     '/api/v1/movements/',
@@ -22,7 +23,7 @@ export function movementsRouter({ sequelize, config }: InventoryContext): Router
     },
   );
   router.post('/api/v1/movements/', validate({ body: coreMovementBody }), async (req, res) => {
-    sendBooking(res, await bookCoreMovement(bookingContext(sequelize, req), req.body, idempotencyClaim(req)));
+    sendBooking(res, await bookCoreMovement(bookingContext(ctx, req), req.body, idempotencyClaim(req)));
   });
   return router;
 }

@@ -6,16 +6,16 @@ import type { InventoryContext } from '../../context';
 import { signedMoveBody, transactionBody, transferBody } from '../../http/booking-schemas';
 import { bookingContext, idempotencyClaim, sendBooking } from '../../http/booking-request';
 
-export function widgetBookingsRouter({ sequelize }: InventoryContext): Router {
+export function widgetBookingsRouter(ctx: InventoryContext): Router {
   const router = Router();
   router.post('/api/v1/widget/move/', validate({ body: signedMoveBody }), async (req, res) => {
-    sendBooking(res, await bookSignedMove(bookingContext(sequelize, req), req.body, idempotencyClaim(req)));
+    sendBooking(res, await bookSignedMove(bookingContext(ctx, req), req.body, idempotencyClaim(req)));
   });
   router.post('/api/v1/widget/transfer/', validate({ body: transferBody }), async (req, res) => {
-    sendBooking(res, await bookTransfer(bookingContext(sequelize, req), req.body, idempotencyClaim(req)));
+    sendBooking(res, await bookTransfer(bookingContext(ctx, req), req.body, idempotencyClaim(req)));
   });
   router.post('/api/v1/widget/:id/transaction/', validate({ params: schemas.idParams, body: transactionBody }), async (req, res) => {
-    sendBooking(res, await bookTransaction(bookingContext(sequelize, req), idParam(req), req.body, idempotencyClaim(req)));
+    sendBooking(res, await bookTransaction(bookingContext(ctx, req), idParam(req), req.body, idempotencyClaim(req)));
   });
   return router;
 }

@@ -1,9 +1,9 @@
 /**
- * Widget catalog (API key): the product list with stock (SPEC.md: `company`, `products`, `poly_products`)
+ * Widget catalog (API key): the product list with stock (docs/api/stock-and-ledger.md: `company`, `products`, `poly_products`)
  * and one product's detail with its per-location breakdown. Mounted last: `{id}/` would claim fixed names.
  */
 import { Router } from 'express';
-import { idParam, schemas, validate } from '@pi/common';
+import { ID_OWNERS, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import { productDetail, widgetProductList } from '../../commands/stock-levels';
 import type { InventoryContext } from '../../context';
 import { presentProductDetail, presentWidgetProductList } from '../../presenters/stock';
@@ -12,7 +12,7 @@ import { noQuery, productListQuery } from './schema';
 export function widgetCatalogRouter({ sequelize }: InventoryContext): Router {
   const router = Router();
 
-  router.get('/api/v1/widget/', validate({ query: productListQuery }), async (req, res) => {
+  router.get('/api/v1/widget/', validate({ query: productListQuery }), ownedFilters({ location_id: ID_OWNERS.location }), async (req, res) => {
     const locationId = (req.query as { location_id?: string }).location_id;
     res.json(presentWidgetProductList(await widgetProductList(sequelize, req.identity!, locationId)));
   });

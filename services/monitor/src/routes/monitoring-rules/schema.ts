@@ -1,5 +1,5 @@
 /**
- * HTTP shapes of /api/v1/monitoring-rules/. `condition_config` depends on `trigger_type` (SPEC.md, condition
+ * HTTP shapes of /api/v1/monitoring-rules/. `condition_config` depends on `trigger_type` (docs/api/monitoring-and-notifications.md, condition
  * shapes); the same pieces check a PATCH's condition against the stored rule's type (commands/rules.ts).
  */
 import Joi from 'joi';
