@@ -46,4 +46,5 @@ export function expectStatus<T>(res: ApiResponse<T>, status: number, what: strin
 export const get = <T = any>(path: string, opts?: ApiOptions) => api<T>('GET', path, opts);
 export const post = <T = any>(path: string, body?: unknown, opts?: ApiOptions) => api<T>('POST', path, { ...opts, body });
 export const patch = <T = any>(path: string, body?: unknown, opts?: ApiOptions) => api<T>('PATCH', path, { ...opts, body });
+export const put = <T = any>(path: string, body?: unknown, opts?: ApiOptions) => api<T>('PUT', path, { ...opts, body });
 export const del = <T = any>(path: string, opts?: ApiOptions) => api<T>('DELETE', path, opts);

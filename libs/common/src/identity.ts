@@ -12,6 +12,23 @@ export type Tier = (typeof TIERS)[number];
 export const ROLES = ['admin', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** What a scan lets its key do (docs/api/scanning.md): see stock, book that target's stock, or book only once a user signed in. */
+export const SCAN_POLICIES = ['read', 'book', 'staff'] as const;
+export type ScanPolicy = (typeof SCAN_POLICIES)[number];
+
+/**
+ * The reach of a key minted by a QR scan: the code, its target when it was scanned (none for a VIRGIN code)
+ * and that target's product, the policy, and the user who signed in inside the widget, if one did.
+ */
+export interface ScanScope {
+  code: string;
+  policy: ScanPolicy;
+  targetType: 'PRODUCT' | 'ITEM' | 'WORK_ORDER' | null;
+  targetId: string | null;
+  productId: string | null;
+  userId: string | null;
+}
+
 export interface Identity {
   companyId: string;
   principal: { kind: 'user' | 'api_key'; id: string };
@@ -23,6 +40,8 @@ export interface Identity {
   /** Set for API keys (gateway only, never forwarded): the key whose rate limits this request counts against,
    *  i.e. the widget key a QR scan key was minted from, or the key itself. */
   budgetKeyId?: string;
+  /** Set for keys minted by a QR scan: all they may reach. Services check it on every widget endpoint. */
+  scan?: ScanScope;
 }
 
 /** The permission an HTTP method requires (docs/api/authentication.md). */

@@ -17,6 +17,7 @@ export * from './http/health';
 export * from './http/serve';
 export * from './auth/internal-token';
 export * from './auth/secret-keys';
+export * from './auth/scan-scope';
 export * from './db/database';
 export * from './db/migrator';
 export * from './db/standalone';

@@ -16,6 +16,7 @@ import { deprecationHeaders, deprecationTable } from './proxy/deprecations';
 import { apiKeysRouter } from './routes/api-keys/router';
 import { auditLogRouter } from './routes/audit-log/router';
 import { registerRouter } from './routes/register/router';
+import { scanSessionsRouter } from './routes/scan-sessions/router';
 import { tokenRouter } from './routes/token/router';
 import { usersRouter } from './routes/users/router';
 import { gatewayHealthRouter } from './routes/health';
@@ -86,6 +87,7 @@ export function createGatewayApp(
   app.use(usersRouter(deps));
   app.use(apiKeysRouter(deps));
   app.use(auditLogRouter(deps));
+  app.use(scanSessionsRouter(deps));
   app.use(serviceDispatcher(deps, rateLimits));
 
   app.use(notFoundMiddleware());

@@ -14,6 +14,5 @@ export interface QrConfig extends QrSettings {
   PUBLIC_BASE_URL: string;
 }
 
-/** Redirect tokens live about ten minutes, scan keys eight hours (docs/decisions/0002-qr-scan-flow.md). */
+/** Redirect tokens live about ten minutes (docs/decisions/0002-qr-scan-flow.md); a scan key's lifetime is a company setting (docs/api/scanning.md). */
 export const REDIRECT_TOKEN_SECONDS = 600;
-export const SCAN_KEY_SECONDS = 8 * 3600;

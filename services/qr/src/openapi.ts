@@ -3,6 +3,7 @@ import type { ServiceApi } from '@pi/common';
 import { tokenExchangeSchema } from './presenters/qr-code';
 import { qrCodeOperations } from './routes/qr-codes/openapi';
 import { exchangeTokenBody } from './routes/schema';
+import { codeScanPolicyOperations } from './routes/qr-codes/scan-policy';
 import { widgetQrOperations } from './routes/widget/openapi';
 
 export const qrApi: ServiceApi = {
@@ -15,6 +16,7 @@ export const qrApi: ServiceApi = {
   ],
   operations: [
     ...qrCodeOperations,
+    ...codeScanPolicyOperations,
     ...widgetQrOperations,
     {
       method: 'get',
@@ -42,8 +44,9 @@ export const qrApi: ServiceApi = {
       tag: 'scan',
       summary: 'Exchange a redirect token for an API key, once',
       description:
-        'Takes no credentials: the token is one. It answers a key minted for this scan, with the permissions, tier and allowed domains ' +
-        'of the company\'s widget key, that expires after 8 hours (or with the widget key, if sooner). ' +
+        'Takes no credentials: the token is one. It answers a key minted for this scan that reaches only what the code points at ' +
+        '(docs/api/scanning.md), under the code\'s or the company\'s scan policy, with the tier and allowed domains of the company\'s ' +
+        'widget key; it expires after the company\'s scan key lifetime (8 hours by default), or with the widget key if sooner. ' +
         'An expired token answers 410 `token_expired`, a used one 410 `token_used`, a forged or malformed one 400 `invalid_token`; ' +
         'a company without an active widget key 409 `widget_key_unavailable`.',
       security: 'none',

@@ -4,6 +4,7 @@ import type { Database } from '@pi/common';
 import type { QrConfig } from './config';
 import { labelsRouter } from './routes/qr-codes/labels';
 import { qrCodesRouter } from './routes/qr-codes/router';
+import { codeScanPolicyRouter } from './routes/qr-codes/scan-policy';
 import { scanRoutes } from './routes/scan';
 import { widgetQrRoutes } from './routes/widget/qr';
 
@@ -17,6 +18,7 @@ export function qrRoutes({ db, config }: QrContext): Router {
   const router = Router();
   router.use(labelsRouter(db.sequelize, config));
   router.use(qrCodesRouter(db.sequelize, config));
+  router.use(codeScanPolicyRouter(config));
   router.use(widgetQrRoutes(db.sequelize));
   return router;
 }

@@ -122,7 +122,7 @@ describe('dashboard (browser)', function () {
       const ledger = (await get(`/api/v1/movements/?product_id=${productId}`, { token: company.token })).body.results;
       expect(ledger).to.have.length(1);
       expect(ledger[0]).to.include({ kind: 'ADD', quantity: 12, reason: 'first delivery' });
-      expect(ledger[0].actor).to.deep.equal({ kind: 'user', id: company.admin.id });
+      expect(ledger[0].actor).to.deep.include({ kind: 'user', id: company.admin.id, name: company.admin.username });
 
       // A webhook channel to the local receiver; a test send, signed with the secret the page reveals.
       await navigate(page, 'Channels', 'Notification channels');

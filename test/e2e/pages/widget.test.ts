@@ -13,6 +13,7 @@ import { get, post } from '../../support/api';
 import { BrowserPage, expectLabelledControls, expectNoHorizontalScroll, pageProblems, screenshotChecked, useBrowser } from '../../support/browser';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, configuredCode, generateCode, unique } from '../../support/builders';
 import { ScanGateway, WIDGET_CHECKS, expiredToken, recordRequests, startScanGateway, waitForText } from '../../support/pages';
+import { signInToScan } from '../../support/scan-sign-in';
 import { query } from '../../support/sql';
 import { balanceOf } from '../../support/stock';
 
@@ -43,6 +44,14 @@ describe('Widget pages: /widget/ in a browser', function () {
   after(async () => {
     await scan?.close();
   });
+
+  /** The widget at `/widget/` with the company's widget key in the tab's session (web/src/widget/session.ts), showing `code`. */
+  async function openWithWidgetKey(page: Page, company: TestCompany, code: string): Promise<void> {
+    const qr = (await get(`/api/v1/widget/qr_info/?code=${code}`, { apiKey: company.apiKey })).body;
+    const session = { apiKey: company.apiKey, expiresAt: new Date(Date.now() + 3600_000).toISOString(), qr };
+    await page.addInitScript(`sessionStorage.setItem('pi-inventory-widget.session', ${JSON.stringify(JSON.stringify(session))})`);
+    await page.goto(`${scan.url}/widget/`);
+  }
 
   /** A company with a location "Main store" holding 10 of a STANDARD product, and a code configured to it. */
   async function stockedCompany(): Promise<{ company: TestCompany; location: { id: string; name: string }; product: { id: string; name: string; sku: string }; code: string }> {
@@ -225,6 +234,8 @@ describe('Widget pages: /widget/ in a browser', function () {
     const bp = await newPage();
     const { page } = bp;
     await page.goto(scan.scanUrl(code));
+    // Linking a VIRGIN code needs a user of the company (docs/api/scanning.md).
+    await signInToScan(page, company.admin);
     await page.getByRole('heading', { level: 3, name: 'Set up this code' }).waitFor();
     expect(page.url()).to.equal(`${scan.url}/widget/#/qr`);
     await page.getByLabel('Search').fill('green');
@@ -266,6 +277,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     const orderCode = await generateCode(company);
     const first = await newPage();
     await first.page.goto(scan.scanUrl(orderCode));
+    await signInToScan(first.page, company.admin);
     await first.page.getByRole('heading', { level: 3, name: 'Set up this code' }).waitFor();
     await chooseTarget(first.page, 'Work order');
     await first.page.getByLabel(new RegExp(`^${number} Service the drills`)).check();
@@ -279,6 +291,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     const itemCode = await generateCode(company);
     const second = await newPage();
     await second.page.goto(scan.scanUrl(itemCode));
+    await signInToScan(second.page, company.admin);
     await second.page.getByRole('heading', { level: 3, name: 'Set up this code' }).waitFor();
     await chooseTarget(second.page, 'Item');
     await second.page.getByLabel('Product of the item').selectOption(drill.id);
@@ -314,7 +327,9 @@ describe('Widget pages: /widget/ in a browser', function () {
 
     const bp = await newPage();
     const { page } = bp;
-    await page.goto(scan.scanUrl(code));
+    // The whole catalog is the company widget key's, not a scan's (a scan reaches its code's product only;
+    // docs/api/scanning.md): the tab's session holds the widget key, as if the scan had handed it over.
+    await openWithWidgetKey(page, company, code);
     await page.getByRole('heading', { level: 2, name: product.name }).waitFor();
 
     // The list, from the keyboard: back link, search, location filter, Enter on a product.
@@ -415,8 +430,9 @@ describe('Widget pages: /widget/ in a browser', function () {
     await page.getByRole('button', { name: 'Subtract stock' }).click();
     await waitForText(page, '.booking-notice', 'Subtracted 1 pcs at Cold room. New stock: 6 pcs');
 
-    // A SERIALIZED product: the serial numbers name the items (the quantity is their count).
-    await page.evaluate(`window.location.hash = '#/products/${drill.id}'`);
+    // A SERIALIZED product: the serial numbers name the items (the quantity is their count). A scan reaches
+    // its code's product only (docs/api/scanning.md): each product is scanned from its own code.
+    await page.goto(scan.scanUrl(await configuredCode(company, drill.id)));
     await page.getByRole('heading', { level: 2, name: 'Drill' }).waitFor();
     await chooseOperation(page, 'Add');
     await page.getByLabel('Serial numbers (optional, one per line)').fill('SN-A\nSN-B');
@@ -425,7 +441,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     expect(await page.getByLabel('Serial numbers (optional, one per line)').inputValue(), 'cleared after booking').to.equal('');
 
     // A DIMENSIONAL product: a decimal quantity in its unit.
-    await page.evaluate(`window.location.hash = '#/products/${cable.id}'`);
+    await page.goto(scan.scanUrl(await configuredCode(company, cable.id)));
     await page.getByRole('heading', { level: 2, name: 'Cable' }).waitFor();
     await chooseOperation(page, 'Add');
     await page.getByLabel('Quantity (m)').fill('2.5');

@@ -264,13 +264,17 @@ describe('QR tokens: the minted key follows the company widget key', () => {
     expect(await row('SELECT status, target_id FROM qr_codes WHERE code = $1', [code])).to.deep.equal({ status: 'VIRGIN', target_id: null });
   });
 
-  it('inherits a write-capable widget key: the scan key configures a VIRGIN code (what the widget does after a scan)', async () => {
+  it('inherits a write-capable widget key: the scan key configures a VIRGIN code once a user signed in (docs/api/scanning.md)', async () => {
     const company = await buildCompany();
     const product = await buildProduct(company);
     const code = await generateCode(company);
     const { key, body } = await scanKey(code);
     expect(body.qr).to.deep.equal({ code, status: 'VIRGIN', target_type: null, target_id: null, product_model_id: null, allowed_transitions: ['CONFIGURED'] });
-    const configured = await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: product.id }, { apiKey: key });
+    const anonymous = await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: product.id }, { apiKey: key });
+    expect(anonymous.status, JSON.stringify(anonymous.body)).to.equal(403);
+    const signedIn = await post('/api/v1/widget/sign_in/', { username: company.admin.username, password: company.admin.password }, { apiKey: key });
+    expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(200);
+    const configured = await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: product.id }, { apiKey: signedIn.body.api_key });
     expect(configured.status, JSON.stringify(configured.body)).to.equal(200);
     expect(configured.body).to.include({ success: true, status: 'CONFIGURED', target_id: product.id, product_model_id: product.id });
   });
@@ -384,7 +388,8 @@ describe('QR scan redirects: /go/<code>/', () => {
 
     const exchanged = await exchange(token);
     expect(exchanged.status, JSON.stringify(exchanged.body)).to.equal(200);
-    expect(exchanged.body).to.have.all.keys('api_key', 'expires_at', 'qr');
+    expect(exchanged.body).to.have.all.keys('api_key', 'expires_at', 'qr', 'scan');
+    expect(exchanged.body.scan).to.deep.equal({ policy: 'book', signed_in_user: null });
     expect(exchanged.headers.get('cache-control')).to.equal('no-store');
     expect(exchanged.body.qr).to.deep.equal({ code, status: 'VIRGIN', target_type: null, target_id: null, product_model_id: null, allowed_transitions: ['CONFIGURED'] });
   });

@@ -22,11 +22,12 @@ import { screen as movements } from './screens/movements.js';
 import { screen as products } from './screens/products.js';
 import { screen as qrCodes } from './screens/qr-codes.js';
 import { screen as rules } from './screens/rules.js';
+import { screen as scanSessions } from './screens/scan-sessions.js';
 import { screen as stock } from './screens/stock.js';
 import { screen as users } from './screens/users.js';
 import { screen as workOrders } from './screens/work-orders.js';
 
-const SCREENS: Screen[] = [products, importExport, stock, movements, locations, items, batches, workOrders, qrCodes, rules, events, channels, deliveries, apiKeys, users, auditLog];
+const SCREENS: Screen[] = [products, importExport, stock, movements, locations, items, batches, workOrders, qrCodes, rules, events, channels, deliveries, apiKeys, scanSessions, users, auditLog];
 const GROUPS: Screen['group'][] = ['Catalog', 'Stock', 'Operations', 'Monitoring', 'Administration'];
 const HOME = '#/products';
 const APP_TITLE = 'Inventory dashboard';

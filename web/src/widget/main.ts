@@ -11,6 +11,7 @@ import { showScreen, startApp } from './app.js';
 import { type Child, h } from '../shared/dom.js';
 import { errorText, waitText } from './messages.js';
 import { ScanSession, clearSession, loadSession, saveSession } from './session.js';
+import { needsSignIn, showSignIn, signedInNote } from './sign-in.js';
 import type { Location } from './types.js';
 
 /** The `source` of every message between the widget and sdk.js. */
@@ -30,7 +31,8 @@ function scanAgain(): HTMLParagraphElement {
   return h('p', { class: 'scan-again' }, h('strong', {}, 'Scan the QR code again'), ' with your phone’s camera to get a new link.');
 }
 
-function startScan(session: ScanSession): void {
+function startScan(session: ScanSession, skipSignIn = false): void {
+  if (!skipSignIn && needsSignIn(session)) return showSignIn(session, (next) => startScan(next), () => startScan(session, true));
   const api = new WidgetApi(session.apiKey);
   let current = session;
   const ended = (reason: Child) => {
@@ -52,6 +54,8 @@ function startScan(session: ScanSession): void {
       saveSession(current);
     },
   });
+  const note = signedInNote(session);
+  if (note) document.getElementById('company')?.after(note);
 }
 
 function tokenProblem(err: unknown): void {
@@ -83,7 +87,7 @@ async function bootScan(): Promise<void> {
     let session: ScanSession;
     try {
       const answer = await exchangeToken(token);
-      session = { apiKey: answer.api_key, expiresAt: answer.expires_at, qr: answer.qr };
+      session = { apiKey: answer.api_key, expiresAt: answer.expires_at, qr: answer.qr, scan: answer.scan };
     } catch (err) {
       return tokenProblem(err);
     }

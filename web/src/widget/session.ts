@@ -3,7 +3,7 @@
  * sessionStorage (gone when the tab closes; never in localStorage, a cookie or a URL). The embedded widget
  * keeps its key in memory only and never uses this.
  */
-import type { QrInfo } from './types.js';
+import type { ExchangeAnswer, QrInfo } from './types.js';
 
 const STORAGE_KEY = 'pi-inventory-widget.session';
 
@@ -11,6 +11,8 @@ export interface ScanSession {
   apiKey: string;
   expiresAt: string;
   qr: QrInfo;
+  /** What the scan may do and who signed in (docs/api/scanning.md); absent in sessions saved by older pages. */
+  scan?: ExchangeAnswer['scan'];
 }
 
 function storage(): Storage | undefined {

@@ -15,7 +15,7 @@ import jwt from 'jsonwebtoken';
 import { Authenticator } from 'passport';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import { AuthenticationError } from '../errors';
-import { Identity, PERMISSIONS, Permission, Role, Tier } from '../identity';
+import { Identity, PERMISSIONS, Permission, Role, SCAN_POLICIES, ScanScope, Tier } from '../identity';
 import { secretKey } from './secret-keys';
 
 export const INTERNAL_AUTH_HEADER = 'x-internal-auth';
@@ -30,8 +30,34 @@ interface InternalClaims {
   perms: Permission[];
   role?: Role;
   tier?: Tier;
+  /** A QR scan's reach (keys minted by a scan only): code, policy, target type and id, product, signed-in user. */
+  scan?: ScanClaim;
   /** The request id, in tokens signed for one request (`signInternalToken`); the gateway's reused ones have none. */
   rid?: string;
+}
+
+interface ScanClaim {
+  code: string;
+  pol: ScanScope['policy'];
+  tt: ScanScope['targetType'];
+  tid: string | null;
+  pid: string | null;
+  uid: string | null;
+}
+
+const scanClaim = (s: ScanScope): ScanClaim => ({ code: s.code, pol: s.policy, tt: s.targetType, tid: s.targetId, pid: s.productId, uid: s.userId });
+
+const TARGET_TYPES = ['PRODUCT', 'ITEM', 'WORK_ORDER'];
+const idOrNull = (v: unknown) => v === null || typeof v === 'string';
+
+/** The scope in a token; `false` when the claim is malformed (then the token is refused: never read as unscoped). */
+function scanScopeFrom(c: unknown): ScanScope | undefined | false {
+  if (c === undefined) return undefined;
+  if (!c || typeof c !== 'object') return false;
+  const s = c as ScanClaim;
+  if (typeof s.code !== 'string' || !SCAN_POLICIES.includes(s.pol) || !(s.tt === null || TARGET_TYPES.includes(s.tt))) return false;
+  if (!idOrNull(s.tid) || !idOrNull(s.pid) || !idOrNull(s.uid)) return false;
+  return { code: s.code, policy: s.pol, targetType: s.tt, targetId: s.tid, productId: s.pid, userId: s.uid };
 }
 
 function claimsOf(identity: Identity | undefined): InternalClaims {
@@ -43,6 +69,7 @@ function claimsOf(identity: Identity | undefined): InternalClaims {
     perms: identity.permissions,
     role: identity.role,
     tier: identity.tier,
+    ...(identity.scan ? { scan: scanClaim(identity.scan) } : {}),
   };
 }
 
@@ -92,8 +119,8 @@ export class InternalTokenSigner {
 
 /** Everything a token says about its identity, as one string (ids and enum values never contain `|`). */
 function identityKey(identity: Identity): string {
-  const { principal, companyId, permissions, role, tier } = identity;
-  return `${principal.kind}|${principal.id}|${companyId}|${permissions.join(',')}|${role ?? ''}|${tier ?? ''}`;
+  const { principal, companyId, permissions, role, tier, scan } = identity;
+  return `${principal.kind}|${principal.id}|${companyId}|${permissions.join(',')}|${role ?? ''}|${tier ?? ''}|${scan ? JSON.stringify(scanClaim(scan)) : ''}`;
 }
 
 const ANONYMOUS = Symbol('anonymous');
@@ -103,12 +130,15 @@ function identityFrom(claims: InternalClaims): Identity | typeof ANONYMOUS | und
   if (typeof claims.cid !== 'string' || typeof claims.sub !== 'string') return undefined;
   if (claims.pk !== 'user' && claims.pk !== 'api_key') return undefined;
   if (!Array.isArray(claims.perms) || !claims.perms.every((p) => PERMISSIONS.includes(p))) return undefined;
+  const scan = scanScopeFrom(claims.scan);
+  if (scan === false) return undefined;
   return {
     companyId: claims.cid,
     principal: { kind: claims.pk, id: claims.sub },
     permissions: claims.perms,
     role: claims.role,
     tier: claims.tier,
+    ...(scan ? { scan } : {}),
   };
 }
 

@@ -4,7 +4,7 @@
  * Each sets `req.identity`, which the proxy forwards to the services in the internal token.
  */
 import type { Request, RequestHandler } from 'express';
-import { AuthenticationError, Identity, PermissionDeniedError, hashKeyValue, looksLikeKeyValue, permissionForMethod, permissionsOfRole } from '@pi/common';
+import { AuthenticationError, Identity, PERMISSIONS, Permission, PermissionDeniedError, hashKeyValue, looksLikeKeyValue, permissionForMethod, permissionsOfRole } from '@pi/common';
 import { keyAllowsOrigin } from './allowed-origins';
 import type { CredentialCache } from './credential-cache';
 import type { UsageRecorder } from './usage-recorder';
@@ -43,24 +43,47 @@ export function authenticateUser(jwtSecret: string, credentials: CredentialCache
  * `ownOrigin` is the origin of PUBLIC_BASE_URL: the widget page this service serves calls the API from it,
  * scanned or embedded, so a key's `allowed_domains` (which name the embedding sites) never shut it out.
  */
-export function authenticateApiKey(usage: UsageRecorder, ownOrigin: string, credentials: CredentialCache): RequestHandler {
+export function authenticateApiKey(
+  usage: UsageRecorder,
+  ownOrigin: string,
+  credentials: CredentialCache,
+  /** The permission needed, when not the method's (a scan signs in with POST under the `read` policy too). */
+  permission?: Permission,
+): RequestHandler {
   return async (req, res, next) => {
     const value = keyValueFrom(req);
     if (value === undefined) return next(new AuthenticationError('API key required.'));
     if (!looksLikeKeyValue(value)) return next(new AuthenticationError('Invalid API key.'));
-    const key = await credentials.apiKey(hashKeyValue(value));
+    const hash = hashKeyValue(value);
+    let key = await credentials.apiKey(hash);
+    // The scan of a VIRGIN code gains its target when a signed-in user links the code (in the QR service):
+    // its next request must not wait for the change notification, so such keys are read afresh (rare: set-up only).
+    if (key?.scan && !key.scan.targetType) key = await credentials.apiKey(hash, { fresh: true });
     if (!key || key.revokedAt) return next(new AuthenticationError('Invalid API key.'));
     if (key.expiresAt && new Date(key.expiresAt).getTime() <= Date.now()) return next(new AuthenticationError('API key has expired.'));
     usage.record(key.id);
-    const needed = permissionForMethod(req.method);
+    const needed = permission ?? permissionForMethod(req.method);
     if (!key.permissions.includes(needed)) return next(new PermissionDeniedError(`API key lacks the '${needed}' permission.`));
     const origin = req.get('origin');
     if (origin && !keyAllowsOrigin(origin, key.allowedDomains, ownOrigin)) {
       return next(new PermissionDeniedError('Origin not allowed for this API key.', 'origin_not_allowed'));
     }
+    if (key.scan?.userId) {
+      // A scan signed in by a user lasts only while that user may log in (deactivation ends it at once).
+      const user = await credentials.user(key.scan.userId);
+      if (!user || !user.isActive || user.companyId !== key.companyId) return next(new AuthenticationError('The user who signed in to this scan is no longer active.'));
+    }
     // What the CORS answer asks the key (http/cors.ts, widgetKeyCors).
     res.locals.apiKeyAllowedDomains = key.allowedDomains;
-    const identity: Identity = { companyId: key.companyId, principal: { kind: 'api_key', id: key.id }, permissions: key.permissions, tier: key.tier, budgetKeyId: key.parentKeyId ?? key.id };
+    const identity: Identity = {
+      companyId: key.companyId,
+      principal: { kind: 'api_key', id: key.id },
+      permissions: key.permissions,
+      tier: key.tier,
+      budgetKeyId: key.parentKeyId ?? key.id,
+      // The scope travels to the services in the internal token; they enforce it where the data is.
+      ...(key.scan ? { scan: key.scan } : {}),
+    };
     req.identity = identity;
     next();
   };

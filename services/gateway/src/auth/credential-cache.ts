@@ -10,7 +10,7 @@
  * docs/api/authentication.md "Credential cache".
  */
 import { QueryTypes, Sequelize } from 'sequelize';
-import type { Logger, Permission, Role, Tier } from '@pi/common';
+import type { Logger, Permission, Role, ScanScope, Tier } from '@pi/common';
 import { AuthChangeListener } from './auth-changes';
 
 export interface CachedApiKey {
@@ -22,6 +22,8 @@ export interface CachedApiKey {
   expiresAt: Date | null;
   revokedAt: Date | null;
   parentKeyId: string | null;
+  /** Keys minted by a QR scan: their reach (migration 0012). */
+  scan: ScanScope | null;
 }
 
 export interface CachedUser {
@@ -81,6 +83,12 @@ interface ApiKeyRow {
   expires_at: Date | null;
   revoked_at: Date | null;
   parent_key_id: string | null;
+  qr_code: string | null;
+  scan_policy: ScanScope['policy'] | null;
+  scan_target_type: ScanScope['targetType'];
+  scan_target_id: string | null;
+  scan_product_id: string | null;
+  scan_user_id: string | null;
 }
 
 interface UserRow {
@@ -143,17 +151,20 @@ export class CredentialCache {
     return this.listener?.isListening ?? false;
   }
 
-  /** The key whose value hashes to `hash` (revoked and expired keys included: the caller decides). */
-  apiKey(hash: string): Promise<CachedApiKey | undefined> {
-    return this.lookup(this.keys, hash, () => this.readApiKey(hash));
+  /**
+   * The key whose value hashes to `hash` (revoked and expired keys included: the caller decides). `fresh`
+   * reads the database whatever is cached (and caches what it read).
+   */
+  apiKey(hash: string, { fresh = false } = {}): Promise<CachedApiKey | undefined> {
+    return this.lookup(this.keys, hash, () => this.readApiKey(hash), fresh);
   }
 
   user(id: string): Promise<CachedUser | undefined> {
     return this.lookup(this.users, id, () => this.readUser(id));
   }
 
-  private async lookup<V extends { companyId: string }>(entries: Entries<V>, id: string, read: () => Promise<V | undefined>): Promise<V | undefined> {
-    if (this.caching) {
+  private async lookup<V extends { companyId: string }>(entries: Entries<V>, id: string, read: () => Promise<V | undefined>, fresh = false): Promise<V | undefined> {
+    if (this.caching && !fresh) {
       const entry = entries.get(id, Date.now(), this.ttlMs);
       if (entry) return entry.value;
     }
@@ -184,7 +195,8 @@ export class CredentialCache {
 
   private async readApiKey(hash: string): Promise<CachedApiKey | undefined> {
     const [row] = await this.sequelize.query<ApiKeyRow>(
-      `SELECT id, company_id, permissions, allowed_domains, tier, expires_at, revoked_at, parent_key_id
+      `SELECT id, company_id, permissions, allowed_domains, tier, expires_at, revoked_at, parent_key_id,
+              qr_code, scan_policy, scan_target_type, scan_target_id, scan_product_id, scan_user_id
          FROM api_keys WHERE key_hash = $1`,
       { bind: [hash], type: QueryTypes.SELECT },
     );
@@ -198,6 +210,17 @@ export class CredentialCache {
       expiresAt: row.expires_at,
       revokedAt: row.revoked_at,
       parentKeyId: row.parent_key_id,
+      scan:
+        row.qr_code && row.scan_policy
+          ? {
+              code: row.qr_code,
+              policy: row.scan_policy,
+              targetType: row.scan_target_type,
+              targetId: row.scan_target_id,
+              productId: row.scan_product_id,
+              userId: row.scan_user_id,
+            }
+          : null,
     };
   }
 

@@ -84,6 +84,8 @@ export function effectiveLimits(overrides: RateLimitOverrides): Record<RateLimit
 const OPERATION_SCOPES: Readonly<Record<string, readonly RateLimitScope[]>> = {
   obtainToken: ['login'],
   refreshToken: ['login'],
+  // A password guessed inside a scanned widget is a login (docs/api/scanning.md).
+  signInToScan: ['login'],
   scanQrCode: ['qr_redirect'],
   importProductModels: ['product_import'],
   exportCompany: ['company_export'],
@@ -94,7 +96,7 @@ const QR_API_SERVICE = 'qr';
 const QR_API_EXCEPT = 'scanQrCode';
 
 /** The gateway's own operations without credentials that count as anonymous requests (probes, documents and pages do not). */
-export const ANONYMOUS_GATEWAY_OPERATIONS: ReadonlySet<string> = new Set(['obtainToken', 'refreshToken', 'registerCompany']);
+export const ANONYMOUS_GATEWAY_OPERATIONS: ReadonlySet<string> = new Set(['obtainToken', 'refreshToken', 'registerCompany', 'signInToScan']);
 
 /** The operation-specific scopes of an operation of `owner` (none for a request that reaches no operation). */
 export function operationScopes(operationId: string | undefined, owner: string | undefined): RateLimitScope[] {

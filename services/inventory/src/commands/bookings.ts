@@ -1,7 +1,9 @@
 /**
  * Booking requests as the API receives them, turned into ledger orders, booked by the ledger's one entry
- * point (once per Idempotency-Key) and answered by the booking presenters with the new stock.
+ * point (once per Idempotency-Key) and answered by the booking presenters with the new stock. A QR scan's
+ * key books only its target's product, and only as its policy allows (docs/api/scanning.md).
  */
+import { assertScanMayBook } from '@pi/common';
 import type { BookedStock, BookingOutcome, IdempotencyClaim, InRequest, OutRequest, CountRequest, TransferRequest } from '../ledger/types';
 import type { BookingContext } from '../ledger/context';
 import { runBooking } from '../ledger/run-booking';
@@ -23,6 +25,7 @@ export type TransactionRequest = InRequest & OutRequest & CountRequest & { opera
 
 /** `POST /api/v1/widget/{id}/transaction/`: add, subtract, or set (count) stock at one location. */
 export async function bookTransaction(ctx: BookingContext, productId: string, req: TransactionRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
+  assertScanMayBook(ctx.identity, productId);
   const locationId = req.location_id;
   const order =
     req.operation === 'add'
@@ -37,6 +40,7 @@ export type SignedMoveRequest = Omit<InRequest & OutRequest, 'quantity'> & { pro
 
 /** `POST /api/v1/widget/move/`: the sign of `quantity` is the direction (positive inbound, negative outbound). */
 export async function bookSignedMove(ctx: BookingContext, req: SignedMoveRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
+  assertScanMayBook(ctx.identity, req.product_id);
   const inbound = req.quantity > 0;
   const base = { productId: req.product_id, locationId: req.location_id, details: { ...req, quantity: Math.abs(req.quantity) } };
   const order = inbound ? ({ op: 'in', kind: 'MOVE_IN', ...base } as const) : ({ op: 'out', kind: 'MOVE_OUT', ...base } as const);
@@ -47,6 +51,7 @@ export type TransferStockRequest = TransferRequest & { product_id: string; from_
 
 /** `POST /api/v1/widget/transfer/`: between two distinct active physical locations. */
 export async function bookTransfer(ctx: BookingContext, req: TransferStockRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
+  assertScanMayBook(ctx.identity, req.product_id);
   const order = { op: 'transfer', productId: req.product_id, fromId: req.from_location_id, toId: req.to_location_id, details: req } as const;
   return answer(await runBooking(ctx, order, 200, idem), presentTransferResult);
 }

@@ -1,10 +1,27 @@
-/** The ledger as a list: newest first (server sequence) unless `ordering` says otherwise, filtered, one page at a time. */
+/**
+ * The ledger as a list: newest first (server sequence) unless `ordering` says otherwise, filtered, one page at
+ * a time. Each entry comes with the names of who booked it (docs/api/scanning.md): the user, or the API key;
+ * for a key minted by a QR scan the code and the user who signed in inside the widget. Joined by primary key
+ * in the page's statement.
+ */
 import { QueryTypes, Sequelize } from 'sequelize';
 import { Identity, MovementKind, OrderTerm, PageRequest, likePattern, orderBySql, pageWindow } from '@pi/common';
 import type { MovementRow } from '../ledger/movements';
 import type { NamedFilters } from '../http/named-filters';
 import { boundNamedFilters } from '../sql/named-filters';
 import { MOVEMENT_ORDERING } from '../sql/orderings';
+
+/** A ledger entry with the names of who booked it. */
+export interface LedgerEntryRow extends MovementRow {
+  actor_username: string | null;
+  actor_email: string | null;
+  actor_key_name: string | null;
+  actor_key_prefix: string | null;
+  actor_qr_code: string | null;
+  scan_user_id: string | null;
+  scan_username: string | null;
+  scan_user_email: string | null;
+}
 
 export interface MovementFilters extends PageRequest, NamedFilters {
   product_id?: string;
@@ -43,9 +60,17 @@ export function movementListStatements(identity: Identity, f: MovementFilters) {
         AND ($7::timestamptz IS NULL OR m.created_at < $7::timestamptz)
         ${where.map((w) => `AND ${w}`).join('\n        ')}`;
   return {
-    page: `SELECT m.* FROM stock_movements m WHERE ${condition}
-        ORDER BY ${orderBySql(MOVEMENT_ORDERING, f.ordering)}
-        LIMIT ${limit} OFFSET ${offset}`,
+    page: `SELECT m.*,
+            u.username AS actor_username, u.email AS actor_email,
+            k.name AS actor_key_name, k.prefix AS actor_key_prefix, k.qr_code AS actor_qr_code,
+            su.id AS scan_user_id, su.username AS scan_username, su.email AS scan_user_email
+       FROM stock_movements m
+       LEFT JOIN users u ON m.actor_kind = 'user' AND u.id = m.actor_id AND u.company_id = m.company_id
+       LEFT JOIN api_keys k ON m.actor_kind = 'api_key' AND k.id = m.actor_id AND k.company_id = m.company_id
+       LEFT JOIN users su ON su.id = k.scan_user_id
+      WHERE ${condition}
+      ORDER BY ${orderBySql(MOVEMENT_ORDERING, f.ordering)}
+      LIMIT ${limit} OFFSET ${offset}`,
     count: `SELECT count(*) AS count FROM stock_movements m WHERE ${condition}`,
     bind,
   };
@@ -57,7 +82,7 @@ export async function listMovements(sequelize: Sequelize, identity: Identity, f:
   // The page and the count are separate statements: a count over the window would make every page read (and
   // sort) all of the company's movements instead of walking the sort's index for one page.
   const [rows, [{ count }]] = await Promise.all([
-    sequelize.query<MovementRow>(statements.page, { bind: statements.bind, type: QueryTypes.SELECT }),
+    sequelize.query<LedgerEntryRow>(statements.page, { bind: statements.bind, type: QueryTypes.SELECT }),
     sequelize.query<{ count: string }>(statements.count, { bind: statements.bind, type: QueryTypes.SELECT }),
   ]);
   return { rows, count: Number(count) };

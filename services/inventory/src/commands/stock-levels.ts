@@ -4,7 +4,7 @@
  * breakdowns for a page of products in one more.
  */
 import { QueryTypes, Sequelize } from 'sequelize';
-import { AccessDeniedError, Location, NotFoundError, OrderTerm, PageRequest, ProductModel, findOwned, likePattern, orderBySql, pageWindow } from '@pi/common';
+import { AccessDeniedError, Location, NotFoundError, OrderTerm, PageRequest, ProductModel, assertScanReachesProduct, findOwned, likePattern, orderBySql, pageWindow, scanProduct } from '@pi/common';
 import type { NamedFilters } from '../http/named-filters';
 import { boundNamedFilters } from '../sql/named-filters';
 import { STOCK_ORDERING } from '../sql/orderings';
@@ -38,7 +38,8 @@ export async function stockFilterLocation(identity: Identity, locationId: string
  * the product with that GTIN.
  */
 export async function widgetProductList(sequelize: Sequelize, identity: Identity, locationId?: string, barcode?: string): Promise<WidgetProductRow[]> {
-  const rows = await widgetProductRows(sequelize, identity.companyId, locationId, barcode === undefined ? undefined : gtinKey(barcode));
+  // A scan's key lists its target's product only (docs/api/scanning.md).
+  const rows = await widgetProductRows(sequelize, identity.companyId, locationId, scanProduct(identity), barcode === undefined ? undefined : gtinKey(barcode));
   if (locationId) {
     const [, owner, type] = rows[0] ?? [];
     if (!owner) throw new NotFoundError('Location not found.');
@@ -123,6 +124,7 @@ export async function stockLevelsPage(sequelize: Sequelize, identity: Identity, 
 
 /** One product with its total, per-location breakdown, and batches or item count as its profile has. */
 export async function productDetail(sequelize: Sequelize, identity: Identity, productId: string) {
+  assertScanReachesProduct(identity, productId);
   const product = await findOwned(ProductModel, productId, identity.companyId, { what: 'Product' });
   const [[{ total }], locations, batches, itemsCount] = await Promise.all([
     sequelize.query<{ total: string }>('SELECT COALESCE(SUM(quantity), 0)::text AS total FROM stock_balances WHERE company_id = $1 AND product_id = $2', {

@@ -80,16 +80,19 @@ export interface LocationStockRow {
   decimals: number;
 }
 
-/** Products with stock at one location (all batches together), by name. */
-export function stockAtLocation(sequelize: Sequelize, companyId: string, locationId: string): Promise<LocationStockRow[]> {
+/**
+ * Products with stock at one location (all batches together), by name. `scope` (a QR scan's product, or null
+ * for none; docs/api/scanning.md) narrows the list to that product.
+ */
+export function stockAtLocation(sequelize: Sequelize, companyId: string, locationId: string, scope?: string | null): Promise<LocationStockRow[]> {
   return sequelize.query<LocationStockRow>(
     `SELECT p.id, p.sku, p.name, p.unit, p.decimals, SUM(s.quantity) AS quantity
        FROM stock_balances s
        JOIN product_models p ON p.id = s.product_id
-      WHERE s.company_id = $1 AND s.location_id = $2
+      WHERE s.company_id = $1 AND s.location_id = $2 AND (NOT $3::boolean OR s.product_id = $4::uuid)
       GROUP BY p.id
      HAVING SUM(s.quantity) <> 0
       ORDER BY p.name, p.sku, p.id`,
-    { bind: [companyId, locationId], type: QueryTypes.SELECT },
+    { bind: [companyId, locationId, scope !== undefined, scope ?? null], type: QueryTypes.SELECT },
   );
 }

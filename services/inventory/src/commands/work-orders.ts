@@ -6,7 +6,7 @@
  */
 import { Op } from 'sequelize';
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { Identity, OPEN_WORK_ORDER_STATUSES, OrderTerm, PageRequest, ProductModel, WorkOrder, WorkOrderStatus, findOwned, likePattern, pageWindow, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
+import { Identity, OPEN_WORK_ORDER_STATUSES, OrderTerm, PageRequest, ProductModel, WorkOrder, WorkOrderStatus, findOwned, likePattern, pageWindow, rethrowAlreadyExists, scanPicksTarget, sequelizeOrder } from '@pi/common';
 import { WORK_ORDER_ORDERING } from '../sql/orderings';
 import { InvalidTransitionError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
@@ -55,9 +55,15 @@ export async function listWorkOrders(identity: Identity, filters: WorkOrderFilte
 }
 
 /** The widget's list: OPEN and IN_PROGRESS, the earliest due date first (no due date last). One query. */
-export function listOpenWorkOrders(identity: Identity) {
+/**
+ * The open work orders; a QR scan's key sees only the work order its code points at, or all of them while a
+ * signed-in user picks the target of a VIRGIN code (docs/api/scanning.md).
+ */
+export async function listOpenWorkOrders(identity: Identity) {
+  const scan = scanPicksTarget(identity.scan) ? undefined : identity.scan;
+  if (scan && (scan.targetType !== 'WORK_ORDER' || !scan.targetId)) return [];
   return WorkOrder.findAll({
-    where: { companyId: identity.companyId, status: OPEN_WORK_ORDER_STATUSES },
+    where: { companyId: identity.companyId, status: OPEN_WORK_ORDER_STATUSES, ...(scan ? { id: scan.targetId! } : {}) },
     order: [['dueDate', 'ASC NULLS LAST'], ['number', 'ASC'], ['id', 'ASC']],
     raw: true,
   });

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { MOVEMENT_KINDS } from '@pi/common';
 import { stockDisplay, toNumber } from '../engine/quantity';
 import type { MovementRow } from '../ledger/movements';
+import type { LedgerEntryRow } from '../commands/ledger-reads';
 import type { BookedStock } from '../ledger/types';
 import { calendarDay, displaySchema, quantitySchema, timestamp, uuid } from './schemas';
 
@@ -25,6 +26,26 @@ export function presentMovement(m: MovementRow) {
   };
 }
 
+/**
+ * An entry of the ledger list (`GET /api/v1/movements/`): the movement with the names of who booked it. A
+ * key minted by a QR scan is named by its code and, when one signed in inside the widget, its user.
+ */
+export function presentLedgerEntry(m: LedgerEntryRow) {
+  const user = (id: string | null, username: string | null, email: string | null) => (id && username ? { id, username, email } : null);
+  const actor =
+    m.actor_kind === 'user'
+      ? { kind: m.actor_kind, id: m.actor_id, name: m.actor_username ?? 'unknown user', email: m.actor_email, qr_code: null, user: user(m.actor_id, m.actor_username, m.actor_email) }
+      : {
+          kind: m.actor_kind,
+          id: m.actor_id,
+          name: m.actor_qr_code ? `QR code ${m.actor_qr_code}` : m.actor_key_name ? `API key ${m.actor_key_name}` : 'unknown API key',
+          email: null,
+          qr_code: m.actor_qr_code,
+          user: user(m.scan_user_id, m.scan_username, m.scan_user_email),
+        };
+  return { ...presentMovement(m), actor };
+}
+
 /** What a ledger entry books, as both `presentMovement` and the export's movement rows (routes/export/responses.ts) show it. */
 export const ledgerEntryFields = {
   kind: Joi.string().valid(...MOVEMENT_KINDS).required(),
@@ -46,6 +67,22 @@ export const movementSchema = Joi.object({
   request_id: Joi.string().allow(null).required(),
   created_at: timestamp.required(),
 }).id('Movement');
+
+const ledgerUser = Joi.object({ id: uuid.required(), username: Joi.string().required(), email: Joi.string().allow(null).required() });
+
+/** The answer schema of `presentLedgerEntry` (OpenAPI). */
+export const ledgerEntrySchema = movementSchema
+  .keys({
+    actor: Joi.object({
+      kind: Joi.string().valid('user', 'api_key').required(),
+      id: uuid.required(),
+      name: Joi.string().required().description('Who booked: the user\'s username, `API key <name>`, or `QR code <code>` for a scan.'),
+      email: Joi.string().allow(null).required().description('The user\'s email (users only).'),
+      qr_code: Joi.string().allow(null).required().description('The code whose scan minted the key that booked.'),
+      user: ledgerUser.allow(null).required().description('The user who booked: the user itself, or the one who signed in inside a scanned widget.'),
+    }).required(),
+  })
+  .id('LedgerEntry');
 
 /* The answers of the booking endpoints (commands/bookings.ts): the movements booked and the new stock. */
 

@@ -3,15 +3,17 @@
  * widget exchanges it for a scan key. The long-lived company key never appears in a URL.
  *
  * The exchange claims the token's `jti` (primary key) in the same transaction that mints the key, so of
- * two racing exchanges exactly one wins and the other answers 410 token_used. The minted key inherits the
- * permissions, tier and allowed domains of the company's widget key, expires after eight hours, and is
- * revoked with that key (rotation or revocation, in the gateway).
+ * two racing exchanges exactly one wins and the other answers 410 token_used. The minted key reaches only
+ * what the code points at (docs/api/scanning.md): it records the scan policy (the code's, else the
+ * company's), the target and its product; `read` scans get only the `read` permission. It keeps the tier and
+ * allowed domains of the company's widget key, lives as long as the company's scan key lifetime (eight hours
+ * unless changed), never past the widget key, and is revoked with it (rotation or revocation, in the gateway).
  */
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { QueryTypes, Sequelize } from 'sequelize';
-import { ApiKey, AppError, ConflictError, QrCode, generateKeyValue, secretKey } from '@pi/common';
-import { REDIRECT_TOKEN_SECONDS, SCAN_KEY_SECONDS } from '../config';
+import { ApiKey, AppError, Company, ConflictError, Permission, QrCode, ScanPolicy, generateKeyValue, secretKey } from '@pi/common';
+import { REDIRECT_TOKEN_SECONDS } from '../config';
 
 const AUDIENCE = 'pi-widget';
 
@@ -54,6 +56,13 @@ export function verifyRedirectToken(token: string, secret: string): RedirectClai
   return claims as RedirectClaims;
 }
 
+/** A scan's permissions: `read` scans see only; the others may book (the services check what and when). */
+export function scanPermissions(policy: ScanPolicy, widgetKeyPermissions: Permission[]): Permission[] {
+  const wanted: Permission[] = policy === 'read' ? ['read'] : ['read', 'write'];
+  const granted = wanted.filter((p) => widgetKeyPermissions.includes(p));
+  return granted.length ? granted : ['read'];
+}
+
 export async function exchangeToken(sequelize: Sequelize, token: string, secret: string) {
   const claims = verifyRedirectToken(token, secret);
   return sequelize.transaction(async (transaction) => {
@@ -72,16 +81,19 @@ export async function exchangeToken(sequelize: Sequelize, token: string, secret:
     if (!widgetKey || (widgetKey.expiresAt && widgetKey.expiresAt.getTime() <= now)) {
       throw new ConflictError('widget_key_unavailable', 'The company has no active widget key to scan with.');
     }
+    const company = await Company.findByPk(claims.cid, { attributes: ['scanPolicy', 'scanKeySeconds'], transaction });
+    if (!company) throw new InvalidTokenError();
+    const policy = code.scanPolicy ?? company.scanPolicy;
     const value = generateKeyValue();
     // A scan key never outlives the key it inherits from.
-    const expiresAt = new Date(Math.min(now + SCAN_KEY_SECONDS * 1000, widgetKey.expiresAt?.getTime() ?? Infinity));
+    const expiresAt = new Date(Math.min(now + company.scanKeySeconds * 1000, widgetKey.expiresAt?.getTime() ?? Infinity));
     const minted = await ApiKey.create(
       {
         companyId: claims.cid,
         name: `Scan of ${code.code}`,
         prefix: value.prefix,
         keyHash: value.hash,
-        permissions: widgetKey.permissions,
+        permissions: scanPermissions(policy, widgetKey.permissions),
         allowedDomains: widgetKey.allowedDomains,
         tier: widgetKey.tier,
         isWidgetKey: false,
@@ -89,6 +101,11 @@ export async function exchangeToken(sequelize: Sequelize, token: string, secret:
         usageCount: '0',
         parentKeyId: widgetKey.id,
         qrCode: code.code,
+        scanPolicy: policy,
+        scanTargetType: code.targetType,
+        scanTargetId: code.targetId,
+        scanProductId: code.productModelId,
+        scanUserId: null,
       },
       { transaction },
     );
@@ -98,6 +115,6 @@ export async function exchangeToken(sequelize: Sequelize, token: string, secret:
       `DELETE FROM redirect_token_uses WHERE jti IN (SELECT jti FROM redirect_token_uses WHERE expires_at < now() - interval '1 hour' LIMIT 100)`,
       { transaction },
     );
-    return { apiKey: value.value, expiresAt, code };
+    return { apiKey: value.value, expiresAt, code, policy };
   });
 }

@@ -5,7 +5,7 @@
  */
 import { Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize';
-import { Identity, InvalidTransitionError, PhysicalItem, ProductModel, QrCode, QrStatus, QrTargetType, WorkOrder, findOwned } from '@pi/common';
+import { ApiKey, Identity, InvalidTransitionError, PhysicalItem, ProductModel, QrCode, QrStatus, QrTargetType, WorkOrder, findOwned } from '@pi/common';
 import { ownedCode } from './codes';
 
 export const NEXT_STATES: Record<QrStatus, QrStatus[]> = { VIRGIN: ['CONFIGURED'], CONFIGURED: ['LOCKED'], LOCKED: [] };
@@ -40,7 +40,15 @@ export function configureCode(sequelize: Sequelize, identity: Identity, codeValu
     const code = await ownedCode(identity, codeValue);
     if (code.status !== 'VIRGIN') throw refused(code.status, 'CONFIGURED');
     const productModelId = await productOfTarget(identity, targetType, targetId, transaction);
-    return move(sequelize, code, 'VIRGIN', 'CONFIGURED', { targetType, targetId, productModelId, configuredAt: new Date() }, transaction);
+    const configured = await move(sequelize, code, 'VIRGIN', 'CONFIGURED', { targetType, targetId, productModelId, configuredAt: new Date() }, transaction);
+    // A scan that linked its own code now reaches the new target (the key's change notifies the gateways).
+    if (identity.scan) {
+      await ApiKey.update(
+        { scanTargetType: targetType, scanTargetId: targetId, scanProductId: productModelId },
+        { where: { id: identity.principal.id, companyId: identity.companyId }, transaction },
+      );
+    }
+    return configured;
   });
 }
 

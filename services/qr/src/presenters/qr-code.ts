@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { QR_STATUSES, QR_TARGET_TYPES, timestampSchema as timestamp, uuidSchema as uuid } from '@pi/common';
+import { QR_STATUSES, QR_TARGET_TYPES, SCAN_POLICIES, timestampSchema as timestamp, uuidSchema as uuid } from '@pi/common';
 import type { QrCode } from '@pi/common';
 import { NEXT_STATES } from '../commands/transitions';
 
@@ -70,9 +70,16 @@ export const generatedCodesSchema = Joi.object({
   results: Joi.array().items(qrCodeSchema).required(),
 }).id('GeneratedQrCodes');
 
+/** What a scan key may do, as the exchange and the widget's sign-in answer it (docs/api/scanning.md). */
+export const scanSessionInfoSchema = Joi.object({
+  policy: Joi.string().valid(...SCAN_POLICIES).required().description('`read`: see stock; `book`: book the target\'s stock; `staff`: book once a user signed in.'),
+  signed_in_user: Joi.object({ id: uuid.required(), username: Joi.string().required() }).allow(null).required(),
+}).id('ScanSessionInfo');
+
 /** exchange_token/: a key minted for this scan and the code it was scanned from. */
 export const tokenExchangeSchema = Joi.object({
-  api_key: Joi.string().required().description('A company API key for this scan (the widget key\'s permissions; at most 8 hours).'),
+  api_key: Joi.string().required().description('A key for this scan only: it reaches what the code points at (the company\'s scan key lifetime, 8 hours by default).'),
   expires_at: timestamp.required(),
   qr: qrInfoSchema.required(),
+  scan: scanSessionInfoSchema.required(),
 }).id('QrTokenExchange');

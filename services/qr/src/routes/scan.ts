@@ -35,9 +35,9 @@ export function scanRoutes(sequelize: Sequelize, config: QrConfig): Router {
   });
 
   router.post('/api/v1/widget/exchange_token/', validate({ body: exchangeTokenBody }), async (req, res) => {
-    const { apiKey, expiresAt, code } = await exchangeToken(sequelize, req.body.token, config.QR_TOKEN_SECRET);
+    const { apiKey, expiresAt, code, policy } = await exchangeToken(sequelize, req.body.token, config.QR_TOKEN_SECRET);
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ api_key: apiKey, expires_at: expiresAt, qr: presentQrInfo(code) });
+    res.json({ api_key: apiKey, expires_at: expiresAt, qr: presentQrInfo(code), scan: { policy, signed_in_user: null } });
   });
   return router;
 }

@@ -1,5 +1,4 @@
 /** The movement ledger, newest first, with its filters (product, location, kind, batch, time range). */
-import { getAll } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
 import { PagedList } from '../list.js';
 import { loadLocations, loadProducts, locationLookup, locationOptions, names, productLookup, productOptions } from '../model.js';
@@ -7,7 +6,8 @@ import type { Screen } from '../screen.js';
 import { badge, screenHeader } from '../ui.js';
 import type { Schema } from '../../shared/api-types.js';
 
-type Movement = Schema<'Movement'>;
+/** A ledger entry, with the names of who booked it (docs/api/scanning.md). */
+type Movement = Schema<'LedgerEntry'>;
 
 const KINDS = ['ADD', 'SUBTRACT', 'MOVE_IN', 'MOVE_OUT', 'TRANSFER', 'ADJUST'];
 const KIND_TONES: Record<string, 'ok' | 'bad' | 'info' | 'warn'> = { ADD: 'ok', MOVE_IN: 'ok', SUBTRACT: 'bad', MOVE_OUT: 'bad', TRANSFER: 'info', ADJUST: 'warn' };
@@ -18,8 +18,7 @@ export const screen: Screen = {
   group: 'Stock',
   async render({ root, query }) {
     root.append(screenHeader('Movements', 'The append-only stock ledger: every booking, newest first.'));
-    const [products, locations, users] = await Promise.all([loadProducts(), loadLocations(), getAll<{ id: string; username: string }>('/api/v1/users/')]);
-    const userName = names(users, (u) => u.username);
+    const [products, locations] = await Promise.all([loadProducts(), loadLocations()]);
     const productName = names(products, (p) => p.sku);
     const locationName = names(locations, (l) => l.name);
     const list = new PagedList<Movement>({
@@ -62,7 +61,14 @@ export const screen: Screen = {
           ],
         },
         { label: 'Reason', cell: (m) => m.reason || '—', class: 'wide' },
-        { label: 'By', cell: (m) => (!m.actor ? '—' : m.actor.kind === 'user' ? userName(m.actor.id) : `API key ${m.actor.id.slice(0, 8)}`) },
+        {
+          label: 'By',
+          cell: (m) => [
+            m.actor.name,
+            m.actor.kind === 'user' && m.actor.email ? [h('br'), h('span', { class: 'muted small' }, m.actor.email)] : null,
+            m.actor.kind === 'api_key' && m.actor.user ? [h('br'), h('span', { class: 'muted small' }, `signed in: ${m.actor.user.username}`)] : null,
+          ],
+        },
       ],
     });
     root.append(list.el);

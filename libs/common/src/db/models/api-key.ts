@@ -1,6 +1,7 @@
 import { Column, DataType, Table } from 'sequelize-typescript';
 import { CompanyOwnedModel } from './company-owned';
-import type { Permission, Tier } from '../../identity';
+import type { Permission, ScanPolicy, Tier } from '../../identity';
+import type { QrTargetType } from './qr-code';
 
 /** A company API key. Only a SHA-256 hash of the value is stored; `prefix` lets people tell keys apart. */
 @Table({ tableName: 'api_keys' })
@@ -49,4 +50,20 @@ export class ApiKey extends CompanyOwnedModel {
   /** The code whose scan minted this key. */
   @Column(DataType.STRING(64))
   declare qrCode: string | null;
+
+  /** Scan keys only (migration 0012): what the scan may do and reach, and who signed in inside the widget. */
+  @Column(DataType.STRING(8))
+  declare scanPolicy: ScanPolicy | null;
+
+  @Column(DataType.STRING(16))
+  declare scanTargetType: QrTargetType | null;
+
+  @Column(DataType.UUID)
+  declare scanTargetId: string | null;
+
+  @Column(DataType.UUID)
+  declare scanProductId: string | null;
+
+  @Column(DataType.UUID)
+  declare scanUserId: string | null;
 }

@@ -1,5 +1,6 @@
 import { Column, DataType, Table } from 'sequelize-typescript';
 import { CompanyOwnedModel } from './company-owned';
+import type { ScanPolicy } from '../../identity';
 
 export const QR_STATUSES = ['VIRGIN', 'CONFIGURED', 'LOCKED'] as const;
 export type QrStatus = (typeof QR_STATUSES)[number];
@@ -29,4 +30,8 @@ export class QrCode extends CompanyOwnedModel {
 
   @Column(DataType.DATE)
   declare lockedAt: Date | null;
+
+  /** This code's scan policy, overriding the company's (null: the company's). */
+  @Column(DataType.STRING(8))
+  declare scanPolicy: ScanPolicy | null;
 }

@@ -1,10 +1,10 @@
 /** The OpenAPI operations of /api/v1/movements/ (router.ts). */
 import { operations, pageSchema } from '@pi/common';
 import { coreMovementBody } from '../../http/booking-schemas';
-import { movementResultSchema, movementSchema } from '../../presenters/movement';
+import { ledgerEntrySchema, movementResultSchema } from '../../presenters/movement';
 import { listMovementsQuery } from './schema';
 
-export const movementPageSchema = pageSchema(movementSchema, 'MovementPage');
+export const movementPageSchema = pageSchema(ledgerEntrySchema, 'MovementPage');
 
 /** What every booking endpoint's description says about retries. */
 export const IDEMPOTENCY =

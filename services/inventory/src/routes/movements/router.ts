@@ -6,7 +6,7 @@ import { MovementFilters, listMovements } from '../../commands/ledger-reads';
 import type { InventoryContext } from '../../context';
 import { coreMovementBody } from '../../http/booking-schemas';
 import { bookingContext, idempotencyClaim, sendBooking } from '../../http/booking-request';
-import { presentMovement } from '../../presenters/movement';
+import { presentLedgerEntry } from '../../presenters/movement';
 import { listMovementsQuery } from './schema';
 
 export function movementsRouter(ctx: InventoryContext): Router {
@@ -19,7 +19,7 @@ export function movementsRouter(ctx: InventoryContext): Router {
     async (req, res) => {
     const filters = req.query as unknown as MovementFilters;
     const { rows, count } = await listMovements(sequelize, req.identity!, filters);
-    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentMovement)));
+    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentLedgerEntry)));
     },
   );
   router.post('/api/v1/movements/', validate({ body: coreMovementBody }), async (req, res) => {

@@ -1,8 +1,9 @@
-/** Widget (API key): `locations/` lists active physical locations; `create_location/` adds one. */
+/** Widget (API key): `locations/` lists active physical locations; `create_location/` adds one (never for a QR scan's key). */
 import { Router } from 'express';
 import { validate } from '@pi/common';
 import { createLocation, listWidgetLocations } from '../../commands/locations';
 import type { InventoryContext } from '../../context';
+import { noScans } from '../../http/scan-scope';
 import { presentWidgetLocation } from '../../presenters/location';
 import { createLocationBody, noQuery } from './schema';
 
@@ -12,7 +13,7 @@ export function widgetLocationsRouter({ sequelize }: InventoryContext): Router {
     const rows = await listWidgetLocations(req.identity!);
     res.json({ locations: rows.map(presentWidgetLocation) });
   });
-  router.post('/api/v1/widget/create_location/', validate({ body: createLocationBody }), async (req, res) => {
+  router.post('/api/v1/widget/create_location/', noScans, validate({ body: createLocationBody }), async (req, res) => {
     const location = await createLocation(sequelize, req.identity!, req.body);
     res.status(201).json({ success: true, location: presentWidgetLocation(location) });
   });

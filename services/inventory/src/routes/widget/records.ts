@@ -2,11 +2,13 @@
  * Widget (API key) reads of records: `items/` (active serialized items of a product), `batches/` (a product's
  * batches with stock left, anywhere or at one location: the booking form's batch picker), `location_inventory/` (what one physical location holds) and `work_orders/` (the
  * open ones). Each list is one SQL statement after the ownership checks of the ids it names (ownedFilters).
- * VIRTUAL locations do not exist for the widget: naming one answers 404.
+ * VIRTUAL locations do not exist for the widget: naming one answers 404. A QR scan's key names its target's
+ * product only (403 before anything else is looked at) and sees only that product at a location.
  */
 import { Router } from 'express';
-import { ID_OWNERS, Identity, Location, NotFoundError, findOwned, ownedFilters, validate } from '@pi/common';
+import { ID_OWNERS, Identity, Location, NotFoundError, findOwned, ownedFilters, scanProduct, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
+import { scanReachesProductIn } from '../../http/scan-scope';
 import { LocationStockRow, activeItems, stockAtLocation, stockedBatches } from '../../commands/stock-reads';
 import { listOpenWorkOrders } from '../../commands/work-orders';
 import { stockDisplay, toNumber } from '../../engine/quantity';
@@ -35,24 +37,30 @@ function presentLocationProduct(p: LocationStockRow) {
 export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
   const router = Router();
 
-  router.get('/api/v1/widget/items/', validate({ query: itemsQuery }), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
+  router.get('/api/v1/widget/items/', validate({ query: itemsQuery }), scanReachesProductIn('query'), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
     const { product_id, location_id } = req.query as unknown as RecordsQuery;
     if (location_id) await physicalLocation(req.identity!, location_id);
     const rows = await activeItems(sequelize, req.identity!.companyId, product_id, location_id);
     res.json({ items: rows.map(presentWidgetItem) });
   });
 
-  router.get('/api/v1/widget/batches/', validate({ query: batchesQuery }), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
-    const { product_id, location_id } = req.query as unknown as RecordsQuery;
-    if (location_id) await physicalLocation(req.identity!, location_id);
-    const rows = await stockedBatches(sequelize, req.identity!.companyId, product_id, location_id);
-    res.json({ batches: rows.map(presentWidgetBatch) });
-  });
+  router.get(
+    '/api/v1/widget/batches/',
+    validate({ query: batchesQuery }),
+    scanReachesProductIn('query'),
+    ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }),
+    async (req, res) => {
+      const { product_id, location_id } = req.query as unknown as RecordsQuery;
+      if (location_id) await physicalLocation(req.identity!, location_id);
+      const rows = await stockedBatches(sequelize, req.identity!.companyId, product_id, location_id);
+      res.json({ batches: rows.map(presentWidgetBatch) });
+    },
+  );
 
   router.get('/api/v1/widget/location_inventory/', validate({ query: locationInventoryQuery }), ownedFilters({ location_id: ID_OWNERS.location }), async (req, res) => {
     const { location_id } = req.query as unknown as Required<Pick<RecordsQuery, 'location_id'>>;
     const location = await physicalLocation(req.identity!, location_id);
-    const rows = await stockAtLocation(sequelize, req.identity!.companyId, location.id);
+    const rows = await stockAtLocation(sequelize, req.identity!.companyId, location.id, scanProduct(req.identity!));
     res.json({
       location: { id: location.id, name: location.name, type: location.type },
       products: rows.map(presentLocationProduct),

@@ -1,0 +1,135 @@
+/**
+ * QR scan sessions (docs/api/scanning.md): every scan mints a key that reaches only what its code points at.
+ * Admins list those keys and revoke them (the revocation notifies every gateway, so the key answers 401 at
+ * once); a user of the company signs in inside the scanned widget, which replaces the scan's key with one that
+ * names the user (each key names one user or none for its whole life, so the ledger's attribution never changes).
+ */
+import { QueryTypes, Sequelize, Transaction } from 'sequelize';
+import {
+  permissionsOfRole,
+  AccessDeniedError,
+  ApiKey,
+  AuthenticationError,
+  Company,
+  ConflictError,
+  Identity,
+  NotFoundError,
+  PageRequest,
+  ScanPolicy,
+  generateKeyValue,
+  pageWindow,
+} from '@pi/common';
+import { decoyHash, verifyPassword } from '../auth/passwords';
+import type { GatewayConfig } from '../config';
+import { findUserByUsername } from './sessions';
+
+export interface ScanSessionRow {
+  id: string;
+  name: string;
+  prefix: string;
+  qr_code: string;
+  scan_policy: ScanPolicy;
+  scan_target_type: string | null;
+  scan_target_id: string | null;
+  scan_product_id: string | null;
+  scan_user_id: string | null;
+  scan_username: string | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  usage_count: string;
+  created_at: Date;
+}
+
+/** The company's scan sessions, newest first; ended ones (revoked or expired) only with `include_ended`. */
+export async function listScanSessions(sequelize: Sequelize, identity: Identity, page: PageRequest & { include_ended: boolean }) {
+  const { limit, offset } = pageWindow(page);
+  const rows = await sequelize.query<ScanSessionRow & { total_count: string }>(
+    `SELECT k.id, k.name, k.prefix, k.qr_code, k.scan_policy, k.scan_target_type, k.scan_target_id, k.scan_product_id, k.scan_user_id,
+            u.username AS scan_username, k.expires_at, k.revoked_at, k.last_used_at, k.usage_count, k.created_at, count(*) OVER () AS total_count
+       FROM api_keys k LEFT JOIN users u ON u.id = k.scan_user_id
+      WHERE k.company_id = $1 AND k.qr_code IS NOT NULL
+        AND ($2::boolean OR (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())))
+      ORDER BY k.created_at DESC, k.id DESC
+      LIMIT $3 OFFSET $4`,
+    { bind: [identity.companyId, page.include_ended, limit, offset], type: QueryTypes.SELECT },
+  );
+  return { rows, count: rows.length ? Number(rows[0].total_count) : 0 };
+}
+
+async function lockScanKey(identity: Identity, id: string, transaction: Transaction): Promise<ApiKey> {
+  const row = await ApiKey.findOne({ where: { id, companyId: identity.companyId }, transaction, lock: transaction.LOCK.UPDATE });
+  // Other keys of the company are not scan sessions: as absent as another company's.
+  if (!row || !row.qrCode) throw new NotFoundError('Scan session not found.');
+  return row;
+}
+
+export function revokeScanSession(sequelize: Sequelize, identity: Identity, id: string) {
+  return sequelize.transaction(async (transaction) => {
+    const row = await lockScanKey(identity, id, transaction);
+    if (row.revokedAt) throw new ConflictError('key_revoked', 'This scan session has already been revoked.');
+    row.revokedAt = new Date();
+    await row.save({ transaction });
+  });
+}
+
+const BAD_CREDENTIALS = 'No active account of this company found with the given credentials.';
+
+/**
+ * A user signs in inside a scanned widget: the scan's key is revoked and a new one, for the same code, target,
+ * policy and expiry, names the user. Only a scan key may sign in (403 otherwise); a user of another company,
+ * an inactive one or a wrong password answers 401 (as a login does, with the same cost for unknown users).
+ */
+export async function signInToScan(sequelize: Sequelize, identity: Identity, username: string, password: string, config: Pick<GatewayConfig, 'PASSWORD_HASH_COST'>) {
+  if (!identity.scan) throw new AccessDeniedError();
+  const user = await findUserByUsername(username);
+  const passwordOk = await verifyPassword(password, user?.passwordHash ?? (await decoyHash(config.PASSWORD_HASH_COST)));
+  if (!user || !passwordOk || !user.isActive || user.companyId !== identity.companyId) throw new AuthenticationError(BAD_CREDENTIALS);
+  return sequelize.transaction(async (transaction) => {
+    const old = await ApiKey.findOne({ where: { id: identity.principal.id, companyId: identity.companyId }, transaction, lock: transaction.LOCK.UPDATE });
+    if (!old || old.revokedAt || !old.qrCode) throw new AuthenticationError('Invalid API key.');
+    const value = generateKeyValue();
+    const minted = await ApiKey.create(
+      {
+        companyId: old.companyId,
+        name: `Scan of ${old.qrCode} by ${user.username}`.slice(0, 100),
+        prefix: value.prefix,
+        keyHash: value.hash,
+        // A signed-in user may do with the target what the user's role allows anyway: a member or an admin books
+        // under any policy, a viewer only reads (docs/api/roles-and-audit-log.md).
+        permissions: permissionsOfRole(user.role),
+        allowedDomains: old.allowedDomains,
+        tier: old.tier,
+        isWidgetKey: false,
+        expiresAt: old.expiresAt,
+        usageCount: '0',
+        parentKeyId: old.parentKeyId,
+        qrCode: old.qrCode,
+        scanPolicy: old.scanPolicy,
+        scanTargetType: old.scanTargetType,
+        scanTargetId: old.scanTargetId,
+        scanProductId: old.scanProductId,
+        scanUserId: user.id,
+        createdByUserId: user.id,
+      },
+      { transaction },
+    );
+    old.revokedAt = new Date();
+    await old.save({ transaction });
+    return { value: value.value, key: minted, user: { id: user.id, username: user.username } };
+  });
+}
+
+/** The company's scan settings: the default policy and the scan key's lifetime. */
+export async function scanSettings(identity: Identity) {
+  const company = await Company.findByPk(identity.companyId, { attributes: ['scanPolicy', 'scanKeySeconds'], rejectOnEmpty: true });
+  return company;
+}
+
+export async function updateScanSettings(identity: Identity, changes: { policy?: ScanPolicy; key_lifetime_seconds?: number }) {
+  const company = await Company.findByPk(identity.companyId, { rejectOnEmpty: true });
+  if (changes.policy !== undefined) company.scanPolicy = changes.policy;
+  if (changes.key_lifetime_seconds !== undefined) company.scanKeySeconds = changes.key_lifetime_seconds;
+  await company.save();
+  return company;
+}

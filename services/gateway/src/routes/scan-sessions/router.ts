@@ -1,0 +1,46 @@
+/**
+ * Scan sessions and scan settings (bearer; admins change them) and the widget's sign-in inside a scan (the
+ * scan's key). docs/api/scanning.md.
+ */
+import { Router } from 'express';
+import { ROUTER_OPTIONS, buildPage, idParam, schemas, validate } from '@pi/common';
+import { authenticateApiKey, authenticateUser, requireAdmin } from '../../auth/authenticate';
+import { listScanSessions, revokeScanSession, scanSettings, signInToScan, updateScanSettings } from '../../commands/scan-sessions';
+import type { GatewayDeps } from '../../deps';
+import { presentScanSession, presentScanSettings } from './presenters';
+import { listScanSessionsQuery, scanSignInBody, updateScanSettingsBody } from './schema';
+
+export function scanSessionsRouter({ config, sequelize, credentials, usage }: GatewayDeps): Router {
+  const router = Router(ROUTER_OPTIONS);
+  const user = authenticateUser(config.JWT_SECRET, credentials);
+
+  router.get('/api/v1/scan-sessions/', user, requireAdmin, validate({ query: listScanSessionsQuery }), async (req, res) => {
+    const query = req.query as unknown as { page: number; page_size: number; include_ended: boolean };
+    const { rows, count } = await listScanSessions(sequelize, req.identity!, query);
+    res.json(buildPage(req, config.PUBLIC_BASE_URL, query, count, rows.map(presentScanSession)));
+  });
+
+  router.delete('/api/v1/scan-sessions/:id/', user, requireAdmin, validate({ params: schemas.idParams }), async (req, res) => {
+    await revokeScanSession(sequelize, req.identity!, idParam(req));
+    await credentials.settle(); // the key answers 401 on this gateway before this answers (docs/api/authentication.md "Credential cache")
+    res.status(204).end();
+  });
+
+  router.get('/api/v1/scan-settings/', user, async (req, res) => {
+    res.json(presentScanSettings(await scanSettings(req.identity!)));
+  });
+
+  router.patch('/api/v1/scan-settings/', user, requireAdmin, validate({ body: updateScanSettingsBody }), async (req, res) => {
+    res.json(presentScanSettings(await updateScanSettings(req.identity!, req.body)));
+  });
+
+  // Signing in changes nothing the key could reach by itself: a `read` scan signs in too.
+  const apiKey = authenticateApiKey(usage, new URL(config.PUBLIC_BASE_URL).origin, credentials, 'read');
+  router.post('/api/v1/widget/sign_in/', apiKey, validate({ body: scanSignInBody }), async (req, res) => {
+    const { value, key, user: signedIn } = await signInToScan(sequelize, req.identity!, req.body.username, req.body.password, config);
+    await credentials.settle(); // the old key stops working here before the new one is handed out
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ api_key: value, expires_at: key.expiresAt, scan: { policy: key.scanPolicy, signed_in_user: signedIn } });
+  });
+  return router;
+}
