@@ -20,11 +20,11 @@ describe('GET /api/v1/widget/ (product list)', () => {
     expect(res.status).to.equal(200);
     expect(res.body.company).to.equal(company.name);
     expect(res.body.products).to.deep.equal([
-      { id: bolts.id, name: 'A bolts', sku: bolts.sku, stock_display: '15 pcs', engine_type: 'counter' },
-      { id: phones.id, name: 'C phones', sku: phones.sku, stock_display: '2 pcs', engine_type: 'serialized' },
-      { id: milk.id, name: 'D milk', sku: milk.sku, stock_display: '2.5 l', engine_type: 'batch' },
+      { id: bolts.id, name: 'A bolts', sku: bolts.sku, stock_display: '15 pcs', engine_type: 'counter', barcode: null },
+      { id: phones.id, name: 'C phones', sku: phones.sku, stock_display: '2 pcs', engine_type: 'serialized', barcode: null },
+      { id: milk.id, name: 'D milk', sku: milk.sku, stock_display: '2.5 l', engine_type: 'batch', barcode: null },
     ]);
-    expect(res.body.poly_products).to.deep.equal([{ id: cable.id, name: 'B cable', sku: cable.sku, stock_display: '3.50 m', engine_type: 'dimensional', unit: 'm', decimals: 2 }]);
+    expect(res.body.poly_products).to.deep.equal([{ id: cable.id, name: 'B cable', sku: cable.sku, stock_display: '3.50 m', engine_type: 'dimensional', barcode: null, unit: 'm', decimals: 2 }]);
 
     const atB = await get(`/api/v1/widget/?location_id=${b.id}`, { apiKey: company.apiKey });
     expect(atB.body.products.map((p: { stock_display: string }) => p.stock_display)).to.deep.equal(['3 pcs', '2 pcs', '0.0 l']);

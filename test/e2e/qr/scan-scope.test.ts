@@ -265,6 +265,21 @@ describe('signing in inside a scanned widget (staff)', () => {
     expect((await get('/api/v1/widget/', { apiKey: staffKey })).status).to.equal(401);
   });
 
+  it('a viewer who signs in inside a scan may look but not book: the scan keeps to what the role allows', async () => {
+    const w = await buildWorld();
+    await setPolicy(w.company, 'staff');
+    const viewer = await buildUser(w.company, { role: 'viewer' });
+    const { key } = await scanKey(w.code);
+    const signedIn = await post('/api/v1/widget/sign_in/', { username: viewer.username, password: viewer.password }, { apiKey: key });
+    expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(200);
+    const viewerKey: string = signedIn.body.api_key;
+    expect((await get('/api/v1/widget/', { apiKey: viewerKey })).status).to.equal(200);
+    const before = await get(`/api/v1/movements/?product_id=${w.product.id}`, { token: w.company.token });
+    expectErrorShape(await send(viewerKey, CASES[4].request(w)), 403, 'permission_denied');
+    const after = await get(`/api/v1/movements/?product_id=${w.product.id}`, { token: w.company.token });
+    expect(after.body.count, 'nothing booked').to.equal(before.body.count);
+  });
+
   it("a user of another company cannot sign in to a company's scan, and the company's own keys cannot sign in at all", async () => {
     const w = await buildWorld();
     const stranger = await buildCompany();

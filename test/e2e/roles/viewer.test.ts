@@ -73,6 +73,8 @@ describe('the viewer role', () => {
     Object.assign(ids, {
       '/api/v1/users/': member.id,
       '/api/v1/api-keys/': key.id,
+      // A scan session is an API key minted by a scan; the viewer is refused before the record is looked up.
+      '/api/v1/scan-sessions/': key.id,
       '/api/v1/product-models/': product.id,
       '/api/v1/locations/': location.id,
       '/api/v1/items/': item.body.id,
