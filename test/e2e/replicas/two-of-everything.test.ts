@@ -72,13 +72,13 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
     };
   };
 
-  /** What each notifier says it did (its /metrics, behind the internal token). */
+  /** What each notifier says it did (its /metrics: prom-client's text, labelled by service too). */
   const notifierCounts = async () => {
     const token = signInternalToken({ companyId: randomUUID(), principal: { kind: 'user', id: randomUUID() }, permissions: ['read'], role: 'admin' }, randomUUID(), system().internalJwtSecret);
     return Promise.all(
       set.of('notifier').map(async (n) => {
         const text = await (await fetch(`${n.url}/metrics`, { headers: { [INTERNAL_AUTH_HEADER]: token } })).text();
-        const delivered = /^notifier_deliveries_processed_total\{outcome="delivered"\} (\d+)$/m.exec(text);
+        const delivered = /^notifier_deliveries_processed_total\{[^}]*\boutcome="delivered"[^}]*\} (\d+)$/m.exec(text);
         expect(delivered, `${n.name} /metrics`).to.not.equal(null);
         return { name: n.name, delivered: Number(delivered![1]) };
       }),

@@ -12,12 +12,13 @@ export const PRODUCT_ORDERING: ListOrdering = {
 
 export const LOCATION_ORDERING: ListOrdering = {
   fields: { name: { sql: ['lower(name)', 'name'] }, type: 'type', created_at: 'created_at' },
-  default: 'created_at',
+  // Then by name: records made in one transaction (a company's two system locations) share created_at.
+  default: 'created_at,name',
 };
 
 export const ITEM_ORDERING: ListOrdering = {
   fields: { serial_number: { sql: ['serial_number'], unique: true }, created_at: 'created_at' },
-  default: 'created_at',
+  default: 'created_at,serial_number',
 };
 
 /** Stock lists products: it sorts like the catalog (p. is the product). */
@@ -45,5 +46,5 @@ export const BATCH_ORDERING: ListOrdering = {
 
 export const WORK_ORDER_ORDERING: ListOrdering = {
   fields: { number: { sql: ['number'], unique: true }, status: 'status', due_date: 'due_date', created_at: 'created_at' },
-  default: 'created_at',
+  default: 'created_at,number',
 };
