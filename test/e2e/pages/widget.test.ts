@@ -427,8 +427,12 @@ describe('Widget pages: /widget/ in a browser', function () {
     const lot2 = (await get(`/api/v1/widget/batches/?product_id=${milk.id}`, { apiKey: company.apiKey })).body.batches.find((b: { code: string }) => b.code === 'LOT-2');
     await page.getByLabel('Batch (optional)').selectOption(lot2.id);
     await page.getByLabel('Quantity (pcs)').fill('1');
+    // The form reloads the location's batches after a booking: that must finish before the page is left, or
+    // the navigation aborts it (a failed request this test would count).
+    const batchesReloaded = page.waitForResponse((r) => r.url().includes('/api/v1/widget/batches/') && r.url().includes('location_id='));
     await page.getByRole('button', { name: 'Subtract stock' }).click();
     await waitForText(page, '.booking-notice', 'Subtracted 1 pcs at Cold room. New stock: 6 pcs');
+    await batchesReloaded;
 
     // A SERIALIZED product: the serial numbers name the items (the quantity is their count). A scan reaches
     // its code's product only (docs/api/scanning.md): each product is scanned from its own code.

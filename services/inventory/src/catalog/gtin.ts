@@ -29,7 +29,7 @@ export function gtinProblem(value: string): string | undefined {
   if (!GTIN_LENGTHS[value.length]) return `must be 8, 12, 13 or 14 digits (EAN-8, UPC-A, EAN-13 or GTIN-14), not ${value.length}`;
   const expected = gtinCheckDigit(value.slice(0, -1));
   const given = Number(value[value.length - 1]);
-  if (given !== expected) return `has a wrong check digit: a ${GTIN_LENGTHS[value.length]} ending in ${given} should end in ${expected}`;
+  if (given !== expected) return `has a wrong check digit: this ${GTIN_LENGTHS[value.length]} ends in ${given} but should end in ${expected}`;
   return undefined;
 }
 
