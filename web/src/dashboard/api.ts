@@ -1,15 +1,15 @@
 /**
- * The dashboard's API calls: the pages' shared client (../shared/api.ts) with `Authorization: Bearer
+ * The dashboard's API calls: the pages' shared client (../kit/api.ts) with `Authorization: Bearer
  * <access>`. The tokens live in this tab's sessionStorage (never in a URL or a cookie), so a reload keeps the
  * session and closing the tab ends it. A 401 refreshes the access token once (`POST /api/token/refresh/`,
  * shared by concurrent calls) and retries; when the refresh token is refused too, the session ends and the
  * app asks for a new sign-in.
  */
-import { ApiClient, ApiError, type Query, type RequestOptions } from '../shared/api.js';
-import type { Answer, Page } from '../shared/api-types.js';
+import { ApiClient, ApiError, type Query, type RequestOptions } from '../kit/api.js';
+import type { Answer, Page } from '../kit/api-types.js';
 
-export { ApiError, type ErrorBody, type Query, type RequestOptions, type RetryNotice } from '../shared/api.js';
-export type { Page } from '../shared/api-types.js';
+export { ApiError, type ErrorBody, type Query, type RequestOptions, type RetryNotice } from '../kit/api.js';
+export type { Page } from '../kit/api-types.js';
 
 type Tokens = Answer<'obtainToken'>;
 

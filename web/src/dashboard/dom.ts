@@ -1,10 +1,10 @@
 /**
- * The dashboard's DOM helpers: the pages' shared kit (../shared/dom.ts: `h`, `fill`, `uid`, …) and how the
+ * The dashboard's DOM helpers: the pages' shared kit (../kit/dom.ts: `h`, `fill`, `uid`, …) and how the
  * dashboard shows dates and times.
  */
-import { type Child, h } from '../shared/dom.js';
+import { type Child, h } from '../kit/dom.js';
 
-export { type Attrs, type Child, append, fill, h, uid } from '../shared/dom.js';
+export { type Attrs, type Child, append, fill, h, uid } from '../kit/dom.js';
 
 /** `2025-03-01T10:00:00Z` as `2025-03-01 11:00` in the reader's time zone (short and unambiguous); empty for null. */
 export function dateTime(iso: string | null | undefined): string {

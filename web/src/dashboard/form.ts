@@ -7,8 +7,8 @@
  */
 import { ApiError, type RequestOptions, type RetryNotice } from './api.js';
 import { Child, fill, h, uid } from './dom.js';
-import { newIdempotencyKey } from '../shared/ids.js';
-import { UNKNOWN_OUTCOME_TEXT, retryText } from '../shared/messages.js';
+import { newIdempotencyKey } from '../kit/ids.js';
+import { UNKNOWN_OUTCOME_TEXT, retryText } from '../kit/messages.js';
 import { DialogHandle, errorBox, openDialog } from './ui.js';
 
 export interface Option {
@@ -438,7 +438,7 @@ export class Form {
     fill(this.errorSlot, h('div', { class: 'form-message', role: 'status' }, content));
   }
 
-  /** Says that the booking is sent again (its last attempt's outcome is unknown: shared/api.ts). */
+  /** Says that the booking is sent again (its last attempt's outcome is unknown: kit/api.ts). */
   showRetry(notice: RetryNotice): void {
     this.submitButton.textContent = `Retrying (${notice.attempt} of ${notice.attempts})…`;
     this.showMessage(retryText(notice));

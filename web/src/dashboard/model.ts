@@ -1,7 +1,7 @@
 /** The API's records as the dashboard reads them (docs/api/), and the pickers built from them. */
 import { type Page, get, getAll } from './api.js';
 import { Option } from './form.js';
-import type { Schema } from '../shared/api-types.js';
+import type { Schema } from '../kit/api-types.js';
 
 export type Product = Schema<'Product'>;
 export type Profile = Product['profile'];

@@ -11,8 +11,8 @@
  * `guardSubmit` is that view for a plain form whose button and notice it changes directly.
  */
 import { ApiError, type RequestOptions, type RetryNotice } from './api.js';
-import { newIdempotencyKey } from '../shared/ids.js';
-import { retryText } from '../shared/messages.js';
+import { newIdempotencyKey } from '../kit/ids.js';
+import { retryText } from '../kit/messages.js';
 import { showError, showInfo } from './notice.js';
 
 export const HOLD_MS = 800;

@@ -1,11 +1,11 @@
 /**
- * The widget's calls: the pages' shared client (../shared/api.ts) on `/api/v1/widget/…`, same origin, the key
+ * The widget's calls: the pages' shared client (../kit/api.ts) on `/api/v1/widget/…`, same origin, the key
  * in the `X-API-Key` header only (never in a URL, never in a body).
  */
-import { ApiClient, type ApiError, type Query, type RequestOptions } from '../shared/api.js';
-import type { Answer } from '../shared/api-types.js';
+import { ApiClient, type ApiError, type Query, type RequestOptions } from '../kit/api.js';
+import type { Answer } from '../kit/api-types.js';
 
-export { ApiError, NETWORK_ERROR, type RequestOptions, type RetryNotice } from '../shared/api.js';
+export { ApiError, NETWORK_ERROR, type RequestOptions, type RetryNotice } from '../kit/api.js';
 
 const PREFIX = '/api/v1/widget/';
 
@@ -31,7 +31,7 @@ export class WidgetApi {
     return this.client.get<T>(path, query);
   }
 
-  /** A booking passes `idempotencyKey` (and `onRetry`): see ../shared/api.ts. */
+  /** A booking passes `idempotencyKey` (and `onRetry`): see ../kit/api.ts. */
   post<T>(path: string, body: Record<string, unknown>, opts: RequestOptions = {}): Promise<T> {
     return this.client.post<T>(path, body, opts);
   }

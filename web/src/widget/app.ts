@@ -4,7 +4,7 @@
  */
 import type { ApiError, WidgetApi } from './api.js';
 import { type Ctx, type View, productsOf } from './context.js';
-import { type Child, fill, h } from '../shared/dom.js';
+import { type Child, fill, h } from '../kit/dom.js';
 import type { Location, ProductList, ProductSummary, QrInfo } from './types.js';
 import { locationView, locationsView } from './views/locations.js';
 import { productView } from './views/product.js';

@@ -8,7 +8,7 @@
  */
 import { ApiError, WidgetApi, exchangeToken } from './api.js';
 import { showScreen, startApp } from './app.js';
-import { type Child, h } from '../shared/dom.js';
+import { type Child, h } from '../kit/dom.js';
 import { errorText, waitText } from './messages.js';
 import { ScanSession, clearSession, loadSession, saveSession } from './session.js';
 import { needsSignIn, showSignIn, signedInNote } from './sign-in.js';

@@ -1,6 +1,6 @@
 /** What the widget tells people about errors: the service's own message, plus what to do next. */
 import { ApiError, NETWORK_ERROR } from './api.js';
-import { UNKNOWN_OUTCOME_TEXT } from '../shared/messages.js';
+import { UNKNOWN_OUTCOME_TEXT } from '../kit/messages.js';
 
 export function waitText(seconds: number): string {
   if (seconds < 90) return `${seconds} s`;

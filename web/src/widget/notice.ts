@@ -1,5 +1,5 @@
 /** Inline notices: a success (polite status) or an error (alert) replacing whatever `box` showed. */
-import { type Child, fill, h } from '../shared/dom.js';
+import { type Child, fill, h } from '../kit/dom.js';
 import { errorText } from './messages.js';
 
 export function showSuccess(box: HTMLElement, ...content: Child[]): void {

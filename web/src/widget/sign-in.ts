@@ -6,10 +6,10 @@
  */
 import { ApiError, WidgetApi } from './api.js';
 import { showScreen } from './app.js';
-import { field, h } from '../shared/dom.js';
+import { field, h } from '../kit/dom.js';
 import { errorText } from './messages.js';
 import { type ScanSession, saveSession } from './session.js';
-import type { Answer } from '../shared/api-types.js';
+import type { Answer } from '../kit/api-types.js';
 
 type SignInAnswer = Answer<'signInToScan'>;
 

@@ -1,5 +1,5 @@
-/** The widget API's answers as the widget names them: the generated types of the OpenAPI document (../shared/api-types.ts). */
-import type { Answer, Schema } from '../shared/api-types.js';
+/** The widget API's answers as the widget names them: the generated types of the OpenAPI document (../kit/api-types.ts). */
+import type { Answer, Schema } from '../kit/api-types.js';
 
 export type QrInfo = Schema<'QrInfo'>;
 export type ExchangeAnswer = Answer<'exchangeQrToken'>;

@@ -9,7 +9,7 @@ import { FieldSpec, Form, Values, formDialog, lines, text } from '../form.js';
 import { PagedList } from '../list.js';
 import type { Screen } from '../screen.js';
 import { actions, badge, button, confirmAction, notify, panel, screenHeader, secretField } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 /** A key as listed; `key` (its value) only in the answer that creates or rotates it. */
 type ApiKey = Schema<'ApiKey'> & { key?: string };

@@ -8,7 +8,7 @@ import { fromLocalInput, h, time } from '../dom.js';
 import { PagedList } from '../list.js';
 import type { Screen } from '../screen.js';
 import { badge, screenHeader } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 type AuditEntry = Schema<'AuditEntry'>;
 

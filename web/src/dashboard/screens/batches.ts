@@ -6,7 +6,7 @@ import { PagedList } from '../list.js';
 import { loadProducts, names, productLabel, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, badge, button, notify, panel, screenHeader } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 type Batch = Schema<'Batch'>;
 

@@ -5,7 +5,7 @@ import { Column, PagedList, table } from '../list.js';
 import { EVENT_TYPES } from '../model.js';
 import type { Screen } from '../screen.js';
 import { screenHeader, statusBadge } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 export type Attempt = Schema<'NotificationAttempt'>;
 

@@ -5,7 +5,7 @@ import { PagedList } from '../list.js';
 import { SEVERITIES, loadProducts, names, productLabel, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, notify, screenHeader, statusBadge } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 type EventEntry = Schema<'Event'>;
 

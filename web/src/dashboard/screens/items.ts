@@ -9,7 +9,7 @@ import { PagedList } from '../list.js';
 import { loadLocations, loadProducts, locationLookup, locationOptions, names, productLabel, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { badge, button, notify, panel, screenHeader } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 type Item = Schema<'Item'>;
 

@@ -4,7 +4,7 @@ import { PagedList } from '../list.js';
 import { loadLocations, loadProducts, locationLookup, locationOptions, names, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { badge, screenHeader } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 /** A ledger entry, with the names of who booked it (docs/api/scanning.md). */
 type Movement = Schema<'LedgerEntry'>;

@@ -12,7 +12,7 @@ import { PagedList } from '../list.js';
 import { Product, loadProducts, names } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, errorBox, notify, openDialog, panel, saveBlob, screenHeader, statusBadge } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 type QrCode = Schema<'QrCode'>;
 

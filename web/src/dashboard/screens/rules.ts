@@ -9,7 +9,7 @@ import { ACTIVE_FILTER, PagedList } from '../list.js';
 import { SEVERITIES, loadProducts, names, productLabel, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, activeBadge, button, confirmAction, notify, panel, screenHeader, statusBadge } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 type Rule = Schema<'MonitoringRule'>;
 

@@ -9,7 +9,7 @@ import { Form } from '../form.js';
 import { PagedList } from '../list.js';
 import type { Screen } from '../screen.js';
 import { actions, badge, button, confirmAction, notify, panel, screenHeader } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 type ScanSession = Schema<'ScanSession'>;
 type ScanSettings = Schema<'ScanSettings'>;

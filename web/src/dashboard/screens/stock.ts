@@ -11,7 +11,7 @@ import { PagedList } from '../list.js';
 import { Location, Product, loadLocations, loadProducts, locationOptions, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { button, notify, panel, screenHeader } from '../ui.js';
-import type { Answer, Schema } from '../../shared/api-types.js';
+import type { Answer, Schema } from '../../kit/api-types.js';
 
 type StockRow = Schema<'StockLevel'>;
 

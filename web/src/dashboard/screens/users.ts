@@ -5,7 +5,7 @@ import { Form, compact, formDialog, text } from '../form.js';
 import { PagedList } from '../list.js';
 import type { Screen } from '../screen.js';
 import { actions, activeBadge, badge, button, confirmAction, notify, panel, screenHeader } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 type User = Schema<'User'>;
 

@@ -6,7 +6,7 @@ import { PagedList } from '../list.js';
 import { Product, loadProducts, names, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, notify, panel, screenHeader, statusBadge } from '../ui.js';
-import type { Schema } from '../../shared/api-types.js';
+import type { Schema } from '../../kit/api-types.js';
 
 /** The core work order is the widget's with its timestamps (docs/api/catalog-and-records.md "Work orders, batches, items"). */
 type WorkOrder = Schema<'WorkOrder'>;

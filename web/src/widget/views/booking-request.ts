@@ -5,7 +5,7 @@
  */
 import { FormProblem } from '../action.js';
 import { formatQuantity } from '../context.js';
-import type { Body } from '../../shared/api-types.js';
+import type { Body } from '../../kit/api-types.js';
 import type { Batch, Item, Location, MoveAnswer, ProductDetail, TransactionAnswer, TransferAnswer } from '../types.js';
 
 export type Operation = 'add' | 'subtract' | 'set' | 'move' | 'transfer';

@@ -11,8 +11,8 @@ import { type Prepared, FormProblem, actionGuard } from '../action.js';
 import type { RequestOptions } from '../api.js';
 import type { Ctx } from '../context.js';
 import type { Batch } from '../types.js';
-import { h, uid } from '../../shared/dom.js';
-import { retryText } from '../../shared/messages.js';
+import { h, uid } from '../../kit/dom.js';
+import { retryText } from '../../kit/messages.js';
 import { errorText } from '../messages.js';
 import {
   type BookingAnswer,

@@ -4,7 +4,7 @@
  */
 import { FormProblem, guardSubmit } from '../action.js';
 import type { Ctx } from '../context.js';
-import { field, fill, h, option } from '../../shared/dom.js';
+import { field, fill, h, option } from '../../kit/dom.js';
 import { loading, showError, showSuccess } from '../notice.js';
 import type { CreatedLocation, Location, LocationInventory } from '../types.js';
 import { productItem } from './products.js';

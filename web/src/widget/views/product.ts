@@ -3,7 +3,7 @@
  * items (SERIALIZED). After a booking only the data is refreshed: the form (and its double-tap guard) stays.
  */
 import type { Ctx } from '../context.js';
-import { fill, h } from '../../shared/dom.js';
+import { fill, h } from '../../kit/dom.js';
 import { loading, showError } from '../notice.js';
 import type { Batch, Item, ProductDetail } from '../types.js';
 import { type BookingData, type BookingSection, bookingSection } from './booking.js';

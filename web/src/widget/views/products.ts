@@ -1,6 +1,6 @@
 /** The product list (`#/products`): every product with its stock, a search box and a location filter. */
 import { type Ctx, productsOf } from '../context.js';
-import { field, fill, h, option } from '../../shared/dom.js';
+import { field, fill, h, option } from '../../kit/dom.js';
 import { errorText } from '../messages.js';
 import type { ProductList, ProductSummary } from '../types.js';
 

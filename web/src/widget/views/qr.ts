@@ -5,7 +5,7 @@
  */
 import { FormProblem, guardSubmit } from '../action.js';
 import type { Ctx } from '../context.js';
-import { type Child, field, fill, h, option, uid } from '../../shared/dom.js';
+import { type Child, field, fill, h, option, uid } from '../../kit/dom.js';
 import { loading, showError, showSuccess } from '../notice.js';
 import type { Item, ProductSummary, QrInfo, QrTransition, WorkOrder } from '../types.js';
 

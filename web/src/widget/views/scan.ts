@@ -7,7 +7,7 @@
  */
 import type { Ctx } from '../context.js';
 import { ApiError } from '../api.js';
-import { type Child, field, fill, h } from '../../shared/dom.js';
+import { type Child, field, fill, h } from '../../kit/dom.js';
 import { errorText } from '../messages.js';
 import { showError, showInfo } from '../notice.js';
 import { loadDecoder } from '../scan/decoder.js';

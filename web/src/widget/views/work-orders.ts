@@ -1,6 +1,6 @@
 /** Open work orders (`#/work-orders`): `OPEN` and `IN_PROGRESS`, earliest due first. */
 import type { Ctx } from '../context.js';
-import { h } from '../../shared/dom.js';
+import { h } from '../../kit/dom.js';
 import { loading, showError } from '../notice.js';
 import type { ProductSummary, WorkOrder } from '../types.js';
 

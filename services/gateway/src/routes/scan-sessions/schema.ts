@@ -21,7 +21,7 @@ export const updateScanSettingsBody = Joi.object({
     .description(`How long a scan's key lives, in seconds (${MIN_SCAN_KEY_SECONDS} to ${MAX_SCAN_KEY_SECONDS}).`),
 }).min(1);
 
-/** The key may come in the body too (SPEC.md's third place): authentication read it, the command does not. */
+/** The key may come in the body too (the third place docs/api/authentication.md names): authentication read it, the command does not. */
 export const scanSignInBody = Joi.object({
   username: Joi.string().max(150).required(),
   password: Joi.string().max(128).required(),

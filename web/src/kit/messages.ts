@@ -1,4 +1,4 @@
-/** What both pages tell people while a booking is retried (shared/api.ts) and when its outcome stays unknown. */
+/** What both pages tell people while a booking is retried (kit/api.ts) and when its outcome stays unknown. */
 import { type ApiError, NETWORK_ERROR, type RetryNotice } from './api.js';
 
 function reason(err: ApiError): string {
