@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { KeyObject, generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import sinon from 'sinon';
-import { Identity, InternalTokenSigner, secretKey, signInternalToken } from '../src';
+import { Identity, InternalTokenSigner, requireInternalAuth, secretKey, signInternalToken } from '../src';
 
 const SECRET = 'an-internal-secret-of-at-least-32-characters';
 
@@ -80,5 +80,39 @@ describe('InternalTokenSigner', () => {
   it('keeps signInternalToken for one request, with its request id', () => {
     const token = signInternalToken(identity(), 'req-12345678', secretKey(SECRET));
     expect(jwt.verify(token, SECRET, { algorithms: ['HS256'] })).to.include({ rid: 'req-12345678' });
+  });
+});
+
+describe('requireInternalAuth', () => {
+  let clock: sinon.SinonFakeTimers | undefined;
+  afterEach(() => clock?.restore());
+
+  /** What the middleware made of a request carrying `token`: the identity, or the error it passed on. */
+  const outcome = (auth: ReturnType<typeof requireInternalAuth>, token: string) =>
+    new Promise<{ identity?: Identity; status?: number }>((resolve) => {
+      const req = { headers: { 'x-internal-auth': token } } as unknown as Parameters<typeof auth>[0];
+      auth(req, {} as Parameters<typeof auth>[1], (err?: unknown) => resolve(err ? { status: (err as { status: number }).status } : { identity: req.identity }));
+    });
+
+  it('accepts a token it verified again until its expiry, and not a second later', async () => {
+    clock = sinon.useFakeTimers({ now: Date.UTC(2026, 0, 1, 12), toFake: ['Date'] });
+    const auth = requireInternalAuth(SECRET);
+    const token = new InternalTokenSigner(SECRET).tokenFor(identity());
+    expect((await outcome(auth, token)).identity).to.deep.include({ companyId: identity().companyId, permissions: ['read', 'write'] });
+    clock.tick(59_000);
+    expect((await outcome(auth, token)).identity?.principal).to.deep.equal(identity().principal);
+    clock.tick(1_001);
+    expect(await outcome(auth, token)).to.deep.equal({ status: 401 });
+  });
+
+  it('never takes a token with another signature for one it verified', async () => {
+    const auth = requireInternalAuth(SECRET);
+    const token = new InternalTokenSigner(SECRET).tokenFor(identity());
+    expect((await outcome(auth, token)).identity).to.not.equal(undefined);
+    const [head, body] = token.split('.');
+    const forged = `${head}.${body}.${jwt.sign('x', SECRET).split('.')[2]}`;
+    expect(await outcome(auth, forged)).to.deep.equal({ status: 401 });
+    const otherSecret = new InternalTokenSigner(`${SECRET}!`).tokenFor(identity());
+    expect(await outcome(auth, otherSecret)).to.deep.equal({ status: 401 });
   });
 });

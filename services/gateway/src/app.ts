@@ -78,6 +78,9 @@ export function createGatewayApp(
   app.use(anonymousGatewayLimiter(rateLimits));
   // 405 before authentication here; for widget paths after the API key, in the dispatcher.
   app.use(methodNotAllowed());
+  // A path a service owns goes straight to it: the gateway's own routers below never answer one, and
+  // walking them cost every proxied request (docs/operations/benchmarks.md).
+  app.use(serviceDispatcher(deps, rateLimits));
   app.use(schemaRouter(buildOpenApiDocument({ apis: SERVICE_APIS, deprecations })));
   app.use(docsUiRouter());
   app.use(pagesRouter());
@@ -88,7 +91,6 @@ export function createGatewayApp(
   app.use(apiKeysRouter(deps));
   app.use(auditLogRouter(deps));
   app.use(scanSessionsRouter(deps));
-  app.use(serviceDispatcher(deps, rateLimits));
 
   app.use(notFoundMiddleware());
   app.use(errorMiddleware(logger));

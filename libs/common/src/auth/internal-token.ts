@@ -142,9 +142,40 @@ function identityFrom(claims: InternalClaims): Identity | typeof ANONYMOUS | und
   };
 }
 
+/** A token that verified, until it expires: what it said. */
+interface Verified {
+  identity: Identity | typeof ANONYMOUS;
+  expiresAt: number;
+}
+
 /**
- * Middleware for services: verifies the internal token with passport-jwt and sets `req.identity` (left
- * unset for an anonymous token). Put `requireIdentity` after the public routes.
+ * Tokens that verified, by their exact text. The gateway reuses one token per identity for 30 s, so a service
+ * sees the same few strings again and again: the same bytes verify the same way until the token's `exp`, and a
+ * hit skips the HMAC, the JSON and passport (docs/operations/benchmarks.md). Identities are never mutated.
+ */
+class VerifiedTokens {
+  private readonly tokens = new Map<string, Verified>();
+
+  get(token: string, now: number): Verified | undefined {
+    const known = this.tokens.get(token);
+    if (!known) return undefined;
+    if (known.expiresAt > now) return known;
+    this.tokens.delete(token);
+    return undefined;
+  }
+
+  remember(token: string, verified: Verified, now: number): void {
+    if (this.tokens.size >= MAX_REMEMBERED) {
+      for (const [key, entry] of this.tokens) if (entry.expiresAt <= now) this.tokens.delete(key);
+      if (this.tokens.size >= MAX_REMEMBERED) this.tokens.clear();
+    }
+    this.tokens.set(token, verified);
+  }
+}
+
+/**
+ * Middleware for services: verifies the internal token with passport-jwt (once per token: VerifiedTokens) and
+ * sets `req.identity` (left unset for an anonymous token). Put `requireIdentity` after the public routes.
  */
 export function requireInternalAuth(secret: string): RequestHandler {
   const passport = new Authenticator();
@@ -159,17 +190,31 @@ export function requireInternalAuth(secret: string): RequestHandler {
         issuer: ISSUER,
         audience: AUDIENCE,
       },
-      (claims: InternalClaims, done: (err: unknown, user?: Identity | typeof ANONYMOUS | false) => void) => done(null, identityFrom(claims) ?? false),
+      (claims: InternalClaims & { exp: number }, done: (err: unknown, user?: Verified | false) => void) => {
+        const identity = identityFrom(claims);
+        done(null, identity ? { identity, expiresAt: claims.exp * 1000 } : false);
+      },
     ),
   );
-  const authenticate = (req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], next: Parameters<RequestHandler>[2]) =>
-    passport.authenticate('internal', { session: false }, (err: unknown, identity: Identity | typeof ANONYMOUS | false) => {
+  const verified = new VerifiedTokens();
+  const accept = (req: Parameters<RequestHandler>[0], { identity }: Verified) => {
+    if (identity !== ANONYMOUS) req.identity = identity;
+  };
+  return (req, res, next) => {
+    const token = req.headers[INTERNAL_AUTH_HEADER];
+    const known = typeof token === 'string' ? verified.get(token, Date.now()) : undefined;
+    if (known) {
+      accept(req, known);
+      return next();
+    }
+    passport.authenticate('internal', { session: false }, (err: unknown, result: Verified | false) => {
       if (err) return next(err);
-      if (!identity) return next(new AuthenticationError('Missing or invalid internal credentials.'));
-      if (identity !== ANONYMOUS) req.identity = identity;
+      if (!result) return next(new AuthenticationError('Missing or invalid internal credentials.'));
+      verified.remember(token as string, result, Date.now());
+      accept(req, result);
       next();
     })(req, res, next);
-  return authenticate;
+  };
 }
 
 /** After a service's public routes: everything else needs an authenticated caller. */
