@@ -1,7 +1,10 @@
 /**
- * Forwarding to the services with http-proxy-middleware. Each request carries the caller's identity in an
- * internal token (the same identity's token is reused for half its 60 s life) and the request id; the
- * caller's own credentials (bearer token, API key in header, query or body) are stripped so that no service sees or logs them. Connections are kept alive.
+ * Forwarding to the services on `node:http` with a keep-alive agent. A few dozen lines here do what
+ * http-proxy-middleware and http-proxy did, without their per-request URL parsing, option merging and event
+ * plumbing, which cost more of the gateway's CPU than the forwarding itself (docs/operations/benchmarks.md).
+ * Each request carries the caller's identity in an internal token (the same identity's token is reused for
+ * half its 60 s life) and the request id; the caller's own credentials (bearer token, API key in header,
+ * query or body) are stripped so that no service sees or logs them.
  *
  * Each request also carries `X-Request-Deadline` (libs/common http/request-deadline.ts): when the gateway
  * stops waiting, less a margin, so that the service abandons work it could no longer answer in time
@@ -18,14 +21,11 @@
  * - the answer's head was already relayed and the service then drops the connection (or goes silent for
  *   PROXY_TIMEOUT_MS mid-body): no error answer can follow a sent head, so the client's connection is cut at
  *   once, and the client sees an incomplete answer rather than a truncated one that looks complete.
- * PROXY_TIMEOUT_MS is an inactivity timeout on the service's socket only. It is deliberately not also set on
- * the client's socket (http-proxy's `timeout`): that timer fired together with the upstream one and destroyed
- * the client's connection before the 503 could be written.
+ * PROXY_TIMEOUT_MS is an inactivity timeout on the service's socket only, never on the client's: a timer there
+ * would fire together with the upstream one and destroy the client's connection before the 503 is written.
  */
 import http from 'node:http';
-import type net from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
-import { Plugin, createProxyMiddleware, debugProxyErrorsPlugin, fixRequestBody, proxyEventsPlugin } from 'http-proxy-middleware';
 import {
   AppError,
   INTERNAL_AUTH_HEADER,
@@ -79,17 +79,74 @@ function failureAnswer(req: Request): AppError {
   return changesState ? new OutcomeUnknownError('The service closed the connection before answering') : new ServiceUnavailableError();
 }
 
+/**
+ * Request headers never forwarded: the caller's credentials (no service sees or logs them), what the gateway
+ * always sets itself, and the hop-by-hop headers of the client's connection (the agent manages its own).
+ */
+const NOT_FORWARDED = new Set([
+  'authorization',
+  'x-api-key',
+  'cookie',
+  INTERNAL_AUTH_HEADER,
+  REQUEST_DEADLINE_HEADER,
+  'x-request-id',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+/** A re-serialized body replaces the client's framing and encoding. */
+const BODY_FRAMING = new Set(['content-length', 'transfer-encoding', 'content-encoding']);
+/** Answer headers of the service's own connection, not the client's. */
+const ANSWER_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
+
+/**
+ * The body the gateway parsed, serialized again for the service (an `api_key` field removed), or undefined
+ * when the gateway did not read the body: then the client's stream is piped on as it came.
+ */
+function parsedBody(req: Request): string | undefined {
+  if (!req.readableEnded || req.body === undefined || req.body === null || typeof req.body !== 'object') return undefined;
+  if ('api_key' in req.body) delete (req.body as Record<string, unknown>).api_key;
+  return JSON.stringify(req.body);
+}
+
+function forwardedHeaders(req: Request, body: string | undefined): http.OutgoingHttpHeaders {
+  const headers: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (NOT_FORWARDED.has(name) || (body !== undefined && BODY_FRAMING.has(name))) continue;
+    headers[name] = value;
+  }
+  const client = req.socket.remoteAddress ?? '';
+  const forwardedFor = req.headers['x-forwarded-for'];
+  headers['x-forwarded-for'] = forwardedFor ? `${String(forwardedFor)}, ${client}` : client;
+  headers['x-forwarded-proto'] = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
+  if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
+  if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
+  return headers;
+}
+
+/** The service's answer relayed: its status and headers over the gateway's own (Vary merged), then its body. */
+function relayAnswer(service: http.IncomingMessage, res: Response): void {
+  res.statusCode = service.statusCode ?? 502;
+  if (service.statusMessage) res.statusMessage = service.statusMessage;
+  const vary = res.getHeader('vary');
+  for (const [name, value] of Object.entries(service.headers)) {
+    if (value === undefined || ANSWER_HOP_BY_HOP.has(name)) continue;
+    // The service's own Vary is added to the gateway's (Origin, from CORS) instead of replacing it.
+    res.setHeader(name, name === 'vary' && vary !== undefined ? `${String(vary)}, ${String(value)}` : value);
+  }
+  service.pipe(res);
+}
+
 export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
+  const target = new URL(opts.target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 60_000 });
   const internalTokens = new InternalTokenSigner(opts.internalJwtSecret);
 
   /** One failed exchange with the service: logged once, answered in the error shape if still possible. */
-  const fail = (err: Error, req: Request, res: http.ServerResponse | net.Socket) => {
-    if (!('headersSent' in res)) {
-      // A socket (upgrade requests): nothing to answer with.
-      res.destroy();
-      return;
-    }
+  const fail = (err: Error, req: Request, res: Response) => {
     if (res.writableEnded || res.destroyed) return;
     const clientGone = req.socket.destroyed;
     if (!clientGone) {
@@ -110,49 +167,48 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
       for (const [name, value] of Object.entries(own)) if (value !== undefined) res.setHeader(name, value);
     }
     const answer = failureAnswer(req);
-    (res as Response).status(answer.status).json(errorBody(answer, requestIdOf(req)));
+    res.status(answer.status).json(errorBody(answer, requestIdOf(req)));
   };
 
-  return createProxyMiddleware<Request, Response>({
-    target: opts.target,
-    agent,
-    // The default plugins but the logger, which built a URL per answer for a logger that writes nothing.
-    ejectPlugins: true,
-    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin] as unknown as Array<Plugin<Request, Response>>,
-    xfwd: true,
-    // Inactivity on the service's socket, from the request on: aborts it, which lands in `fail`.
-    proxyTimeout: opts.timeoutMs,
-    pathRewrite: (path) => withoutApiKeyParam(path),
-    on: {
-      proxyReq: (proxyReq, req, res) => {
-        ownHeaders.set(res, res.getHeaders());
-        proxyReq.once('timeout', () => timedOut.add(req));
-        proxyReq.once('finish', () => sent.add(req));
-        proxyReq.removeHeader('authorization');
-        proxyReq.removeHeader('x-api-key');
-        proxyReq.removeHeader('cookie');
-        proxyReq.setHeader('x-request-id', requestIdOf(req));
-        // Always replaced: a client's own X-Internal-Auth never reaches a service. Public routes get an anonymous one.
-        proxyReq.setHeader(INTERNAL_AUTH_HEADER, internalTokens.tokenFor(req.identity));
-        // Always replaced too: only the gateway knows when it stops waiting.
-        proxyReq.setHeader(REQUEST_DEADLINE_HEADER, requestDeadlineHeader(opts.timeoutMs));
-        if (req.body && typeof req.body === 'object' && 'api_key' in req.body) delete (req.body as Record<string, unknown>).api_key;
-        // A body the gateway parsed (and inflated) is sent on re-serialized, as plain JSON.
-        if (req.body !== undefined && req.readableEnded) proxyReq.removeHeader('content-encoding');
-        fixRequestBody(proxyReq, req);
-      },
-      proxyRes: (proxyRes, req, res) => {
-        // The service's own Vary is added to the gateway's (Origin, from CORS) instead of replacing it.
-        const vary = res.getHeader('vary');
-        if (vary !== undefined && proxyRes.headers.vary !== undefined) proxyRes.headers.vary = `${String(vary)}, ${proxyRes.headers.vary}`;
-        // http-proxy pipes the answer but ignores its failures: a service that drops the connection (or is
-        // aborted by the timeout) mid-answer would leave the client waiting for the rest forever.
-        proxyRes.on('error', () => {});
-        proxyRes.on('close', () => {
-          if (!proxyRes.complete) fail(new Error('the service closed the connection before its answer was complete'), req, res);
-        });
-      },
-      error: (err, req, res) => fail(err, req, res),
-    },
-  });
+  return (req, res) => {
+    ownHeaders.set(res, res.getHeaders());
+    const body = parsedBody(req);
+    const headers = forwardedHeaders(req, body);
+    headers['x-request-id'] = requestIdOf(req);
+    // Always replaced: a client's own X-Internal-Auth never reaches a service. Public routes get an anonymous one.
+    headers[INTERNAL_AUTH_HEADER] = internalTokens.tokenFor(req.identity);
+    // Always replaced too: only the gateway knows when it stops waiting.
+    headers[REQUEST_DEADLINE_HEADER] = requestDeadlineHeader(opts.timeoutMs);
+    const toService = http.request({
+      host: target.hostname,
+      port: target.port,
+      method: req.method,
+      path: withoutApiKeyParam(req.url),
+      headers,
+      agent,
+    });
+    // Inactivity on the service's socket, from the request on: aborting it lands in `fail`.
+    toService.setTimeout(opts.timeoutMs, () => {
+      timedOut.add(req);
+      toService.destroy(new Error(`no answer from the service within ${opts.timeoutMs} ms`));
+    });
+    toService.once('finish', () => sent.add(req));
+    toService.on('error', (err) => fail(err, req, res));
+    toService.on('response', (answer) => {
+      // A service that drops the connection (or is aborted by the timeout) mid-answer must not leave the
+      // client waiting for the rest forever, nor holding a truncated answer that looks complete.
+      answer.on('error', () => {});
+      answer.on('close', () => {
+        if (!answer.complete) fail(new Error('the service closed the connection before its answer was complete'), req, res);
+      });
+      relayAnswer(answer, res);
+    });
+    // A client that goes away stops the exchange (what was already sent may still take effect).
+    res.on('close', () => {
+      if (!res.writableFinished) toService.destroy();
+    });
+    if (body !== undefined) toService.end(body);
+    else if (req.readableEnded) toService.end();
+    else req.pipe(toService);
+  };
 }
