@@ -9,9 +9,9 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { checkRules, loadMonitorSettings } from '@pi/monitor';
 import { get, post } from '../../support/api';
-import { BrowserPage, DESKTOP, PHONE, screenshotChecked, useBrowser } from '../../support/browser';
+import { BrowserPage, DESKTOP, PHONE, saveScreenshot, screenshotChecked, useBrowser } from '../../support/browser';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, unique } from '../../support/builders';
-import { DASHBOARD_CHECKS, confirm, goTo, screenHeading, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
+import { DASHBOARD_CHECKS, confirm, fieldError, goTo, screenHeading, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
 import { system, testDatabaseUrl } from '../../support/hooks';
 
 const monitorSettings = () =>
@@ -198,6 +198,7 @@ describe('dashboard overview, dark scheme, seen messages, names (browser)', func
     const light = await measure();
     await page.emulateMedia({ colorScheme: 'dark' });
     const dark = await measure();
+    await saveScreenshot(page, 'dashboard/overview-dark-1280');
     expect(dark.body.bg, 'dark background').not.to.deep.equal(light.body.bg);
     expect(dark.body.fg, 'dark text').not.to.deep.equal(light.body.fg);
     // Dark means a dark background under light text.
@@ -263,10 +264,19 @@ describe('dashboard overview, dark scheme, seen messages, names (browser)', func
     await form.getByLabel('Profile (tracking mode)').selectOption('STANDARD');
     await form.getByLabel('Engine type').selectOption('counter');
     await form.getByRole('button', { name: 'Create product' }).click();
-    await form.getByRole('alert').waitFor();
+    await form.locator('input[name="sku"][aria-invalid="true"]').waitFor();
     expect(await page.locator('.notices .notice').count()).to.equal(0);
     expect(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-invalid'))).to.equal('true');
-    expect(unexpectedProblems(bp, [409])).to.deep.equal([]);
+
+    // A path inside the engine config is named in words, not as `engine_config.monitoring_rules.0`.
+    await form.getByLabel('SKU').fill(unique('RULES'));
+    await form.getByLabel('Monitoring rules (JSON)').fill('[{"trigger_type": "DATE_OFFSET", "condition_config": {"date_field": "expiration_date", "days_offset": 3}}]');
+    await form.getByRole('button', { name: 'Create product' }).click();
+    await form.locator('textarea[name="engine_config.monitoring_rules"][aria-invalid="true"]').waitFor();
+    const ruleError = await fieldError(form.getByLabel('Monitoring rules (JSON)'));
+    expect(ruleError).to.include('Monitoring rule 1, trigger: DATE_OFFSET rules need a product with batches');
+    for (const jargon of ['monitoring_rules', 'engine_config', 'trigger_type', '.0']) expect(ruleError, jargon).not.to.include(jargon);
+    expect(unexpectedProblems(bp, [400, 409])).to.deep.equal([]);
   });
 
   it('shows names, never UUIDs, in the tables of movements, batches and events', async () => {

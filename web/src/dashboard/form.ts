@@ -391,7 +391,9 @@ export class Form {
   }
 
   private fieldMessage(entry: FieldEntry, message: string, path: string): void {
-    const relative = path !== entry.spec.name && path.startsWith(`${entry.spec.name}.`) ? `${fieldName(path.slice(entry.spec.name.length + 1))}: ` : '';
+    // The part of the path inside the field, in words; a list position is named with the list ("Monitoring rule 1").
+    const inside = path !== entry.spec.name && path.startsWith(`${entry.spec.name}.`) ? path.slice(entry.spec.name.length + 1) : '';
+    const relative = inside ? `${fieldName(/^\d/.test(inside) ? `${entry.spec.name.split('.').pop()}.${inside}` : inside)}: ` : '';
     entry.errorEl.append(h('span', { class: 'msg' }, relative + humanText(message)));
     entry.errorEl.hidden = false;
     entry.wrapper.classList.add('invalid');

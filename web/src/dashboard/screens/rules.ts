@@ -95,7 +95,7 @@ export const screen: Screen = {
                       notify(`Rule ${r.is_active ? 'disabled' : 'enabled'}.`);
                       await list.reload();
                     },
-                    { label: `${r.is_active ? 'Disable' : 'Enable'} rule ${r.name ?? r.id.slice(0, 8)}` },
+                    { label: `${r.is_active ? 'Disable' : 'Enable'} rule ${ruleLabel(r)}` },
                   ),
                   button(
                     'Delete',
@@ -105,7 +105,7 @@ export const screen: Screen = {
                       notify('Rule deleted.');
                       await list.reload();
                     },
-                    { kind: 'danger', label: `Delete rule ${r.name ?? r.id.slice(0, 8)}` },
+                    { kind: 'danger', label: `Delete rule ${ruleLabel(r)}` },
                   ),
                 )
               : button('Edit on product', () => go('#/products'), { label: `Rule managed by product ${productName(r.product_id)}: open products` }),
