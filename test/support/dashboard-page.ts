@@ -12,8 +12,11 @@ import { system } from './hooks';
 
 export const dashboardUrl = () => `${system().url}/dashboard/`;
 
-/** Opens the dashboard and signs in with the keyboard only (type, Tab, type, Enter); waits for the first screen. */
-export async function signInWithKeyboard(page: Page, username: string, password: string): Promise<void> {
+/**
+ * Opens the dashboard and signs in with the keyboard only (type, Tab, type, Enter); waits for the first screen
+ * (the overview), then opens Products, where the suites start, unless `onOverview`.
+ */
+export async function signInWithKeyboard(page: Page, username: string, password: string, opts: { onOverview?: boolean } = {}): Promise<void> {
   await page.goto(dashboardUrl());
   await page.getByRole('heading', { name: 'Inventory dashboard' }).waitFor();
   // The username field has the focus when the sign-in form appears.
@@ -21,6 +24,10 @@ export async function signInWithKeyboard(page: Page, username: string, password:
   await page.keyboard.press('Tab');
   await page.keyboard.type(password);
   await page.keyboard.press('Enter');
+  await screenHeading(page, 'Overview').waitFor();
+  await settled(page);
+  if (opts.onOverview) return;
+  await page.evaluate(`window.location.hash = '#/products'`);
   await screenHeading(page, 'Products').waitFor();
   await settled(page);
 }

@@ -77,8 +77,9 @@ describe('dashboard (browser)', function () {
       await form.getByLabel('Max stock').fill('5');
       await form.getByRole('button', { name: 'Create product' }).click();
       await form.getByRole('alert').filter({ hasText: 'The engine config is invalid.' }).waitFor();
-      expect(await fieldError(form.getByLabel('Engine type'))).to.include("engine_type 'batch' does not match profile STANDARD");
-      expect(await fieldError(form.getByLabel('Max stock'))).to.include('max_stock must not be below min_stock');
+      // In words, not the API's field names (kit/messages.ts).
+      expect(await fieldError(form.getByLabel('Engine type'))).to.include("engine type 'batch' does not match profile STANDARD");
+      expect(await fieldError(form.getByLabel('Max stock'))).to.include('maximum stock must not be below minimum stock');
       expect(await form.getByLabel('SKU').getAttribute('aria-invalid')).to.equal(null);
       expect((await get(`/api/v1/product-models/?search=${sku}`, { token: company.token })).body.count).to.equal(0);
 

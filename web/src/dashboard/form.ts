@@ -8,8 +8,8 @@
 import { ApiError, type RequestOptions, type RetryNotice } from './api.js';
 import { Child, fill, h, uid } from './dom.js';
 import { newIdempotencyKey } from '../kit/ids.js';
-import { UNKNOWN_OUTCOME_TEXT, retryText } from '../kit/messages.js';
-import { DialogHandle, errorBox, openDialog } from './ui.js';
+import { UNKNOWN_OUTCOME_TEXT, fieldName, humanText, retryText } from '../kit/messages.js';
+import { DialogHandle, clearFormMessages, clearNotice, errorBox, openDialog, reveal } from './ui.js';
 
 export interface Option {
   value: string;
@@ -391,8 +391,10 @@ export class Form {
   }
 
   private fieldMessage(entry: FieldEntry, message: string, path: string): void {
-    const relative = path !== entry.spec.name && path.startsWith(`${entry.spec.name}.`) ? `${path.slice(entry.spec.name.length + 1)}: ` : '';
-    entry.errorEl.append(h('span', { class: 'msg' }, relative + message));
+    // The part of the path inside the field, in words; a list position is named with the list ("Monitoring rule 1").
+    const inside = path !== entry.spec.name && path.startsWith(`${entry.spec.name}.`) ? path.slice(entry.spec.name.length + 1) : '';
+    const relative = inside ? `${fieldName(/^\d/.test(inside) ? `${entry.spec.name.split('.').pop()}.${inside}` : inside)}: ` : '';
+    entry.errorEl.append(h('span', { class: 'msg' }, relative + humanText(message)));
     entry.errorEl.hidden = false;
     entry.wrapper.classList.add('invalid');
     for (const t of entry.control ? [entry.control] : entry.boxes) t.setAttribute('aria-invalid', 'true');
@@ -402,6 +404,9 @@ export class Form {
   /** Shows an error: field messages next to their fields, the rest in the form's error box; focuses the first. */
   showErrors(err: unknown): void {
     this.clearErrors();
+    // The newest message replaces the previous ones (the shell's notice, other forms' messages).
+    clearNotice();
+    clearFormMessages(this.errorSlot);
     const leftovers: [string, string][] = [];
     let placed = 0;
     const place = (original: string, message: string) => {
@@ -409,7 +414,7 @@ export class Form {
       const target = this.targetOf(path);
       if (target?.entry) this.fieldMessage(target.entry, message, path);
       else if (target?.group) {
-        target.group.append(h('span', { class: 'msg' }, path.includes('.') ? `${path.split('.').slice(1).join('.') || path}: ${message}` : message));
+        target.group.append(h('span', { class: 'msg' }, path.includes('.') ? `${fieldName(path.split('.').slice(1).join('.') || path)}: ${humanText(message)}` : humanText(message)));
         target.group.hidden = false;
       } else return leftovers.push([path, message]);
       placed++;
@@ -430,11 +435,17 @@ export class Form {
     }
     fill(this.errorSlot, box);
     const firstInvalid = this.el.querySelector<HTMLElement>('[aria-invalid="true"]');
-    (firstInvalid ?? this.errorSlot).focus();
+    // The message comes into view with the focus (the field's own message is next to it).
+    if (firstInvalid) {
+      firstInvalid.scrollIntoView({ block: 'center' });
+      firstInvalid.focus({ preventScroll: true });
+    } else reveal(this.errorSlot);
   }
 
   /** Shows `content` (a success message) in the form's message area. */
   showMessage(content: Child): void {
+    clearNotice();
+    clearFormMessages(this.errorSlot);
     fill(this.errorSlot, h('div', { class: 'form-message', role: 'status' }, content));
   }
 

@@ -19,6 +19,7 @@ import { screen as importExport } from './screens/import-export.js';
 import { screen as items } from './screens/items.js';
 import { screen as locations } from './screens/locations.js';
 import { screen as movements } from './screens/movements.js';
+import { screen as overview } from './screens/overview.js';
 import { screen as products } from './screens/products.js';
 import { screen as qrCodes } from './screens/qr-codes.js';
 import { screen as rules } from './screens/rules.js';
@@ -27,9 +28,10 @@ import { screen as stock } from './screens/stock.js';
 import { screen as users } from './screens/users.js';
 import { screen as workOrders } from './screens/work-orders.js';
 
-const SCREENS: Screen[] = [products, importExport, stock, movements, locations, items, batches, workOrders, qrCodes, rules, events, channels, deliveries, apiKeys, scanSessions, users, auditLog];
-const GROUPS: Screen['group'][] = ['Catalog', 'Stock', 'Operations', 'Monitoring', 'Administration'];
-const HOME = '#/products';
+const SCREENS: Screen[] = [overview, products, importExport, stock, movements, locations, items, batches, workOrders, qrCodes, rules, events, channels, deliveries, apiKeys, scanSessions, users, auditLog];
+const GROUPS: Screen['group'][] = ['Overview', 'Catalog', 'Stock', 'Operations', 'Monitoring', 'Administration'];
+/** The first screen after sign-in (docs/api/overview-and-appearance.md). */
+const HOME = '#/overview';
 const APP_TITLE = 'Inventory dashboard';
 
 const app = document.getElementById('app')!;

@@ -66,10 +66,10 @@ export function locationOptions(locations: Location[], empty?: string, only: (l:
   return out;
 }
 
-/** `id → label` for showing ids of a list by name. */
+/** `id → label` for showing ids of a list by name (people never read an id: one not loaded shows `unknown`). */
 export function names<T extends { id: string }>(records: T[], label: (r: T) => string): (id: string | null | undefined) => string {
   const map = new Map(records.map((r) => [r.id, label(r)]));
-  return (id) => (id ? (map.get(id) ?? id.slice(0, 8)) : '—');
+  return (id) => (id ? (map.get(id) ?? 'unknown') : '—');
 }
 
 /** How many matches a picker's search offers at once. */

@@ -17,7 +17,7 @@ export interface Screen {
   path: string;
   title: string;
   /** The navigation group it is listed under. */
-  group: 'Catalog' | 'Stock' | 'Operations' | 'Monitoring' | 'Administration';
+  group: 'Overview' | 'Catalog' | 'Stock' | 'Operations' | 'Monitoring' | 'Administration';
   adminOnly?: boolean;
   render(ctx: ScreenContext): Promise<void> | void;
 }

@@ -1,6 +1,7 @@
 /** Shared pieces of every screen: notices, the error display, buttons, dialogs, copy and secret fields. */
 import { ApiError } from './api.js';
 import { Child, fill, h, uid } from './dom.js';
+import { detailSentence, errorText, fieldName, humanText } from '../kit/messages.js';
 
 // ---------------------------------------------------------------------------------------------- notices
 
@@ -12,18 +13,40 @@ export function setNoticeRegion(el: HTMLElement): void {
   noticeRegion = el;
 }
 
-/** A short message above the screen; errors stay until dismissed, successes fade after a while. */
+/**
+ * Brings a message into view and gives it the focus, so that it is seen (and read out) wherever the reader was
+ * on the page (docs/api/overview-and-appearance.md).
+ */
+export function reveal(el: HTMLElement): void {
+  if (!el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
+  el.scrollIntoView({ block: 'center' });
+  el.focus({ preventScroll: true });
+}
+
+/** Removes the messages of forms, so that only the newest message shows (a form's own does the same: form.ts). */
+export function clearFormMessages(except?: Element): void {
+  for (const slot of document.querySelectorAll('.form-errors')) if (slot !== except && !slot.contains(except ?? null)) slot.replaceChildren();
+}
+
+/**
+ * A short message above the screen, replacing any previous one (and the forms' messages); errors stay until
+ * dismissed and are brought into view with the focus, successes fade after a while.
+ */
 export function notify(message: Child, kind: 'success' | 'error' | 'info' = 'success'): void {
   if (!noticeRegion) return;
   window.clearTimeout(noticeTimer);
+  clearFormMessages();
   const box = h(
     'div',
     { class: `notice notice-${kind}`, role: kind === 'error' ? 'alert' : undefined },
     h('div', { class: 'notice-text' }, message),
     h('button', { type: 'button', class: 'link', on: { click: () => clearNotice() } }, 'Dismiss'),
   );
+  // One alert: an error box inside the notice does not announce itself a second time.
+  for (const inner of box.querySelectorAll('.notice-text [role=alert]')) inner.removeAttribute('role');
   fill(noticeRegion, box);
-  if (kind !== 'error') noticeTimer = window.setTimeout(clearNotice, 10_000);
+  if (kind === 'error') reveal(box);
+  else noticeTimer = window.setTimeout(clearNotice, 10_000);
 }
 
 export function clearNotice(): void {
@@ -31,17 +54,11 @@ export function clearNotice(): void {
   if (noticeRegion) noticeRegion.replaceChildren();
 }
 
-/** The message of any thrown value. */
+/** The message of any thrown value; an API error's in words for people (kit/messages.ts). */
 export function messageOf(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
+  if (err instanceof ApiError) return errorText(err.code, err.message);
   if (err instanceof Error) return err.message;
   return String(err);
-}
-
-/** Details values that are not a plain field message (arrays, objects) as readable text. */
-function detailText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
 }
 
 export interface ErrorBoxOptions {
@@ -65,17 +82,18 @@ export function errorBox(err: unknown, opts: ErrorBoxOptions = {}): HTMLElement 
   const box = h('div', { class: 'error-box', role: 'alert' }, title);
   let rows: HTMLElement[] = [];
   if (opts.details) {
-    rows = opts.details.map(([key, text]) => h('li', null, key ? [h('code', null, key), ': '] : null, text));
+    rows = opts.details.map(([key, text]) => h('li', null, key ? `${fieldName(key)}: ${humanText(text)}` : text));
   } else if (err instanceof ApiError) {
     const skip = new Set(opts.skip ?? []);
+    // Details that the message of the code already says in words are not repeated.
     rows = Object.entries(err.body.details ?? {})
-      .filter(([key]) => !skip.has(key))
-      .map(([key, value]) => h('li', null, h('code', null, key), ': ', detailText(value)));
+      .filter(([key]) => !skip.has(key) && !(err.code === 'channel_inactive' && key === 'is_active'))
+      .map(([key, value]) => h('li', null, detailSentence(key, value)));
   }
   if (rows.length) box.append(h('ul', null, rows));
   if (err instanceof ApiError) {
     if (err.body.retry_after) box.append(h('p', null, `Try again in ${err.body.retry_after} s.`));
-    if (err.requestId) box.append(h('p', { class: 'muted small' }, `Code ${err.code} · request id `, h('code', null, err.requestId)));
+    if (err.requestId) box.append(h('p', { class: 'muted small' }, 'For support: request id ', h('code', null, err.requestId), ` (${err.code})`));
   }
   return box;
 }

@@ -1,7 +1,7 @@
 /**
  * The ledger as a list: newest first (server sequence) unless `ordering` says otherwise, filtered, one page at
  * a time. Each entry comes with the names of who booked it (docs/api/scanning.md): the user, or the API key;
- * for a key minted by a QR scan the code and the user who signed in inside the widget. Joined by primary key
+ * for a key minted by a QR scan the code and the user who signed in inside the widget; the batch's code. Joined by primary key
  * in the page's statement.
  */
 import { QueryTypes, Sequelize } from 'sequelize';
@@ -21,6 +21,7 @@ export interface LedgerEntryRow extends MovementRow {
   scan_user_id: string | null;
   scan_username: string | null;
   scan_user_email: string | null;
+  batch_code: string | null;
 }
 
 export interface MovementFilters extends PageRequest, NamedFilters {
@@ -63,11 +64,13 @@ export function movementListStatements(identity: Identity, f: MovementFilters) {
     page: `SELECT m.*,
             u.username AS actor_username, u.email AS actor_email,
             k.name AS actor_key_name, k.prefix AS actor_key_prefix, k.qr_code AS actor_qr_code,
-            su.id AS scan_user_id, su.username AS scan_username, su.email AS scan_user_email
+            su.id AS scan_user_id, su.username AS scan_username, su.email AS scan_user_email,
+            b.code AS batch_code
        FROM stock_movements m
        LEFT JOIN users u ON m.actor_kind = 'user' AND u.id = m.actor_id AND u.company_id = m.company_id
        LEFT JOIN api_keys k ON m.actor_kind = 'api_key' AND k.id = m.actor_id AND k.company_id = m.company_id
        LEFT JOIN users su ON su.id = k.scan_user_id
+       LEFT JOIN batches b ON b.id = m.batch_id AND b.company_id = m.company_id
       WHERE ${condition}
       ORDER BY ${orderBySql(MOVEMENT_ORDERING, f.ordering)}
       LIMIT ${limit} OFFSET ${offset}`,

@@ -83,7 +83,20 @@ export interface StockFilters extends PageRequest, Omit<NamedFilters, 'batch_cod
   product_id?: string;
   location_id?: string;
   search?: string;
+  /** Products whose engine config sets a min_stock that their total (as this list counts it) is below. */
+  below_min?: boolean;
   ordering?: OrderTerm[];
+}
+
+/**
+ * The conditions on stock_balances (alias `alias`) of the stock list's totals: the location filter and the named
+ * location filters, their values appended to `bind`.
+ */
+function balanceConditions(filters: StockFilters, bind: unknown[], alias: string): string {
+  bind.push(filters.location_id ?? null);
+  const location = `$${bind.length}::uuid`;
+  const named = boundNamedFilters(filters, { location_name: `${alias}.location_id` }, bind);
+  return [`${alias}.company_id = $1`, `(${location} IS NULL OR ${alias}.location_id = ${location})`, ...named].join(' AND ');
 }
 
 /** A page of products (optionally one) with their stock totals; breakdowns are fetched for that page. */
@@ -97,20 +110,24 @@ export async function stockLevelsPage(sequelize: Sequelize, identity: Identity, 
     bind.push(likePattern(filters.search));
     productWhere.push(`(p.sku ILIKE $${bind.length} OR p.name ILIKE $${bind.length})`);
   }
+  if (filters.below_min !== undefined) {
+    // The same total the row shows, compared with the product's min_stock (partial index, migration 0020).
+    const total = `COALESCE((SELECT SUM(bm.quantity) FROM stock_balances bm WHERE bm.product_id = p.id AND ${balanceConditions(filters, bind, 'bm')}), 0)`;
+    const below = `(p.engine_config ? 'min_stock' AND ${total} < (p.engine_config->>'min_stock')::numeric)`;
+    productWhere.push(filters.below_min ? below : `NOT ${below}`);
+  }
   const productCondition = ['p.company_id = $1', '($2::uuid IS NULL OR p.id = $2::uuid)', ...productWhere].join(' AND ');
   const countBind = [...bind];
-  bind.push(filters.location_id ?? null);
-  const location = `$${bind.length}::uuid`;
-  const balanceWhere = boundNamedFilters(filters, { location_name: 'location_id' }, bind);
+  const balanceWhere = balanceConditions(filters, bind, 'sb');
   // The page and the count are separate statements, so that a page walks the sort's index (migration 0016).
   const [rows, [{ n }]] = await Promise.all([
     sequelize.query<ProductStockRow>(
       `SELECT p.id, p.sku, p.name, p.profile, p.engine_config->>'engine_type' AS engine_type, p.unit, p.decimals,
               COALESCE(s.quantity, 0)::text AS quantity
          FROM product_models p
-         LEFT JOIN (SELECT product_id, SUM(quantity) AS quantity FROM stock_balances
-                     WHERE company_id = $1 AND (${location} IS NULL OR location_id = ${location}) ${balanceWhere.map((w) => `AND ${w}`).join(' ')}
-                     GROUP BY product_id) s ON s.product_id = p.id
+         LEFT JOIN (SELECT sb.product_id, SUM(sb.quantity) AS quantity FROM stock_balances sb
+                     WHERE ${balanceWhere}
+                     GROUP BY sb.product_id) s ON s.product_id = p.id
         WHERE ${productCondition}
         ORDER BY ${orderBySql(STOCK_ORDERING, filters.ordering)}
         LIMIT ${limit} OFFSET ${offset}`,

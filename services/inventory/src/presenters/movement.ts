@@ -43,7 +43,7 @@ export function presentLedgerEntry(m: LedgerEntryRow) {
           qr_code: m.actor_qr_code,
           user: user(m.scan_user_id, m.scan_username, m.scan_user_email),
         };
-  return { ...presentMovement(m), actor };
+  return { ...presentMovement(m), batch_code: m.batch_code, actor };
 }
 
 /** What a ledger entry books, as both `presentMovement` and the export's movement rows (routes/export/responses.ts) show it. */
@@ -73,6 +73,7 @@ const ledgerUser = Joi.object({ id: uuid.required(), username: Joi.string().requ
 /** The answer schema of `presentLedgerEntry` (OpenAPI). */
 export const ledgerEntrySchema = movementSchema
   .keys({
+    batch_code: Joi.string().allow(null).required().description('The code of `batch_id` (null without a batch).'),
     actor: Joi.object({
       kind: Joi.string().valid('user', 'api_key').required(),
       id: uuid.required(),

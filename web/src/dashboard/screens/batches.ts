@@ -33,7 +33,8 @@ export const screen: Screen = {
       sort: { field: 'expiration_date', descending: false },
       caption: 'Batches',
       empty: 'No batches match.',
-      initial: { product_id: query.get('product_id') ?? '' },
+      // The overview links here with `has_stock` and `expires_before` (docs/api/overview-and-appearance.md).
+      initial: Object.fromEntries(['product_id', 'has_stock', 'expires_before'].map((k) => [k, query.get(k) ?? ''])),
       filters: [
         { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All batch products', isBatch), lookup: productLookup('All batch products', isBatch) },
         { name: 'has_stock', label: 'Stock', type: 'select', options: [{ value: '', label: 'With or without stock' }, { value: 'true', label: 'With stock' }, { value: 'false', label: 'Empty' }] },
@@ -64,7 +65,7 @@ export const screen: Screen = {
                   }),
                 { label: `Edit batch ${b.code}` },
               ),
-              button('Movements', () => go(`#/movements?batch_id=${b.id}`), { label: `Movements of batch ${b.code}` }),
+              button('Movements', () => go(`#/movements?batch_code=${encodeURIComponent(b.code)}`), { label: `Movements of batch ${b.code}` }),
             ),
         },
       ],

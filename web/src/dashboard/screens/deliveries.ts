@@ -42,7 +42,7 @@ export function deliveriesList(opts: { channelId?: string; channels?: { id: stri
   const names = new Map((opts.channels ?? []).map((c) => [c.id, c.name]));
   const columns: Column<Delivery>[] = [
     { label: 'Created', cell: (d) => time(d.created_at) },
-    ...(opts.channelId ? [] : [{ label: 'Channel', cell: (d: Delivery) => h('a', { href: `#/channels/${d.channel_id}` }, names.get(d.channel_id) ?? d.channel_id.slice(0, 8)) }]),
+    ...(opts.channelId ? [] : [{ label: 'Channel', cell: (d: Delivery) => h('a', { href: `#/channels/${d.channel_id}` }, names.get(d.channel_id) ?? 'unknown channel') }]),
     { label: 'Event', cell: (d) => d.event_type },
     { label: 'Status', cell: (d) => statusBadge(d.status) },
     { label: 'Attempts', cell: (d) => `${d.attempt_count} of ${d.max_attempts}`, class: 'num' },

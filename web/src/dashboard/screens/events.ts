@@ -1,10 +1,11 @@
 /** The event log: what monitoring found, newest first; an OPEN event can be resolved or ignored. */
-import { post } from '../api.js';
+import { getAll, post } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
 import { PagedList } from '../list.js';
 import { SEVERITIES, loadProducts, names, productLabel, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, notify, screenHeader, statusBadge } from '../ui.js';
+import { ruleLabel } from '../../kit/messages.js';
 import type { Schema } from '../../kit/api-types.js';
 
 type EventEntry = Schema<'Event'>;
@@ -19,15 +20,17 @@ export const screen: Screen = {
     root.append(
       screenHeader('Events', 'Opened by monitor runs when a rule holds. Resolve an event once handled, or ignore it; a run closes events whose condition has cleared.'),
     );
-    const products = await loadProducts();
+    const [products, rules] = await Promise.all([loadProducts(), getAll<Schema<'MonitoringRule'>>('/api/v1/monitoring-rules/')]);
     const productName = names(products, productLabel);
+    const ruleName = names(rules, ruleLabel);
     const list: PagedList<EventEntry> = new PagedList<EventEntry>({
       path: '/api/v1/events/',
       search: 'Search message',
       sort: { field: 'created_at', descending: true },
       caption: 'Events',
       empty: 'No events match.',
-      initial: { status: query.get('status') ?? 'OPEN', product_id: query.get('product_id') ?? '' },
+      // The overview links here with `status` and `severity` (docs/api/overview-and-appearance.md).
+      initial: { status: query.get('status') ?? 'OPEN', severity: query.get('severity') ?? '', product_id: query.get('product_id') ?? '' },
       filters: [
         { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, 'OPEN', 'RESOLVED', 'IGNORED'] },
         { name: 'severity', label: 'Severity', type: 'select', options: [{ value: '', label: 'Any severity' }, ...SEVERITIES] },
@@ -40,7 +43,7 @@ export const screen: Screen = {
       columns: [
         { label: 'Opened', sort: 'created_at', cell: (e) => time(e.created_at) },
         { label: 'Severity', sort: 'severity', cell: (e) => statusBadge(e.severity) },
-        { label: 'Trigger', cell: (e) => e.trigger_type },
+        { label: 'Rule', cell: (e) => [ruleName(e.rule_id), h('br'), h('span', { class: 'muted small' }, e.trigger_type)] },
         { label: 'Product', cell: (e) => productName(e.product_id) },
         { label: 'Message', cell: (e) => e.message, class: 'wide' },
         { label: 'Status', sort: 'status', cell: (e) => [statusBadge(e.status), e.status_changed_at ? [' ', h('span', { class: 'muted small' }, time(e.status_changed_at))] : null] },

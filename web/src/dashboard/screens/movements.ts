@@ -1,4 +1,4 @@
-/** The movement ledger, newest first, with its filters (product, location, kind, batch, time range). */
+/** The movement ledger, newest first, with its filters (product, location, kind, batch code, time range). */
 import { fromLocalInput, h, time } from '../dom.js';
 import { PagedList } from '../list.js';
 import { loadLocations, loadProducts, locationLookup, locationOptions, names, productLookup, productOptions } from '../model.js';
@@ -27,12 +27,14 @@ export const screen: Screen = {
       sort: { field: 'created_at', descending: true },
       caption: 'Movements',
       empty: 'No movements match.',
-      initial: Object.fromEntries(['product_id', 'location_id', 'kind', 'batch_id'].map((k) => [k, query.get(k) ?? ''])),
+      initial: Object.fromEntries(['product_id', 'location_id', 'kind', 'batch_code'].map((k) => [k, query.get(k) ?? ''])),
+      // Older links name the batch by id; it stays a fixed filter of the list.
+      fixed: query.get('batch_id') ? { batch_id: query.get('batch_id') } : undefined,
       filters: [
         { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products'), lookup: productLookup('All products') },
         { name: 'location_id', label: 'Location (either side)', type: 'select', options: locationOptions(locations, 'All locations', () => true), lookup: locationLookup('All locations', () => true) },
         { name: 'kind', label: 'Kind', type: 'select', options: [{ value: '', label: 'Any kind' }, ...KINDS] },
-        { name: 'batch_id', label: 'Batch id', placeholder: 'UUID' },
+        { name: 'batch_code', label: 'Batch code' },
         { name: 'created_after', label: 'From', type: 'datetime-local' },
         { name: 'created_before', label: 'Until', type: 'datetime-local' },
       ],
@@ -40,7 +42,7 @@ export const screen: Screen = {
         product_id: v.product_id,
         location_id: v.location_id,
         kind: v.kind,
-        batch_id: String(v.batch_id ?? '').trim(),
+        batch_code: String(v.batch_code ?? '').trim(),
         created_after: fromLocalInput(v.created_after),
         created_before: fromLocalInput(v.created_before),
       }),
@@ -56,7 +58,7 @@ export const screen: Screen = {
           class: 'num',
           cell: (m) => [
             String(m.quantity),
-            m.batch_id ? [h('br'), h('span', { class: 'muted small' }, 'batch ', h('code', null, m.batch_id.slice(0, 8)))] : null,
+            m.batch_id ? [h('br'), h('span', { class: 'muted small' }, 'batch ', h('strong', null, m.batch_code ?? 'unknown'))] : null,
             m.item_ids ? [h('br'), h('span', { class: 'muted small' }, `${m.item_ids.length} item(s)`)] : null,
           ],
         },

@@ -7,6 +7,7 @@ import { h } from '../dom.js';
 import { FieldGroup, FieldSpec, Form, Values, compact, formDialog, inputValue, num, text } from '../form.js';
 import { ACTIVE_FILTER, PagedList } from '../list.js';
 import { SEVERITIES, loadProducts, names, productLabel, productOptions } from '../model.js';
+import { ruleLabel } from '../../kit/messages.js';
 import type { Screen } from '../screen.js';
 import { actions, activeBadge, button, confirmAction, notify, panel, screenHeader, statusBadge } from '../ui.js';
 import type { Schema } from '../../kit/api-types.js';
@@ -75,7 +76,7 @@ export const screen: Screen = {
       ],
       columns: [
         { label: 'Product', cell: (r) => productName(r.product_id), class: 'wide' },
-        { label: 'Rule', sort: 'trigger_type', cell: (r) => [h('strong', null, r.trigger_type), r.name ? ` · ${r.name}` : ''] },
+        { label: 'Rule', sort: 'trigger_type', cell: (r) => [h('strong', null, r.trigger_type), r.name ? ` · ${ruleLabel(r)}` : ''] },
         { label: 'Condition', cell: condition },
         { label: 'Severity', sort: 'severity', cell: (r) => statusBadge(r.severity) },
         { label: 'Source', sort: 'source', cell: (r) => SOURCES[r.source] ?? r.source },
@@ -86,7 +87,7 @@ export const screen: Screen = {
           cell: (r) =>
             r.editable
               ? actions(
-                  button('Edit', () => editRule(r), { label: `Edit rule ${r.name ?? r.id.slice(0, 8)}` }),
+                  button('Edit', () => editRule(r), { label: `Edit rule ${ruleLabel(r)}` }),
                   button(
                     r.is_active ? 'Disable' : 'Enable',
                     async () => {
@@ -94,7 +95,7 @@ export const screen: Screen = {
                       notify(`Rule ${r.is_active ? 'disabled' : 'enabled'}.`);
                       await list.reload();
                     },
-                    { label: `${r.is_active ? 'Disable' : 'Enable'} rule ${r.name ?? r.id.slice(0, 8)}` },
+                    { label: `${r.is_active ? 'Disable' : 'Enable'} rule ${ruleLabel(r)}` },
                   ),
                   button(
                     'Delete',
@@ -104,7 +105,7 @@ export const screen: Screen = {
                       notify('Rule deleted.');
                       await list.reload();
                     },
-                    { kind: 'danger', label: `Delete rule ${r.name ?? r.id.slice(0, 8)}` },
+                    { kind: 'danger', label: `Delete rule ${ruleLabel(r)}` },
                   ),
                 )
               : button('Edit on product', () => go('#/products'), { label: `Rule managed by product ${productName(r.product_id)}: open products` }),

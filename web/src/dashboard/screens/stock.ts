@@ -136,10 +136,12 @@ export const screen: Screen = {
       sort: { field: 'name', descending: false },
       caption: 'Stock levels',
       empty: 'No stock matches.',
-      initial: { product_id: initialProduct },
+      // The overview links here with `below_min=true` (docs/api/overview-and-appearance.md).
+      initial: { product_id: initialProduct, location_id: query.get('location_id') ?? '', below_min: query.get('below_min') ?? '' },
       filters: [
         { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products') },
         { name: 'location_id', label: 'Location', type: 'select', options: locationOptions(locations, 'All locations'), help: 'Totals then count this location only.' },
+        { name: 'below_min', label: 'Minimum stock', type: 'select', options: [{ value: '', label: 'Any level' }, { value: 'true', label: 'Below minimum' }, { value: 'false', label: 'At or above minimum, or none set' }] },
       ],
       columns: [
         { label: 'Product', sort: 'name', cell: (s) => [h('strong', null, s.sku), ' ', s.name], class: 'wide' },

@@ -13,7 +13,8 @@ export const stockOperations = operations({
   summary: 'Stock levels per product',
   description:
     'Calculated from the ledger, per product (by name) with its total and the stock at each physical location. With `location_id` ' +
-    'the totals count that location only. Filter ids of another company answer 403, unknown ones 404.',
+    'the totals count that location only. `below_min=true` keeps the products whose total is below their `engine_config.min_stock` ' +
+    '(the overview of docs/api/overview-and-appearance.md counts them). Filter ids of another company answer 403, unknown ones 404.',
   security: 'bearer',
   request: { query: stockQuery },
   responses: { 200: { description: 'One page of stock levels.', schema: stockLevelPageSchema } },
