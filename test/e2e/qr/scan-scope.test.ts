@@ -86,6 +86,13 @@ const CASES: Case[] = [
   { what: 'GET /{id}/ of the target product', request: (w) => ['GET', `/api/v1/widget/${w.product.id}/`], outcome: everywhere(200) },
   { what: 'GET /{id}/ of another product', request: (w) => ['GET', `/api/v1/widget/${w.other.id}/`], outcome: everywhere('access_denied') },
   {
+    what: 'GET /{id}/history/ of the target product',
+    request: (w) => ['GET', `/api/v1/widget/${w.product.id}/history/`],
+    outcome: everywhere(200),
+    check: (res, w) => expect(res.body.product_id).to.equal(w.product.id),
+  },
+  { what: 'GET /{id}/history/ of another product', request: (w) => ['GET', `/api/v1/widget/${w.other.id}/history/`], outcome: everywhere('access_denied') },
+  {
     what: 'POST /{id}/transaction/ of the target product',
     request: (w) => ['POST', `/api/v1/widget/${w.product.id}/transaction/`, { operation: 'add', quantity: 1, location_id: w.here.id, reason: 'scan' }],
     outcome: booking,
