@@ -6,6 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
+import { stockHistoryStatement } from '@pi/inventory/dist/src/sql/stock-history';
 import { get } from '../../support/api';
 import { expectAccessDenied, expectNotFound, expectValidationError } from '../../support/assertions';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, buildUser } from '../../support/builders';
@@ -192,5 +194,35 @@ describe('GET /api/v1/widget/{id}/history/', () => {
     expectValidationError(await get(`/api/v1/widget/${w.product.id}/history/?interval=hour`, { apiKey: w.company.apiKey }), 'interval');
     expectValidationError(await get(`/api/v1/widget/${w.product.id}/history/?location_id=${w.north}`, { apiKey: w.company.apiKey }), 'location_id');
     expectValidationError(await get('/api/v1/widget/not-a-uuid/history/', { apiKey: w.company.apiKey }), 'id');
+  });
+});
+
+describe('stock history on 50,000 movements: the ledger is read through an index', function () {
+  this.timeout(300_000);
+
+  it('EXPLAINs to index scans of the ledger (the product’s movements, or the location’s), never a sequential scan', async () => {
+    const company = await buildCompany();
+    const products = [];
+    for (let i = 0; i < 20; i++) products.push((await buildProduct(company)).id);
+    const shelf = await buildLocation(company);
+    const virtual = await query<{ id: string; name: string }>(`SELECT id, name FROM locations WHERE company_id = $1 AND type = 'VIRTUAL' ORDER BY name`, [company.id]);
+    // Between the two VIRTUAL locations, which keep no balances, spread over 20 products and 500 days.
+    await query(
+      `INSERT INTO stock_movements (company_id, product_id, kind, from_location_id, to_location_id, quantity, reason, actor_kind, actor_id, created_at)
+       SELECT $1, ($2::uuid[])[1 + i % 20], 'ADD', $3, $4, 1 + i % 7, 'seeded', 'user', $5, now() - (i % 500) * interval '1 day'
+         FROM generate_series(1, 50000) i`,
+      [company.id, products, virtual[0].id, virtual[1].id, company.admin.id],
+    );
+    await query('ANALYZE stock_movements');
+    await query('ANALYZE locations');
+    for (const [interval, firstPeriod] of [['day', daysAgo(399)], ['month', '2020-01-01']] as const) {
+      for (const locationId of [undefined, shelf.id]) {
+        const { sql, bind } = stockHistoryStatement({ companyId: company.id, productId: products[3], locationId, interval, firstPeriod, lastPeriod: interval === 'day' ? today() : `${today().slice(0, 8)}01` });
+        const plan = (await system().db.sequelize.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, { bind, type: QueryTypes.SELECT })).map((r) => r['QUERY PLAN']).join('\n');
+        // The product's movements, or (with a location, when the planner finds that narrower) the location's.
+        expect(plan, plan).to.match(locationId ? /stock_movements_(product_seq|from|to)_idx/ : /stock_movements_product_seq_idx/);
+        expect(plan, plan).not.to.match(/Seq Scan on stock_movements/);
+      }
+    }
   });
 });

@@ -55,10 +55,13 @@ SELECT to_char(p.period, 'YYYY-MM-DD') AS period, (SUM(COALESCE(mv.delta, 0)) OV
   FROM periods p LEFT JOIN moves mv USING (period)
  ORDER BY p.period`;
 
+/** The statement and its parameters (a test EXPLAINs them: the ledger is read through an index). */
+export function stockHistoryStatement(r: HistoryRange): { sql: string; bind: unknown[] } {
+  return { sql: STOCK_HISTORY_SQL, bind: [r.companyId, r.productId, r.locationId ?? null, r.firstPeriod, r.lastPeriod, r.interval] };
+}
+
 /** One row per period, oldest first. */
 export function stockHistoryRows(sequelize: Sequelize, r: HistoryRange): Promise<HistoryRow[]> {
-  return sequelize.query<HistoryRow>(STOCK_HISTORY_SQL, {
-    bind: [r.companyId, r.productId, r.locationId ?? null, r.firstPeriod, r.lastPeriod, r.interval],
-    type: QueryTypes.SELECT,
-  });
+  const { sql, bind } = stockHistoryStatement(r);
+  return sequelize.query<HistoryRow>(sql, { bind, type: QueryTypes.SELECT });
 }
