@@ -5,8 +5,8 @@
  */
 import { expect } from 'chai';
 import { BrowserPage, DESKTOP, PHONE, pageProblems, screenshotChecked, useBrowser } from '../../support/browser';
-import { addStock, buildCompany, buildLocation, buildProduct, configuredCode, unique } from '../../support/builders';
-import { DASHBOARD_CHECKS, goTo, screenHeading, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
+import { addStock, buildCompany, buildLocation, buildProduct, buildUser, configuredCode, unique } from '../../support/builders';
+import { DASHBOARD_CHECKS, screenHeading, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
 import { ScanGateway, WIDGET_CHECKS, startScanGateway } from '../../support/pages';
 
 describe('stock history in the pages (browser)', function () {
@@ -74,16 +74,21 @@ describe('stock history in the pages (browser)', function () {
     expect(unexpectedProblems(bp)).to.deep.equal([]);
   });
 
-  it('fits the chart and its summary into a phone’s width', async () => {
+  it('fits the chart and its summary into a phone’s width, for a viewer who opens the product by its name', async () => {
     const { company, product } = await stocked();
+    const viewer = await buildUser(company, { role: 'viewer' });
     const { page } = bp;
     await page.setViewportSize(PHONE);
-    await signInWithKeyboard(page, company.admin.username, company.admin.password);
-    await goTo(page, `#/products/${product.id}`, `${product.sku} — ${product.name}`);
+    await signInWithKeyboard(page, viewer.username, viewer.password);
+    await page.getByRole('link', { name: product.name }).click();
+    await screenHeading(page, `${product.sku} — ${product.name}`).waitFor();
+    await settled(page);
     const width = await chartWidth();
     expect(width).to.be.at.most(PHONE.width);
     expect(width).to.be.greaterThan(200);
     expect(await page.locator('.history-summary').textContent()).to.match(/^Now 15 pcs \(/);
+    await page.locator('summary', { hasText: 'Table of the balances' }).click();
+    expect(await page.locator('.history-table tbody tr').first().textContent()).to.include('15 pcs');
     await screenshotChecked(page, 'stock-history-phone', DASHBOARD_CHECKS);
     expect(unexpectedProblems(bp)).to.deep.equal([]);
   });

@@ -82,7 +82,7 @@ export async function renderProductPage({ root, id, go }: ScreenContext): Promis
       summary,
       problem,
       h('figure', { class: 'history-figure' }, chartBox),
-      h('details', { class: 'panel' }, h('summary', null, 'Table of the balances'), h('div', { class: 'panel-body' }, table)),
+      h('details', { class: 'panel history-details' }, h('summary', null, 'Table of the balances'), h('div', { class: 'panel-body' }, table)),
     ),
   );
   await load();

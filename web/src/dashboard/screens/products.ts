@@ -125,7 +125,8 @@ function renderList({ root, go }: ScreenContext): void {
     ],
     columns: [
       { label: 'SKU', sort: 'sku', cell: (p) => h('strong', null, p.sku) },
-      { label: 'Name', sort: 'name', cell: (p) => p.name, class: 'wide' },
+      // The name opens the product's page (its stock over time), for every role: a viewer has no row actions.
+      { label: 'Name', sort: 'name', cell: (p) => h('a', { href: `#/products/${p.id}` }, p.name), class: 'wide' },
       { label: 'Barcode', cell: (p) => (p.barcode ? h('code', null, p.barcode) : '—') },
       { label: 'Profile', cell: (p) => `${p.profile} · ${p.engine_type}` },
       { label: 'Unit', cell: (p) => (p.decimals ? `${p.unit}, ${p.decimals} decimals` : p.unit) },
