@@ -90,6 +90,8 @@ interface FilterCase {
 const CASES: FilterCase[] = [
   { path: '/api/v1/stock/', filter: 'product_id', record: 'product', auth: 'bearer' },
   { path: '/api/v1/stock/', filter: 'location_id', record: 'location', auth: 'bearer' },
+  { path: '/api/v1/stock/history/', filter: 'product_id', record: 'product', auth: 'bearer' },
+  { path: '/api/v1/stock/history/', filter: 'location_id', record: 'location', auth: 'bearer', with: (own) => ({ product_id: own.product }) },
   { path: '/api/v1/movements/', filter: 'product_id', record: 'product', auth: 'bearer' },
   { path: '/api/v1/movements/', filter: 'location_id', record: 'location', auth: 'bearer' },
   { path: '/api/v1/movements/', filter: 'batch_id', record: 'batch', auth: 'bearer' },

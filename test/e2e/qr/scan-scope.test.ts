@@ -154,6 +154,14 @@ const CASES: Case[] = [
     request: (w) => ['POST', '/api/v1/widget/lock_qr/', { code: w.code }],
     outcome: { read: 'permission_denied', book: 'access_denied', staff: 'access_denied' },
   },
+  // Last, since the tests below name the cases above by their index.
+  {
+    what: 'GET /{id}/history/ of the target product',
+    request: (w) => ['GET', `/api/v1/widget/${w.product.id}/history/`],
+    outcome: everywhere(200),
+    check: (res, w) => expect(res.body.product_id).to.equal(w.product.id),
+  },
+  { what: 'GET /{id}/history/ of another product', request: (w) => ['GET', `/api/v1/widget/${w.other.id}/history/`], outcome: everywhere('access_denied') },
 ];
 
 async function send(key: string, [method, path, body]: ReturnType<Case['request']>) {

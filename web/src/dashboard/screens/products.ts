@@ -1,14 +1,15 @@
 /**
  * Products: the catalog, and the product form with its engine config. The engine config is edited field by
  * field (plus the monitoring rules as JSON), so that each of the server's `validation_errors` appears next to
- * the field it names.
+ * the field it names. A product's own page (its stock over time) is product-page.ts.
  */
 import { del, patch, post } from '../api.js';
 import { h } from '../dom.js';
 import { FieldError, FieldSpec, Form, FieldGroup, Values, compact, formDialog, inputValue, num, text } from '../form.js';
 import { ACTIVE_FILTER, PagedList } from '../list.js';
 import { DIMENSIONAL_UNITS, ENGINE_OF, ENGINE_TYPES, PROFILES, Product, Profile } from '../model.js';
-import type { Screen } from '../screen.js';
+import type { Screen, ScreenContext } from '../screen.js';
+import { renderProductPage } from './product-page.js';
 import { actions, activeBadge, button, confirmAction, notify, panel, screenHeader } from '../ui.js';
 
 /** The numeric keys of an engine config. */
@@ -110,78 +111,83 @@ function editProduct(product: Product, done: () => void): void {
   });
 }
 
+function renderList({ root, go }: ScreenContext): void {
+  const list: PagedList<Product> = new PagedList<Product>({
+    path: '/api/v1/product-models/',
+    search: 'Search SKU or name',
+    sort: { field: 'name', descending: false },
+    caption: 'Products',
+    empty: 'No products yet: create the first one above.',
+    filters: [
+      { name: 'barcode', label: 'Barcode', type: 'search' },
+      { name: 'profile', label: 'Profile', type: 'select', options: [{ value: '', label: 'Any profile' }, ...PROFILES] },
+      ACTIVE_FILTER,
+    ],
+    columns: [
+      { label: 'SKU', sort: 'sku', cell: (p) => h('strong', null, p.sku) },
+      // The name opens the product's page (its stock over time), for every role: a viewer has no row actions.
+      { label: 'Name', sort: 'name', cell: (p) => h('a', { href: `#/products/${p.id}` }, p.name), class: 'wide' },
+      { label: 'Barcode', cell: (p) => (p.barcode ? h('code', null, p.barcode) : '—') },
+      { label: 'Profile', cell: (p) => `${p.profile} · ${p.engine_type}` },
+      { label: 'Unit', cell: (p) => (p.decimals ? `${p.unit}, ${p.decimals} decimals` : p.unit) },
+      { label: 'Status', cell: (p) => activeBadge(p.is_active) },
+      {
+        label: 'Actions',
+        class: 'actions',
+        cell: (p) =>
+          actions(
+            button('Edit', () => editProduct(p, () => list.reload()), { label: `Edit ${p.sku}` }),
+            button('History', () => go(`#/products/${p.id}`), { label: `Stock history of ${p.sku}` }),
+            button('Stock', () => go(`#/stock?product_id=${p.id}`), { label: `Stock of ${p.sku}` }),
+            button(
+              p.is_active ? 'Deactivate' : 'Activate',
+              async () => {
+                await patch(`/api/v1/product-models/${p.id}/`, { is_active: !p.is_active });
+                notify(`${p.sku} ${p.is_active ? 'deactivated' : 'activated'}.`);
+                await list.reload();
+              },
+              { label: `${p.is_active ? 'Deactivate' : 'Activate'} ${p.sku}` },
+            ),
+            button(
+              'Delete',
+              async () => {
+                const ok = await confirmAction(`Delete ${p.sku}?`, 'Products that stock, rules or QR codes refer to cannot be deleted; deactivate them instead.', 'Delete product');
+                if (!ok) return;
+                await del(`/api/v1/product-models/${p.id}/`);
+                notify(`${p.sku} deleted.`);
+                await list.reload();
+              },
+              { kind: 'danger', label: `Delete ${p.sku}` },
+            ),
+          ),
+      },
+    ],
+  });
+
+  const form = new Form({
+    label: 'New product',
+    fields: productFields(),
+    submitLabel: 'Create product',
+    onSubmit: async (values) => {
+      const created = await post<Product>('/api/v1/product-models/', productBody(values));
+      notify(`Product ${created.sku} created.`);
+      await list.reload();
+    },
+  });
+  followProfile(form);
+
+  root.append(
+    screenHeader('Products', 'The catalog: each product has a profile (how its stock is tracked) and an engine config.'),
+    panel('New product', form.el),
+    list.el,
+  );
+  void list.load();
+}
+
 export const screen: Screen = {
   path: 'products',
   title: 'Products',
   group: 'Catalog',
-  render({ root, go }) {
-    const list: PagedList<Product> = new PagedList<Product>({
-      path: '/api/v1/product-models/',
-      search: 'Search SKU or name',
-      sort: { field: 'name', descending: false },
-      caption: 'Products',
-      empty: 'No products yet: create the first one above.',
-      filters: [
-        { name: 'barcode', label: 'Barcode', type: 'search' },
-        { name: 'profile', label: 'Profile', type: 'select', options: [{ value: '', label: 'Any profile' }, ...PROFILES] },
-        ACTIVE_FILTER,
-      ],
-      columns: [
-        { label: 'SKU', sort: 'sku', cell: (p) => h('strong', null, p.sku) },
-        { label: 'Name', sort: 'name', cell: (p) => p.name, class: 'wide' },
-        { label: 'Barcode', cell: (p) => (p.barcode ? h('code', null, p.barcode) : '—') },
-        { label: 'Profile', cell: (p) => `${p.profile} · ${p.engine_type}` },
-        { label: 'Unit', cell: (p) => (p.decimals ? `${p.unit}, ${p.decimals} decimals` : p.unit) },
-        { label: 'Status', cell: (p) => activeBadge(p.is_active) },
-        {
-          label: 'Actions',
-          class: 'actions',
-          cell: (p) =>
-            actions(
-              button('Edit', () => editProduct(p, () => list.reload()), { label: `Edit ${p.sku}` }),
-              button('Stock', () => go(`#/stock?product_id=${p.id}`), { label: `Stock of ${p.sku}` }),
-              button(
-                p.is_active ? 'Deactivate' : 'Activate',
-                async () => {
-                  await patch(`/api/v1/product-models/${p.id}/`, { is_active: !p.is_active });
-                  notify(`${p.sku} ${p.is_active ? 'deactivated' : 'activated'}.`);
-                  await list.reload();
-                },
-                { label: `${p.is_active ? 'Deactivate' : 'Activate'} ${p.sku}` },
-              ),
-              button(
-                'Delete',
-                async () => {
-                  const ok = await confirmAction(`Delete ${p.sku}?`, 'Products that stock, rules or QR codes refer to cannot be deleted; deactivate them instead.', 'Delete product');
-                  if (!ok) return;
-                  await del(`/api/v1/product-models/${p.id}/`);
-                  notify(`${p.sku} deleted.`);
-                  await list.reload();
-                },
-                { kind: 'danger', label: `Delete ${p.sku}` },
-              ),
-            ),
-        },
-      ],
-    });
-
-    const form = new Form({
-      label: 'New product',
-      fields: productFields(),
-      submitLabel: 'Create product',
-      onSubmit: async (values) => {
-        const created = await post<Product>('/api/v1/product-models/', productBody(values));
-        notify(`Product ${created.sku} created.`);
-        await list.reload();
-      },
-    });
-    followProfile(form);
-
-    root.append(
-      screenHeader('Products', 'The catalog: each product has a profile (how its stock is tracked) and an engine config.'),
-      panel('New product', form.el),
-      list.el,
-    );
-    void list.load();
-  },
+  // `#/products/<id>`: the product's page with its stock over time.
+  render: (ctx) => (ctx.id ? renderProductPage(ctx) : renderList(ctx)),
 };

@@ -1,12 +1,13 @@
 /**
  * One product (`#/products/<id>`): total and per-location stock, the booking form, and its batches (BATCH) or
- * items (SERIALIZED). After a booking only the data is refreshed: the form (and its double-tap guard) stays.
+ * items (SERIALIZED), and a sparkline of its last 30 days. After a booking only the data is refreshed: the form (and its double-tap guard) stays.
  */
 import type { Ctx } from '../context.js';
 import { fill, h } from '../../kit/dom.js';
 import { loading, showError } from '../notice.js';
 import type { Batch, Item, ProductDetail } from '../types.js';
 import { type BookingData, type BookingSection, bookingSection } from './booking.js';
+import { type StockHistory, sparkline } from './sparkline.js';
 
 type Loaded = BookingData;
 
@@ -80,12 +81,20 @@ export async function productView(ctx: Ctx, view: HTMLElement, [id]: string[]): 
   document.title = `${product.name} · Inventory widget`;
 
   const total = h('strong', { class: 'total-stock' }, product.stock_display);
+  // The last 30 days as a sparkline; the view works without it (an older gateway, a failed request).
+  const trend = h('p', { class: 'trend' });
+  const drawTrend = () =>
+    ctx.api
+      .get<StockHistory>(`${id}/history/`)
+      .then((history) => trend.replaceChildren(...[sparkline(history)].filter((el): el is SVGSVGElement => el !== null)))
+      .catch(() => undefined);
   const summary = h(
     'div',
     { class: 'summary' },
     h('p', { class: 'meta' }, h('span', { class: 'sku' }, product.sku), ' · ', PROFILE_NAMES[product.profile] ?? product.profile, ' · ', product.unit),
     product.description ? h('p', { class: 'description' }, product.description) : null,
     h('p', { class: 'total' }, 'Total stock ', total),
+    trend,
   );
   const scanned = ctx.qr && ctx.qr.product_model_id === product.id && ctx.qr.status !== 'VIRGIN' ? h('p', { class: 'notice' }, `Scanned code ${ctx.qr.code} belongs to this product.`) : null;
 
@@ -100,6 +109,7 @@ export async function productView(ctx: Ctx, view: HTMLElement, [id]: string[]): 
       const next = await load(ctx, id);
       renderDetails(next);
       booking?.update(next);
+      void drawTrend();
     } catch (err) {
       booking?.showError(err);
     }
@@ -107,5 +117,6 @@ export async function productView(ctx: Ctx, view: HTMLElement, [id]: string[]): 
   booking = bookingSection(ctx, data, refresh);
   renderDetails(data);
   status.replaceWith(summary);
+  void drawTrend();
   view.append(...(scanned ? [scanned] : []), h('div', { class: 'product-grid' }, booking.element, details));
 }

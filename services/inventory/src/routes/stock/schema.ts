@@ -2,6 +2,8 @@ import Joi from 'joi';
 import { orderingQuery, schemas, searchQuery } from '@pi/common';
 import { STOCK_ORDERING } from '../../sql/orderings';
 import { namedFilterSchemas } from '../../http/named-filters';
+import { calendarDate } from '../../http/calendar-date';
+import { HISTORY_INTERVALS, LAST_HISTORY_DAY, MAX_HISTORY_POINTS } from '../../commands/stock-history';
 
 export const stockQuery = Joi.object({
   ...schemas.pagination,
@@ -14,4 +16,17 @@ export const stockQuery = Joi.object({
   ),
   search: searchQuery('the SKU or the name of the product'),
   ordering: orderingQuery(STOCK_ORDERING),
+});
+
+/** The period fields of a stock history, core and widget (docs/api/stock-history.md). */
+export const historyRangeFields = {
+  interval: Joi.string().valid(...HISTORY_INTERVALS).default('day').description('The length of a period: a UTC day, an ISO week (from Monday) or a calendar month.'),
+  from: calendarDate.description('The first day (UTC), `YYYY-MM-DD`; default: 30 days, 12 weeks or 12 months before `to`, its period included.'),
+  to: calendarDate.description(`The last day (UTC), \`YYYY-MM-DD\`, at latest ${LAST_HISTORY_DAY}; default: today. At most ${MAX_HISTORY_POINTS} periods from \`from\` to \`to\`.`),
+};
+
+export const stockHistoryQuery = Joi.object({
+  product_id: schemas.uuid.required(),
+  location_id: schemas.uuid.description('Balances at this physical location only; without it, all physical locations together.'),
+  ...historyRangeFields,
 });

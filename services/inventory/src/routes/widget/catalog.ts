@@ -1,13 +1,15 @@
 /**
  * Widget catalog (API key): the product list with stock (docs/api/stock-and-ledger.md: `company`, `products`, `poly_products`)
- * and one product's detail with its per-location breakdown. Mounted last: `{id}/` would claim fixed names.
+ * one product's detail with its per-location breakdown, and its stock over time. Mounted last: `{id}/` would claim fixed names.
  */
 import { Router } from 'express';
 import { ID_OWNERS, idParam, ownedFilters, schemas, validate } from '@pi/common';
+import { HistoryQuery, stockHistory } from '../../commands/stock-history';
 import { productDetail, widgetProductList } from '../../commands/stock-levels';
 import type { InventoryContext } from '../../context';
 import { presentProductDetail, presentWidgetProductList } from '../../presenters/stock';
-import { noQuery, productListQuery } from './schema';
+import { presentStockHistory } from '../../presenters/stock-history';
+import { noQuery, productListQuery, widgetHistoryQuery } from './schema';
 
 export function widgetCatalogRouter({ sequelize }: InventoryContext): Router {
   const router = Router();
@@ -19,6 +21,12 @@ export function widgetCatalogRouter({ sequelize }: InventoryContext): Router {
 
   router.get('/api/v1/widget/:id/', validate({ params: schemas.idParams, query: noQuery }), async (req, res) => {
     res.json(presentProductDetail(await productDetail(sequelize, req.identity!, idParam(req))));
+  });
+
+  // The sparkline of the widget's product view: the product's total over time (docs/api/stock-history.md).
+  router.get('/api/v1/widget/:id/history/', validate({ params: schemas.idParams, query: widgetHistoryQuery }), async (req, res) => {
+    const query = { ...(req.query as unknown as Omit<HistoryQuery, 'product_id'>), product_id: idParam(req) };
+    res.json(presentStockHistory(await stockHistory(sequelize, req.identity!, query)));
   });
   return router;
 }

@@ -3,6 +3,8 @@ import { operations, schemas } from '@pi/common';
 import { signedMoveBody, transactionBody, transferBody } from '../../http/booking-schemas';
 import { moveResultSchema, transactionResultSchema, transferResultSchema } from '../../presenters/movement';
 import { productDetailSchema } from '../../presenters/stock';
+import { stockHistorySchema } from '../../presenters/stock-history';
+import { HISTORY_DESCRIPTION } from '../stock/openapi';
 import { BOOKING_ERRORS, IDEMPOTENCY, REPLAYED_HEADER } from '../movements/openapi';
 import {
   widgetBatchListSchema,
@@ -13,7 +15,7 @@ import {
   widgetProductListSchema,
   widgetWorkOrderListSchema,
 } from './responses';
-import { batchesQuery, createLocationBody, itemsQuery, locationInventoryQuery, noQuery, productListQuery } from './schema';
+import { batchesQuery, createLocationBody, itemsQuery, locationInventoryQuery, noQuery, productListQuery, widgetHistoryQuery } from './schema';
 
 const base = '/api/v1/widget';
 const tag = 'widget';
@@ -47,6 +49,18 @@ export const widgetOperations = operations(
     security: 'api_key',
     request: { params: schemas.idParams, query: noQuery },
     responses: { 200: { description: 'The product, its total stock and its stock per location.', schema: productDetailSchema } },
+  },
+  {
+    method: 'get',
+    path: `${base}/{id}/history/`,
+    operationId: 'widgetGetStockHistory',
+    tag,
+    summary: "A product's total stock over time",
+    description: `All physical locations together (the widget's sparkline). ${HISTORY_DESCRIPTION} ${SCAN}`,
+    security: 'api_key',
+    request: { params: schemas.idParams, query: widgetHistoryQuery },
+    responses: { 200: { description: 'The balance at the end of each period.', schema: stockHistorySchema } },
+    errors: [404],
   },
   {
     method: 'post',

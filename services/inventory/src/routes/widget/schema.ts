@@ -2,6 +2,7 @@
 import Joi from 'joi';
 import { schemas } from '@pi/common';
 import { gtinSchema } from '../../catalog/gtin';
+import { historyRangeFields } from '../stock/schema';
 
 /** Widget GETs without parameters (the API key is the gateway's business and never reaches the service). */
 export const noQuery = Joi.object({});
@@ -20,3 +21,6 @@ export const batchesQuery = Joi.object({
   location_id: schemas.uuid.description('Only the batches with stock at this physical location, with their quantity there.'),
 });
 export const locationInventoryQuery = Joi.object({ location_id: schemas.uuid.required() });
+
+/** `{id}/history/`: the product's total over time, the periods as on `GET /api/v1/stock/history/`. */
+export const widgetHistoryQuery = Joi.object(historyRangeFields);
