@@ -2,7 +2,7 @@
 import { post } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
 import { PagedList } from '../list.js';
-import { SEVERITIES, loadProducts, names, productLabel, productLookup, productOptions } from '../model.js';
+import { SEVERITIES, productLabel, productNameCell, productPicker } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, notify, screenHeader, statusBadge } from '../ui.js';
 import type { Schema } from '../../kit/api-types.js';
@@ -19,8 +19,7 @@ export const screen: Screen = {
     root.append(
       screenHeader('Events', 'Opened by monitor runs when a rule holds. Resolve an event once handled, or ignore it; a run closes events whose condition has cleared.'),
     );
-    const products = await loadProducts();
-    const productName = names(products, productLabel);
+    const productName = productNameCell(productLabel);
     const list: PagedList<EventEntry> = new PagedList<EventEntry>({
       path: '/api/v1/events/',
       search: 'Search message',
@@ -32,7 +31,7 @@ export const screen: Screen = {
         { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, 'OPEN', 'RESOLVED', 'IGNORED'] },
         { name: 'severity', label: 'Severity', type: 'select', options: [{ value: '', label: 'Any severity' }, ...SEVERITIES] },
         { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: '', label: 'Any trigger' }, 'THRESHOLD', 'DATE_OFFSET'] },
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products'), lookup: productLookup('All products') },
+        productPicker({ name: 'product_id', label: 'Product', empty: 'All products', value: query.get('product_id') ?? '' }),
         { name: 'created_after', label: 'From', type: 'datetime-local' },
         { name: 'created_before', label: 'Until', type: 'datetime-local' },
       ],
