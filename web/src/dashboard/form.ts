@@ -378,6 +378,12 @@ export class Form {
   }
 
   reset(): void {
+    // A picker's search box starts empty again (and asks for the first page again, for a remote picker).
+    for (const box of this.el.querySelectorAll<HTMLInputElement>('input.picker-search')) {
+      if (box.value === '') continue;
+      box.value = '';
+      box.dispatchEvent(new Event('input'));
+    }
     for (const [name, entry] of this.entries) {
       const v = entry.spec.value;
       this.setValue(name, v ?? (entry.boxes.length ? [] : entry.spec.type === 'checkbox' ? false : ''));
