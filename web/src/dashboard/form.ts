@@ -257,6 +257,7 @@ export class Form {
       'aria-label': 'Search',
       'aria-describedby': labelId,
       'aria-controls': select.id,
+      placeholder: 'Type to search',
       autocomplete: 'off',
       maxlength: '200',
     });
