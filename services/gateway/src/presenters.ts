@@ -87,7 +87,7 @@ export const auditEntrySchema = Joi.object({
     type: Joi.string().valid('user', 'api_key', 'operator').required().description('`operator`: the command line of whoever runs the service (`npm run admin`).'),
     id: uuid.allow(null).required().description('The user or API key; null for the operator.'),
   }).required(),
-  action: Joi.string().required().description('`create`, `update`, `delete`, or a named change: `deactivate`, `revoke`, `rotate`, `rotate_secret`, `resume`, `set_tier`.'),
+  action: Joi.string().required().description('`create`, `update`, `delete`, or a named change: `deactivate`, `revoke`, `rotate`, `rotate_secret`, `resume`, `set_tier`, `retry` (a failed delivery sent again).'),
   resource_type: Joi.string().valid(...AUDIT_RESOURCE_TYPES).required(),
   resource_id: uuid.required(),
   changes: Joi.object()

@@ -58,6 +58,11 @@ export interface FieldSpec {
    * and offers what it answers; the option chosen stays. Emptying the box offers `options` again.
    */
   lookup?: (text: string) => Promise<(string | Option)[]>;
+  /**
+   * select with `lookup`: the options come only from the API. The first page of matches (`lookup('')`) is asked
+   * when the form is built, instead of preloading every record; typing asks for the matches of the text.
+   */
+  remote?: boolean;
 }
 
 /** How long typing in a picker's search box must pause before the API is asked. */
@@ -236,7 +241,11 @@ export class Form {
     return wrapper;
   }
 
-  /** The search box of a picker with `lookup`: its answers replace the options, keeping the one chosen. */
+  /**
+   * The search box of a picker with `lookup`: its answers replace the options, keeping the one chosen. The
+   * search waits for typing to pause (LOOKUP_DELAY_MS); Enter searches at once (it never submits the form), and
+   * ArrowDown moves to the picker, so the whole choice is made with the keyboard.
+   */
   private lookupBox(spec: FieldSpec, select: HTMLSelectElement, labelId: string): HTMLElement {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let asked = 0;
@@ -248,25 +257,43 @@ export class Form {
       'aria-label': 'Search',
       'aria-describedby': labelId,
       'aria-controls': select.id,
+      placeholder: 'Type to search',
       autocomplete: 'off',
       maxlength: '200',
     });
+    const search = async () => {
+      const text = box.value.trim();
+      const ask = ++asked;
+      const chosen = select.selectedOptions[0];
+      select.setAttribute('aria-busy', 'true');
+      const found = text || spec.remote ? await spec.lookup!(text).catch(() => null) : (spec.options ?? []);
+      if (ask !== asked) return; // a later search answers instead
+      select.removeAttribute('aria-busy');
+      if (!found) return;
+      const options = found.map(optionOf);
+      if (chosen && chosen.value && !options.some((o) => o.value === chosen.value)) {
+        // After the "none" option, if the picker has one.
+        options.splice(options[0]?.value === '' ? 1 : 0, 0, { value: chosen.value, label: chosen.label });
+      }
+      // The value chosen now, not when the search began (the user may have picked meanwhile).
+      const keep = select.value || chosen?.value || '';
+      this.fillOptions(select, options, keep);
+    };
     box.addEventListener('input', () => {
       clearTimeout(timer);
-      timer = setTimeout(async () => {
-        const text = box.value.trim();
-        const ask = ++asked;
-        const chosen = select.selectedOptions[0];
-        const found = text ? await spec.lookup!(text).catch(() => null) : (spec.options ?? []);
-        if (ask !== asked || !found) return; // a later search answers instead
-        const options = found.map(optionOf);
-        if (chosen && chosen.value && !options.some((o) => o.value === chosen.value)) {
-          // After the "none" option, if the picker has one.
-          options.splice(options[0]?.value === '' ? 1 : 0, 0, { value: chosen.value, label: chosen.label });
-        }
-        this.fillOptions(select, options, chosen?.value ?? '');
-      }, LOOKUP_DELAY_MS);
+      timer = setTimeout(() => void search(), LOOKUP_DELAY_MS);
     });
+    box.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') {
+        event.preventDefault();
+        clearTimeout(timer);
+        void search();
+      } else if (event.key === 'ArrowDown') {
+        event.preventDefault();
+        select.focus();
+      }
+    });
+    if (spec.remote) void search();
     return box;
   }
 
@@ -352,6 +379,12 @@ export class Form {
   }
 
   reset(): void {
+    // A picker's search box starts empty again (and asks for the first page again, for a remote picker).
+    for (const box of this.el.querySelectorAll<HTMLInputElement>('input.picker-search')) {
+      if (box.value === '') continue;
+      box.value = '';
+      box.dispatchEvent(new Event('input'));
+    }
     for (const [name, entry] of this.entries) {
       const v = entry.spec.value;
       this.setValue(name, v ?? (entry.boxes.length ? [] : entry.spec.type === 'checkbox' ? false : ''));

@@ -1,6 +1,7 @@
 /** The API's records as the dashboard reads them (docs/api/), and the pickers built from them. */
-import { type Page, get, getAll } from './api.js';
-import { Option } from './form.js';
+import { type Page, type Query, get, getAll } from './api.js';
+import { h } from './dom.js';
+import type { FieldSpec, Option } from './form.js';
 import type { Schema } from '../kit/api-types.js';
 
 export type Product = Schema<'Product'>;
@@ -75,14 +76,123 @@ export function names<T extends { id: string }>(records: T[], label: (r: T) => s
 /** How many matches a picker's search offers at once. */
 const LOOKUP_SIZE = 50;
 
+// ------------------------------------------------------------------------- records by id, asked once each
+
+/** Records read by id (or seen in a picker's answer), per path: a list shows names without preloading them all. */
+const byId = new Map<string, Map<string, Promise<unknown>>>();
+
+function remember<T extends { id: string }>(path: string, records: T[]): void {
+  const cache = byId.get(path) ?? new Map<string, Promise<unknown>>();
+  byId.set(path, cache);
+  for (const r of records) cache.set(r.id, Promise.resolve(r));
+}
+
+/** One record of `path` by id, asked at most once per page load; null when it cannot be read. */
+function recordById<T>(path: string, id: string): Promise<T | null> {
+  const cache = byId.get(path) ?? new Map<string, Promise<unknown>>();
+  byId.set(path, cache);
+  let found = cache.get(id) as Promise<T | null> | undefined;
+  if (!found) {
+    found = get<T>(`${path}${encodeURIComponent(id)}/`).catch(() => null);
+    cache.set(id, found);
+  }
+  return found;
+}
+
+const PRODUCTS = '/api/v1/product-models/';
+const LOCATIONS = '/api/v1/locations/';
+
+export const productById = (id: string) => recordById<Product>(PRODUCTS, id);
+export const locationById = (id: string) => recordById<Location>(LOCATIONS, id);
+
+/** A record's name in a list cell: the short id at once, the name as soon as it is read (once per id). */
+function nameCell<T>(read: (id: string) => Promise<T | null>, label: (r: T) => string) {
+  return (id: string | null | undefined): HTMLElement | string => {
+    if (!id) return '—';
+    const el = h('span', { class: 'ref', 'data-id': id }, id.slice(0, 8));
+    void read(id).then((r) => {
+      if (r) el.textContent = label(r);
+    });
+    return el;
+  };
+}
+
+/** `id → name` cells for products and locations, read as the rows show them. */
+export const productNameCell = (label: (p: Product) => string = (p) => p.sku) => nameCell(productById, label);
+export const locationNameCell = (label: (l: Location) => string = (l) => l.name) => nameCell(locationById, label);
+
+// -------------------------------------------------------------------------------- pickers that search
+
 /** A product picker's `lookup`: the products whose SKU or name holds the text, asked of the API. */
 export const productLookup =
-  (empty?: string, only?: (p: Product) => boolean) =>
-  async (text: string): Promise<Option[]> =>
-    productOptions((await get<Page<Product>>('/api/v1/product-models/', { search: text, page_size: LOOKUP_SIZE })).results, empty, only);
+  (empty?: string, only?: (p: Product) => boolean, query: Query = {}, current?: string) =>
+  async (text: string): Promise<Option[]> => {
+    const found = (await get<Page<Product>>(PRODUCTS, { ...query, search: text, page_size: LOOKUP_SIZE, ordering: 'name' })).results;
+    remember(PRODUCTS, found);
+    if (current && !found.some((p) => p.id === current)) {
+      const chosen = await productById(current);
+      if (chosen) found.unshift(chosen);
+    }
+    return productOptions(found, empty, only);
+  };
 
-/** A location picker's `lookup`: the locations whose name holds the text (with their parents, when offered). */
+/**
+ * The locations of `found` with their ancestors, read by id (cached) level by level, so that a search's
+ * answers still show where each location is.
+ */
+async function withAncestors(found: Location[]): Promise<Location[]> {
+  const all = new Map(found.map((l) => [l.id, l]));
+  for (let depth = 0; depth < 10; depth++) {
+    const missing = [...new Set([...all.values()].map((l) => l.parent_id).filter((id): id is string => !!id && !all.has(id)))];
+    if (!missing.length) break;
+    for (const parent of await Promise.all(missing.map(locationById))) if (parent) all.set(parent.id, parent);
+    if (missing.every((id) => !all.has(id))) break;
+  }
+  return [...all.values()];
+}
+
+/**
+ * A location picker's `lookup`: the locations whose name holds the text, shown in their hierarchy (each under
+ * its parent, the parents read too).
+ */
 export const locationLookup =
-  (empty?: string, only?: (l: Location) => boolean) =>
-  async (text: string): Promise<Option[]> =>
-    locationOptions((await get<Page<Location>>('/api/v1/locations/', { search: text, page_size: LOOKUP_SIZE })).results, empty, only);
+  (empty?: string, only?: (l: Location) => boolean, query: Query = {}, current?: string) =>
+  async (text: string): Promise<Option[]> => {
+    const found = (await get<Page<Location>>(LOCATIONS, { ...query, search: text, page_size: LOOKUP_SIZE, ordering: 'name' })).results;
+    remember(LOCATIONS, found);
+    if (current && !found.some((l) => l.id === current)) {
+      const chosen = await locationById(current);
+      if (chosen) found.unshift(chosen);
+    }
+    return locationOptions(await withAncestors(found), empty, only);
+  };
+
+export interface PickerOptions<T> {
+  name: string;
+  label: string;
+  /** The "none" option's text (a filter's "All products"); absent: no such option. */
+  empty?: string;
+  /** Which answers to offer (e.g. only active ones). */
+  only?: (record: T) => boolean;
+  /** Query parameters that narrow what the API answers (e.g. `{profile: 'BATCH'}`), so a page holds only offerable records. */
+  query?: Query;
+  value?: string | null;
+  required?: boolean;
+  help?: string;
+}
+
+/** A select whose options the API answers as one types (docs/api/ordering-and-search.md), never all products at once. */
+export function productPicker(o: PickerOptions<Product>): FieldSpec {
+  return remotePicker(o, productLookup(o.empty, o.only, o.query, o.value ?? undefined));
+}
+
+/** A location select that searches as one types and shows the hierarchy of what it finds. */
+export function locationPicker(o: PickerOptions<Location>): FieldSpec {
+  return remotePicker(o, locationLookup(o.empty, o.only, o.query, o.value ?? undefined));
+}
+
+function remotePicker<T>(o: PickerOptions<T>, lookup: (text: string) => Promise<Option[]>): FieldSpec {
+  // Until the first answer: the "none" option, and the value chosen (named once it is read).
+  const options: Option[] = [...(o.empty !== undefined ? [{ value: '', label: o.empty }] : []), ...(o.value ? [{ value: o.value, label: '…' }] : [])];
+  return { name: o.name, label: o.label, type: 'select', required: o.required, help: o.help, value: o.value ?? '', options, lookup, remote: true };
+}

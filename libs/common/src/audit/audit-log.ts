@@ -1,7 +1,7 @@
 /**
  * The audit log's writer (docs/api/roles-and-audit-log.md): who changed which administrative record, when,
- * and each changed field's value before and after. The gateway (users, API keys), inventory (products,
- * locations) and monitor (rules, channels) call it inside the transaction of the change itself, so a change
+ * and each changed field's value before and after. The gateway (users, API keys, the company's scan settings),
+ * inventory (products, locations) and monitor (rules, channels, retried deliveries) call it inside the transaction of the change itself, so a change
  * that rolls back leaves no entry, and an entry never records a change that did not happen.
  *
  * Secrets never reach an entry: fields a caller names as secret (password hashes, key hashes, channel
@@ -11,11 +11,11 @@ import type { Transaction } from 'sequelize';
 import type { Identity } from '../identity';
 import { AuditEntry } from '../db/models/audit-entry';
 
-export const AUDIT_RESOURCE_TYPES = ['user', 'api_key', 'notification_channel', 'monitoring_rule', 'product_model', 'location', 'company'] as const;
+export const AUDIT_RESOURCE_TYPES = ['user', 'api_key', 'notification_channel', 'monitoring_rule', 'product_model', 'location', 'company', 'notification_delivery'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 /** What was done: the usual three, and the named actions that are neither (a key's rotation, a channel's resume). */
-export type AuditAction = 'create' | 'update' | 'delete' | 'deactivate' | 'revoke' | 'rotate' | 'rotate_secret' | 'resume' | 'set_tier';
+export type AuditAction = 'create' | 'update' | 'delete' | 'deactivate' | 'revoke' | 'rotate' | 'rotate_secret' | 'resume' | 'set_tier' | 'retry';
 
 /** The stand-in for a secret's value: only the fact that it changed is recorded. */
 export const SECRET_CHANGED = '[changed]';

@@ -1,11 +1,20 @@
 /**
  * Reading the audit log (docs/api/roles-and-audit-log.md). The services write it, each in the transaction of
  * its own change (libs/common audit/audit-log.ts); the gateway lists it for the company's admins, newest
- * first, by the filters migration 0015 indexes.
+ * first unless `ordering` says otherwise, by the filters migration 0015 indexes.
  */
 import { Op } from 'sequelize';
 import type { Sequelize, WhereOptions } from 'sequelize';
-import { AuditEntry, AuditResourceType, Identity, IdOwner, PageRequest, ValidationError, pageWindow } from '@pi/common';
+import { AuditEntry, AuditResourceType, Identity, IdOwner, ListOrdering, OrderTerm, PageRequest, ValidationError, pageWindow, sequelizeOrder } from '@pi/common';
+
+/**
+ * What the audit log may be sorted by (docs/api/ordering-and-search.md). `created_at` reads
+ * audit_log_company_created_idx (migration 0015); `action` and `resource_type` their indexes of migration 0017.
+ */
+export const AUDIT_LOG_ORDERING: ListOrdering = {
+  fields: { created_at: 'created_at', action: 'action', resource_type: 'resource_type' },
+  default: '-created_at',
+};
 
 export interface AuditLogFilters extends PageRequest {
   resource_type?: AuditResourceType;
@@ -13,6 +22,7 @@ export interface AuditLogFilters extends PageRequest {
   actor?: string;
   created_after?: Date;
   created_before?: Date;
+  ordering?: OrderTerm[];
 }
 
 export function listAuditLog(identity: Identity, filters: AuditLogFilters) {
@@ -29,7 +39,7 @@ export function listAuditLog(identity: Identity, filters: AuditLogFilters) {
   if (Object.getOwnPropertySymbols(created).length) where.createdAt = created;
   return AuditEntry.findAndCountAll({
     where: where as WhereOptions<AuditEntry>,
-    order: [['createdAt', 'DESC'], ['id', 'DESC']],
+    order: sequelizeOrder(AUDIT_LOG_ORDERING, filters.ordering),
     ...pageWindow(filters),
     raw: true,
   });

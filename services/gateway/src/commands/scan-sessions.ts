@@ -18,6 +18,7 @@ import {
   ScanPolicy,
   generateKeyValue,
   pageWindow,
+  recordAudit,
 } from '@pi/common';
 import { decoyHash, verifyPassword } from '../auth/passwords';
 import type { GatewayConfig } from '../config';
@@ -126,10 +127,27 @@ export async function scanSettings(identity: Identity) {
   return company;
 }
 
-export async function updateScanSettings(identity: Identity, changes: { policy?: ScanPolicy; key_lifetime_seconds?: number }) {
-  const company = await Company.findByPk(identity.companyId, { rejectOnEmpty: true });
-  if (changes.policy !== undefined) company.scanPolicy = changes.policy;
-  if (changes.key_lifetime_seconds !== undefined) company.scanKeySeconds = changes.key_lifetime_seconds;
-  await company.save();
-  return company;
+/** The scan settings as the audit log records them (docs/api/roles-and-audit-log.md): the API's names. */
+const auditedScanSettings = (c: Company) => ({ policy: c.scanPolicy, key_lifetime_seconds: c.scanKeySeconds });
+
+/**
+ * Changes the company's scan settings, the company row locked, with an audit entry (`company`, `update`) of
+ * the fields that changed; a change that changes nothing writes none.
+ */
+export async function updateScanSettings(sequelize: Sequelize, identity: Identity, changes: { policy?: ScanPolicy; key_lifetime_seconds?: number }) {
+  return sequelize.transaction(async (transaction) => {
+    const company = await Company.findByPk(identity.companyId, { rejectOnEmpty: true, transaction, lock: transaction.LOCK.UPDATE });
+    const before = auditedScanSettings(company);
+    if (changes.policy !== undefined) company.scanPolicy = changes.policy;
+    if (changes.key_lifetime_seconds !== undefined) company.scanKeySeconds = changes.key_lifetime_seconds;
+    await company.save({ transaction });
+    await recordAudit(transaction, identity.companyId, identity, {
+      action: 'update',
+      resourceType: 'company',
+      resourceId: company.id,
+      before,
+      after: auditedScanSettings(company),
+    });
+    return company;
+  });
 }

@@ -3,8 +3,12 @@
  * OPEN ⇄ IN_PROGRESS → DONE | CANCELLED (OPEN may also finish or be cancelled directly); DONE and CANCELLED are
  * final. "Open" for the widget means OPEN or IN_PROGRESS. Numbers are unique per company by database
  * constraint, so two concurrent creates with one number cannot both succeed.
+ *
+ * A work order created without a number gets the company's next one, `WO-0001`, `WO-0002`, …
+ * (docs/api/catalog-and-records.md "Work order numbers"): the company's row of `work_order_counters` is locked
+ * and moved on in the creation's transaction, and a number already taken (given by hand) is skipped.
  */
-import { Op } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
 import { Identity, OPEN_WORK_ORDER_STATUSES, OrderTerm, PageRequest, ProductModel, WorkOrder, WorkOrderStatus, findOwned, likePattern, pageWindow, rethrowAlreadyExists, scanPicksTarget, sequelizeOrder } from '@pi/common';
 import { WORK_ORDER_ORDERING } from '../sql/orderings';
@@ -30,7 +34,8 @@ export interface WorkOrderFilters extends PageRequest {
 }
 
 export interface NewWorkOrder {
-  number: string;
+  /** Absent: the next generated number. */
+  number?: string;
   title: string;
   status: WorkOrderStatus;
   product_id?: string | null;
@@ -39,6 +44,55 @@ export interface NewWorkOrder {
 }
 
 export type WorkOrderChanges = Partial<NewWorkOrder>;
+
+/** Generated numbers: `WO-` and at least four digits. */
+export const GENERATED_NUMBER = /^WO-\d{4,}$/;
+export const formatWorkOrderNumber = (n: number) => `WO-${String(n).padStart(4, '0')}`;
+/** Candidates checked per query when numbers given by hand fill the next ones. */
+const CANDIDATES = 50;
+
+/**
+ * Locks the company's counter row until the transaction ends (creating it at 0 the first time) and answers
+ * its last generated number. Generating a number and saving a number given by hand that looks generated both
+ * take this lock, so neither can take the other's number between its check and its insert.
+ */
+async function lockCounter(sequelize: Sequelize, companyId: string, transaction: Transaction): Promise<number> {
+  const [row] = await sequelize.query<{ last_number: number }>(
+    `INSERT INTO work_order_counters (company_id, last_number) VALUES ($1, 0)
+     ON CONFLICT (company_id) DO UPDATE SET last_number = work_order_counters.last_number
+     RETURNING last_number`,
+    { bind: [companyId], type: QueryTypes.SELECT, transaction },
+  );
+  return Number(row.last_number);
+}
+
+/** The company's next free generated number, moving its (locked) counter past it. */
+async function nextWorkOrderNumber(sequelize: Sequelize, companyId: string, transaction: Transaction): Promise<string> {
+  let last = await lockCounter(sequelize, companyId, transaction);
+  for (;;) {
+    const candidates = Array.from({ length: CANDIDATES }, (_, i) => formatWorkOrderNumber(last + 1 + i));
+    const taken = await sequelize.query<{ number: string }>('SELECT number FROM work_orders WHERE company_id = $1 AND number = ANY($2::text[])', {
+      bind: [companyId, candidates],
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    const takenSet = new Set(taken.map((t) => t.number));
+    const free = candidates.findIndex((c) => !takenSet.has(c));
+    if (free >= 0) {
+      last += 1 + free;
+      await sequelize.query('UPDATE work_order_counters SET last_number = $2 WHERE company_id = $1', { bind: [companyId, last], transaction });
+      return formatWorkOrderNumber(last);
+    }
+    last += CANDIDATES;
+  }
+}
+
+/** The number to save: the one given (locking the counter when it looks generated), or the next generated one. */
+async function numberFor(sequelize: Sequelize, companyId: string, given: string | undefined, transaction: Transaction): Promise<string> {
+  if (given === undefined) return nextWorkOrderNumber(sequelize, companyId, transaction);
+  if (GENERATED_NUMBER.test(given)) await lockCounter(sequelize, companyId, transaction);
+  return given;
+}
 
 const findProduct = (identity: Identity, id: string, transaction?: Transaction) =>
   findOwned(ProductModel, id, identity.companyId, { transaction, what: 'Product' });
@@ -87,10 +141,11 @@ export function createWorkOrder(sequelize: Sequelize, identity: Identity, input:
   return sequelize
     .transaction(async (transaction) => {
       const product = input.product_id ? await findProduct(identity, input.product_id, transaction) : null;
+      const number = await numberFor(sequelize, identity.companyId, input.number, transaction);
       return WorkOrder.create(
         {
           companyId: identity.companyId,
-          number: input.number,
+          number,
           title: input.title,
           status: input.status,
           productId: product?.id ?? null,
@@ -126,7 +181,7 @@ export function updateWorkOrder(sequelize: Sequelize, identity: Identity, id: st
         order.quantity = quantity === null ? null : quantityFor(quantity, product);
       }
       if (changes.product_id !== undefined) order.productId = changes.product_id;
-      if (changes.number !== undefined) order.number = changes.number;
+      if (changes.number !== undefined && changes.number !== order.number) order.number = await numberFor(sequelize, identity.companyId, changes.number, transaction);
       if (changes.title !== undefined) order.title = changes.title;
       if (changes.status !== undefined) order.status = changes.status;
       if (changes.due_date !== undefined) order.dueDate = changes.due_date;

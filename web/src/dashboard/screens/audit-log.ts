@@ -20,6 +20,7 @@ const RESOURCE_TYPES: Array<{ value: string; label: string }> = [
   { value: 'product_model', label: 'Products' },
   { value: 'location', label: 'Locations' },
   { value: 'company', label: 'Company' },
+  { value: 'notification_delivery', label: 'Deliveries' },
 ];
 const typeLabel = (type: string) => RESOURCE_TYPES.find((t) => t.value === type)?.label.replace(/s$/, '') ?? type;
 
@@ -64,6 +65,7 @@ export const screen: Screen = {
       path: '/api/v1/audit-log/',
       caption: 'Audit log',
       empty: 'No changes match.',
+      sort: { field: 'created_at', descending: true },
       initial: { resource_type: query.get('resource_type') ?? '', actor: query.get('actor') ?? '' },
       fixed: query.get('resource_id') ? { resource_id: query.get('resource_id')! } : undefined,
       filters: [
@@ -83,10 +85,10 @@ export const screen: Screen = {
       ],
       toQuery: (v) => ({ ...v, created_after: fromLocalInput(v.created_after), created_before: fromLocalInput(v.created_before) }),
       columns: [
-        { label: 'When', cell: (e) => time(e.created_at) },
+        { label: 'When', sort: 'created_at', cell: (e) => time(e.created_at) },
         { label: 'Who', cell: (e) => actorOf(e) },
-        { label: 'Action', cell: (e) => badge(e.action.replace(/_/g, ' '), e.action === 'delete' || e.action === 'revoke' ? 'bad' : e.action === 'create' ? 'ok' : 'info') },
-        { label: 'Record', cell: (e) => [typeLabel(e.resource_type), ' ', h('code', { class: 'muted small' }, e.resource_id.slice(0, 8))] },
+        { label: 'Action', sort: 'action', cell: (e) => badge(e.action.replace(/_/g, ' '), e.action === 'delete' || e.action === 'revoke' ? 'bad' : e.action === 'create' ? 'ok' : 'info') },
+        { label: 'Record', sort: 'resource_type', cell: (e) => [typeLabel(e.resource_type), ' ', h('code', { class: 'muted small' }, e.resource_id.slice(0, 8))] },
         { label: 'Changes', cell: (e) => changesOf(e), class: 'wide' },
       ],
     });

@@ -3,7 +3,7 @@ import { patch, post } from '../api.js';
 import { h, time } from '../dom.js';
 import { FieldSpec, Form, formDialog, text } from '../form.js';
 import { PagedList } from '../list.js';
-import { loadProducts, names, productLabel, productLookup, productOptions } from '../model.js';
+import { productLabel, productNameCell, productPicker } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, badge, button, notify, panel, screenHeader } from '../ui.js';
 import type { Schema } from '../../kit/api-types.js';
@@ -18,9 +18,7 @@ export const screen: Screen = {
   group: 'Stock',
   async render({ root, query, go }) {
     root.append(screenHeader('Batches', 'Batches of BATCH products, earliest expiry first. Book stock into a batch from the Stock screen.'));
-    const products = await loadProducts();
-    const isBatch = (p: { profile: string }) => p.profile === 'BATCH';
-    const productName = names(products, productLabel);
+    const productName = productNameCell(productLabel);
 
     const batchFields = (batch?: Batch): FieldSpec[] => [
       { name: 'code', label: 'Batch code', required: true, value: batch?.code },
@@ -36,7 +34,7 @@ export const screen: Screen = {
       // The overview links here with `has_stock` and `expires_before` (docs/api/overview-and-appearance.md).
       initial: Object.fromEntries(['product_id', 'has_stock', 'expires_before'].map((k) => [k, query.get(k) ?? ''])),
       filters: [
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All batch products', isBatch), lookup: productLookup('All batch products', isBatch) },
+        productPicker({ name: 'product_id', label: 'Product', empty: 'All batch products', query: { profile: 'BATCH' }, value: query.get('product_id') ?? '' }),
         { name: 'has_stock', label: 'Stock', type: 'select', options: [{ value: '', label: 'With or without stock' }, { value: 'true', label: 'With stock' }, { value: 'false', label: 'Empty' }] },
         { name: 'expires_before', label: 'Expires before', type: 'date' },
       ],
@@ -73,7 +71,7 @@ export const screen: Screen = {
 
     const form = new Form({
       label: 'New batch',
-      fields: [{ name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a batch product', (p) => isBatch(p) && p.is_active), lookup: productLookup('Choose a batch product', (p) => isBatch(p) && p.is_active) }, ...batchFields()],
+      fields: [productPicker({ name: 'product_id', label: 'Product', required: true, empty: 'Choose a batch product', query: { profile: 'BATCH', is_active: true } }), ...batchFields()],
       submitLabel: 'Create batch',
       onSubmit: async (values) => {
         const created = await post<Batch>('/api/v1/batches/', { product_id: values.product_id, code: text(values.code) ?? '', ...(values.expiration_date ? { expiration_date: values.expiration_date } : {}) });

@@ -2,7 +2,7 @@
 import { getAll, post } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
 import { PagedList } from '../list.js';
-import { SEVERITIES, loadProducts, names, productLabel, productLookup, productOptions } from '../model.js';
+import { SEVERITIES, names, productLabel, productNameCell, productPicker } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, notify, screenHeader, statusBadge } from '../ui.js';
 import { ruleLabel } from '../../kit/messages.js';
@@ -20,8 +20,8 @@ export const screen: Screen = {
     root.append(
       screenHeader('Events', 'Opened by monitor runs when a rule holds. Resolve an event once handled, or ignore it; a run closes events whose condition has cleared.'),
     );
-    const [products, rules] = await Promise.all([loadProducts(), getAll<Schema<'MonitoringRule'>>('/api/v1/monitoring-rules/')]);
-    const productName = names(products, productLabel);
+    const rules = await getAll<Schema<'MonitoringRule'>>('/api/v1/monitoring-rules/');
+    const productName = productNameCell(productLabel);
     const ruleName = names(rules, ruleLabel);
     const list: PagedList<EventEntry> = new PagedList<EventEntry>({
       path: '/api/v1/events/',
@@ -35,7 +35,7 @@ export const screen: Screen = {
         { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, 'OPEN', 'RESOLVED', 'IGNORED'] },
         { name: 'severity', label: 'Severity', type: 'select', options: [{ value: '', label: 'Any severity' }, ...SEVERITIES] },
         { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: '', label: 'Any trigger' }, 'THRESHOLD', 'DATE_OFFSET'] },
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products'), lookup: productLookup('All products') },
+        productPicker({ name: 'product_id', label: 'Product', empty: 'All products', value: query.get('product_id') ?? '' }),
         { name: 'created_after', label: 'From', type: 'datetime-local' },
         { name: 'created_before', label: 'Until', type: 'datetime-local' },
       ],

@@ -6,7 +6,7 @@ import { patch, post } from '../api.js';
 import { h, time } from '../dom.js';
 import { Form, formDialog, idempotencyKeys, text } from '../form.js';
 import { PagedList } from '../list.js';
-import { loadLocations, loadProducts, locationLookup, locationOptions, names, productLabel, productLookup, productOptions } from '../model.js';
+import { locationNameCell, locationPicker, productLabel, productNameCell, productPicker } from '../model.js';
 import type { Screen } from '../screen.js';
 import { badge, button, notify, panel, screenHeader } from '../ui.js';
 import type { Schema } from '../../kit/api-types.js';
@@ -19,10 +19,8 @@ export const screen: Screen = {
   group: 'Stock',
   async render({ root, query }) {
     root.append(screenHeader('Items', 'The serialized units of SERIALIZED products. Move or retire them from the Stock screen (transfer, remove).'));
-    const [products, locations] = await Promise.all([loadProducts(), loadLocations()]);
-    const serialized = (p: { profile: string }) => p.profile === 'SERIALIZED';
-    const productName = names(products, productLabel);
-    const locationName = names(locations, (l) => l.name);
+    const productName = productNameCell(productLabel);
+    const locationName = locationNameCell();
 
     const list: PagedList<Item> = new PagedList<Item>({
       path: '/api/v1/items/',
@@ -32,8 +30,8 @@ export const screen: Screen = {
       empty: 'No items match.',
       initial: { product_id: query.get('product_id') ?? '' },
       filters: [
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All serialized products', serialized), lookup: productLookup('All serialized products', serialized) },
-        { name: 'location_id', label: 'Location', type: 'select', options: locationOptions(locations, 'All locations'), lookup: locationLookup('All locations') },
+        productPicker({ name: 'product_id', label: 'Product', empty: 'All serialized products', query: { profile: 'SERIALIZED' }, value: query.get('product_id') ?? '' }),
+        locationPicker({ name: 'location_id', label: 'Location', empty: 'All locations' }),
         { name: 'is_active', label: 'Status', type: 'select', options: [{ value: 'true', label: 'Active' }, { value: 'false', label: 'Retired' }] },
       ],
       columns: [
@@ -67,8 +65,8 @@ export const screen: Screen = {
     const form = new Form({
       label: 'New item',
       fields: [
-        { name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a serialized product', (p) => serialized(p) && p.is_active), lookup: productLookup('Choose a serialized product', (p) => serialized(p) && p.is_active) },
-        { name: 'location_id', label: 'Location', type: 'select', required: true, options: locationOptions(locations, 'Choose a location'), lookup: locationLookup('Choose a location') },
+        productPicker({ name: 'product_id', label: 'Product', required: true, empty: 'Choose a serialized product', query: { profile: 'SERIALIZED', is_active: true } }),
+        locationPicker({ name: 'location_id', label: 'Location', required: true, empty: 'Choose a location' }),
         { name: 'serial_number', label: 'Serial number', required: true },
         { name: 'reason', label: 'Reason' },
       ],
@@ -87,7 +85,6 @@ export const screen: Screen = {
     const keys = idempotencyKeys(form);
 
     root.append(panel('New item', form.el), list.el);
-    if (!products.some(serialized)) root.append(h('p', { class: 'muted' }, 'No SERIALIZED products yet.'));
     await list.load();
   },
 };

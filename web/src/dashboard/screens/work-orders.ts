@@ -3,7 +3,7 @@ import { patch, post } from '../api.js';
 import { h, time } from '../dom.js';
 import { FieldSpec, Form, Values, formDialog, inputValue, num, text } from '../form.js';
 import { PagedList } from '../list.js';
-import { Product, loadProducts, names, productLookup, productOptions } from '../model.js';
+import { productNameCell, productPicker } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, notify, panel, screenHeader, statusBadge } from '../ui.js';
 import type { Schema } from '../../kit/api-types.js';
@@ -16,18 +16,20 @@ const STATUSES = ['OPEN', 'IN_PROGRESS', 'DONE', 'CANCELLED'];
 const NEXT: Record<string, string[]> = { OPEN: ['IN_PROGRESS', 'DONE', 'CANCELLED'], IN_PROGRESS: ['OPEN', 'DONE', 'CANCELLED'], DONE: [], CANCELLED: [] };
 const VERB: Record<string, string> = { OPEN: 'Reopen', IN_PROGRESS: 'Start', DONE: 'Done', CANCELLED: 'Cancel' };
 
-function orderFields(products: Product[], order?: WorkOrder): FieldSpec[] {
+function orderFields(order?: WorkOrder): FieldSpec[] {
   return [
-    { name: 'number', label: 'Number', required: true, value: order?.number, help: 'Unique in the company.' },
+    order
+      ? { name: 'number', label: 'Number', required: true, value: order.number, help: 'Unique in the company.' }
+      : { name: 'number', label: 'Number', placeholder: 'WO-0001', help: 'Unique in the company. Leave empty for the next number (WO-0001, WO-0002, …).' },
     { name: 'title', label: 'Title', required: true, value: order?.title },
-    { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'No product'), lookup: productLookup('No product'), value: order?.product_id ?? '' },
+    productPicker({ name: 'product_id', label: 'Product', empty: 'No product', value: order?.product_id ?? '' }),
     { name: 'quantity', label: 'Quantity', type: 'number', min: 0, value: inputValue(order?.quantity) },
     { name: 'due_date', label: 'Due date', type: 'date', value: order?.due_date ?? '' },
   ];
 }
 
 const orderBody = (v: Values) => ({
-  number: text(v.number) ?? '',
+  number: text(v.number),
   title: text(v.title) ?? '',
   product_id: v.product_id || null,
   quantity: num(v.quantity) ?? null,
@@ -40,8 +42,7 @@ export const screen: Screen = {
   group: 'Operations',
   async render({ root }) {
     root.append(screenHeader('Work orders', 'Open and in-progress orders are listed to the widget; DONE and CANCELLED are final.'));
-    const products = await loadProducts();
-    const productName = names(products, (p) => p.sku);
+    const productName = productNameCell();
 
     const move = (o: WorkOrder, status: string) =>
       button(
@@ -61,7 +62,7 @@ export const screen: Screen = {
       empty: 'No work orders match.',
       filters: [
         { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, ...STATUSES] },
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'Any product'), lookup: productLookup('Any product') },
+        productPicker({ name: 'product_id', label: 'Product', empty: 'Any product' }),
       ],
       columns: [
         { label: 'Number', sort: 'number', cell: (o) => h('strong', null, o.number) },
@@ -82,7 +83,7 @@ export const screen: Screen = {
                     'Edit',
                     () =>
                       formDialog(`Edit work order ${o.number}`, {
-                        fields: orderFields(products, o),
+                        fields: orderFields(o),
                         submitLabel: 'Save work order',
                         save: (values) => patch(`/api/v1/work-orders/${o.id}/`, orderBody(values)),
                         after: async (values) => {
@@ -100,7 +101,7 @@ export const screen: Screen = {
 
     const form = new Form({
       label: 'New work order',
-      fields: orderFields(products),
+      fields: orderFields(),
       submitLabel: 'Create work order',
       onSubmit: async (values) => {
         const created = await post<WorkOrder>('/api/v1/work-orders/', orderBody(values));

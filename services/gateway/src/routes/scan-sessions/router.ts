@@ -31,7 +31,7 @@ export function scanSessionsRouter({ config, sequelize, credentials, usage }: Ga
   });
 
   router.patch('/api/v1/scan-settings/', user, requireAdmin, validate({ body: updateScanSettingsBody }), async (req, res) => {
-    res.json(presentScanSettings(await updateScanSettings(req.identity!, req.body)));
+    res.json(presentScanSettings(await updateScanSettings(sequelize, req.identity!, req.body)));
   });
 
   // Signing in changes nothing the key could reach by itself: a `read` scan signs in too.

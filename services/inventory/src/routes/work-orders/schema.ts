@@ -9,7 +9,7 @@ const title = Joi.string().trim().min(1).max(200);
 const status = Joi.string().valid(...WORK_ORDER_STATUSES);
 
 export const createWorkOrderBody = Joi.object({
-  number: number.required(),
+  number: number.description('Unique in the company. Absent: the next generated number, `WO-0001`, `WO-0002`, … (docs/api/catalog-and-records.md).'),
   title: title.required(),
   status: status.default('OPEN'),
   product_id: schemas.uuid.allow(null),

@@ -1,7 +1,7 @@
 /** /api/v1/notification-deliveries/ in the OpenAPI document: the delivery log, for admins. */
 import { operations, pageSchema, schemas } from '@pi/common';
 import { deliverySchema } from '../../presenters/delivery';
-import { listDeliveriesQuery } from './schema';
+import { emptyBody, listDeliveriesQuery } from './schema';
 
 const deliveryPage = pageSchema(deliverySchema, 'NotificationDeliveryPage');
 
@@ -29,5 +29,25 @@ export const deliveryOperations = operations(
     adminOnly: true,
     request: { params: schemas.idParams },
     responses: { 200: { description: 'The delivery.', schema: deliverySchema } },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/notification-deliveries/{id}/retry/',
+    operationId: 'retryNotificationDelivery',
+    tag: 'notification-deliveries',
+    summary: 'Send a failed delivery again now',
+    description:
+      'Only a `FAILED` delivery: it becomes `RETRYING`, due now, and its next attempt is queued at once (or made in this request without a ' +
+      'queue). One more attempt per retry: if it fails after `max_attempts` were spent, the delivery is `FAILED` again. Any other status ' +
+      'answers 409 `delivery_not_failed`; an inactive channel 409 `channel_inactive`, a paused one 409 `channel_paused`. Audited (`retry`). ' +
+      'The body is empty or `{}`.',
+    security: 'bearer',
+    adminOnly: true,
+    request: { params: schemas.idParams, body: emptyBody },
+    responses: {
+      200: { description: 'Attempted in this request (without a queue): the delivery with its new attempt.', schema: deliverySchema },
+      202: { description: 'Queued for the notifier (`REDIS_URL` set): the delivery, RETRYING and due now.', schema: deliverySchema },
+    },
+    errors: [409],
   },
 );

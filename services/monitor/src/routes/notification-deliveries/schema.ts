@@ -11,3 +11,6 @@ export const listDeliveriesQuery = Joi.object({
   event_type: Joi.string().valid(...EVENT_TYPES),
   ordering: orderingQuery(DELIVERY_ORDERING),
 });
+
+/** retry/: no body (or `{}`). */
+export const emptyBody = Joi.object({});
