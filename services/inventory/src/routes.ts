@@ -2,7 +2,7 @@
  * All inventory routes. Widget routes with fixed names come before the widget's `{id}/` routes
  * (widget/catalog.ts), which would otherwise claim them.
  */
-import { Router } from 'express';
+import { RequestHandler, Router } from 'express';
 import type { Database, MetricsRegistry, ServiceConfig } from '@pi/common';
 import { BookingMetrics } from './ledger/booking-metrics';
 import type { InventoryContext } from './context';
@@ -28,19 +28,26 @@ export interface InventoryRoutesDeps {
 
 export function inventoryRoutes({ db, config, metrics }: InventoryRoutesDeps): Router {
   const ctx: InventoryContext = { sequelize: db.sequelize, config, bookings: metrics && new BookingMetrics(metrics) };
+  // Each request walks only its own half: the widget's hot paths skip matching the core's thirty routes, and
+  // core requests the widget's (docs/operations/benchmarks.md). No core path starts with the widget's prefix.
   const core = Router();
+  core.use(onlyIf((path) => !path.startsWith(WIDGET_PREFIX)));
   for (const routes of [productModelsRouter, exportRouter, stockRouter, movementsRouter, locationsRouter, itemsRouter, batchesRouter, workOrdersRouter]) {
     core.use(routes(ctx));
   }
   const widget = Router();
+  widget.use(onlyIf((path) => path.startsWith(WIDGET_PREFIX)));
   for (const routes of [widgetLocationsRouter, widgetRecordsRouter, widgetBookingsRouter, widgetCatalogRouter]) {
     widget.use(routes(ctx));
   }
-  // Each request walks only its own half: the widget's hot paths skip matching the core's thirty routes
-  // (docs/operations/benchmarks.md). No core path starts with the widget's prefix.
   const router = Router();
-  router.use((req, res, next) => (req.path.startsWith(WIDGET_PREFIX) ? widget : core)(req, res, next));
+  router.use(core, widget);
   return router;
 }
 
 const WIDGET_PREFIX = '/api/v1/widget/';
+
+/** A router's first step: leaves the router at once (`next('router')`) for a path that is not its own. */
+function onlyIf(ownPath: (path: string) => boolean): RequestHandler {
+  return (req, _res, next) => next(ownPath(req.path) ? undefined : 'router');
+}
