@@ -6,7 +6,7 @@
  */
 import { type Page, get } from '../api.js';
 import { type Child, fill, h, time, uid } from '../dom.js';
-import { SEVERITIES, loadLocations, loadProducts, names } from '../model.js';
+import { SEVERITIES, locationById, names, productById } from '../model.js';
 import type { Screen } from '../screen.js';
 import { screenHeader, statusBadge } from '../ui.js';
 import type { Schema } from '../../kit/api-types.js';
@@ -58,14 +58,17 @@ export const screen: Screen = {
     const below = { below_min: 'true' };
     const expiring = { has_stock: 'true', expires_before: localDate(days + 1) };
     const open = (severity?: string) => ({ status: 'OPEN', ...(severity ? { severity } : {}) });
-    const [lowStock, batches, events, bySeverity, movements, products, locations] = await Promise.all([
+    const [lowStock, batches, events, bySeverity, movements] = await Promise.all([
       get<Page<StockRow>>('/api/v1/stock/', { ...below, page_size: SHOWN }),
       get<Page<Batch>>('/api/v1/batches/', { ...expiring, page_size: SHOWN }),
       get<Page<unknown>>('/api/v1/events/', { ...open(), page_size: 1 }),
       Promise.all(SEVERITIES.map((s) => get<Page<unknown>>('/api/v1/events/', { ...open(s), page_size: 1 }))),
       get<Page<Movement>>('/api/v1/movements/', { page_size: SHOWN }),
-      loadProducts(),
-      loadLocations(),
+    ]);
+    // Only the records these few rows name are read (once per id), never the whole catalog.
+    const [products, locations] = await Promise.all([
+      readEach(productById, [...batches.results.map((b) => b.product_id), ...movements.results.map((m) => m.product_id)]),
+      readEach(locationById, movements.results.flatMap((m) => [m.from_location_id, m.to_location_id])),
     ]);
     const productName = names(products, (p) => `${p.sku} — ${p.name}`);
     const locationName = names(locations, (l) => l.name);
@@ -124,3 +127,10 @@ export const screen: Screen = {
     );
   },
 };
+
+/** The records of `ids` (each read once; nulls and unknown ids skipped). */
+async function readEach<T>(read: (id: string) => Promise<T | null>, ids: Array<string | null | undefined>): Promise<T[]> {
+  const unique = [...new Set(ids.filter((id): id is string => !!id))];
+  const found: Array<T | null> = await Promise.all(unique.map(read));
+  return found.filter((r): r is T => r !== null);
+}
