@@ -67,8 +67,9 @@ describe('GET /api/v1/audit-log/?ordering=', () => {
 
   it('has an index for each sort: EXPLAIN of each ordering reads audit_log by an index', async () => {
     const sequelize = system().db.sequelize;
-    await sequelize.query('SET enable_seqscan = off');
-    try {
+    // One transaction, so that the setting and the EXPLAIN share a connection of the pool.
+    await sequelize.transaction(async (transaction) => {
+      await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
       for (const [order, index] of [
         ['created_at DESC, id DESC', 'audit_log_company_created_idx'],
         ['action ASC, id ASC', 'audit_log_order_action_idx'],
@@ -77,14 +78,13 @@ describe('GET /api/v1/audit-log/?ordering=', () => {
         const plan = await sequelize.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT * FROM audit_log WHERE company_id = $1 ORDER BY ${order} LIMIT 50`, {
           bind: [company.id],
           type: QueryTypes.SELECT,
+          transaction,
         });
         const text = plan.map((r) => r['QUERY PLAN']).join('\n');
         expect(text, text).to.include(index);
         expect(text, text).not.to.match(/\bSort\b/);
       }
-    } finally {
-      await sequelize.query('RESET enable_seqscan');
-    }
+    });
   });
 });
 
