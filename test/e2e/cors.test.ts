@@ -32,7 +32,7 @@ describe('CORS and unsupported methods', () => {
     it('answers a preflight from any origin without credentials', async () => {
       for (const origin of ['https://shop.example.com', 'https://anyone.example.net']) {
         const res = await preflight(WIDGET_LOCATIONS, origin);
-        expect(res.status, origin).to.be.oneOf([200, 204]);
+        expect(res.status, origin).to.equal(204);
         expect(res.headers.get('access-control-allow-origin')).to.equal(origin);
         expect(list(res.headers.get('access-control-allow-methods'))).to.include.members(['get', 'post', 'options']);
         expect(list(res.headers.get('access-control-allow-headers'))).to.include.members(['content-type', 'x-api-key', 'idempotency-key', 'x-request-id']);
@@ -91,7 +91,7 @@ describe('CORS and unsupported methods', () => {
 
     it('answers a preflight from a DASHBOARD_ORIGINS origin, Authorization allowed', async () => {
       const res = await preflight('/api/v1/locations/', ADMIN, { baseUrl: gw.url, headers: { 'access-control-request-headers': 'authorization,content-type' } });
-      expect(res.status).to.be.oneOf([200, 204]);
+      expect(res.status).to.equal(204);
       expect(res.headers.get('access-control-allow-origin')).to.equal(ADMIN);
       expect(list(res.headers.get('access-control-allow-headers'))).to.include.members(['authorization', 'content-type', 'x-api-key', 'idempotency-key', 'x-request-id']);
       expect(list(res.headers.get('access-control-allow-methods'))).to.include.members(['get', 'post', 'patch', 'delete']);

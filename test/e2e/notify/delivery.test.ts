@@ -68,9 +68,13 @@ describe('notification delivery: webhooks', () => {
     const c = await channel();
     const now = new Date();
     const { delivery, event, rule } = await createDelivery(tenant, c, now);
-    receiver.respond = (req) => (verifySignature(req.body, c.secret, req.headers['x-pi-signature'] as string) ? { status: 200, body: '{"ok":true}' } : { status: 401 });
+    // The receiver takes its time, so that the attempt's measured duration has something to measure.
+    receiver.respond = (req) =>
+      verifySignature(req.body, c.secret, req.headers['x-pi-signature'] as string) ? { status: 200, body: '{"ok":true}', delayMs: 150 } : { status: 401 };
 
+    const sentAt = Date.now();
     expect(await attempt(delivery, now)).to.equal('delivered');
+    const elapsedMs = Date.now() - sentAt;
 
     expect(receiver.requests).to.have.length(1);
     const req = receiver.requests[0];
@@ -99,7 +103,7 @@ describe('notification delivery: webhooks', () => {
     expect(attempts).to.have.length(1);
     expect(attempts[0]).to.deep.include({ number: 1, ok: true, statusCode: 200, error: null, responseExcerpt: '{"ok":true}' });
     expect(attempts[0].startedAt.getTime()).to.equal(now.getTime());
-    expect(attempts[0].durationMs).to.be.at.least(0);
+    expect(attempts[0].durationMs).to.be.at.least(150).and.at.most(elapsedMs);
   });
 
   it('never stores or logs the channel secret, even when the receiver echoes it back', async () => {
