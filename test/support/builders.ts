@@ -112,6 +112,32 @@ export async function addStock(company: TestCompany, productId: string, location
   return res.body;
 }
 
+/** A product with stock at a location, and whatever of its parents a test did not bring. */
+export interface TestStock {
+  company: TestCompany;
+  product: TestProduct;
+  location: { id: string; name: string };
+  /** The widget's answer to the booking that stocked it. */
+  booking: Record<string, unknown>;
+}
+
+/**
+ * `quantity` (default 10) of a product at a location, booked through the widget. The company, the product and
+ * the location are made when not given, so a test names only what it cares about: `await buildStock()` is a
+ * stocked product of a new company.
+ */
+export async function buildStock(
+  given: { company?: TestCompany; product?: TestProduct; location?: { id: string; name: string }; quantity?: number; profile?: Profile } = {},
+): Promise<TestStock> {
+  const company = given.company ?? (await buildCompany());
+  const [product, location] = await Promise.all([
+    given.product ?? buildProduct(company, { profile: given.profile }),
+    given.location ?? buildLocation(company),
+  ]);
+  const booking = (await addStock(company, product.id, location.id, given.quantity ?? 10)) as Record<string, unknown>;
+  return { company, product, location, booking };
+}
+
 /** `count` new VIRGIN QR codes of the company (POST /api/v1/qr-codes/); answers their codes. */
 export async function generateCodes(company: TestCompany, count = 1): Promise<string[]> {
   const res = await post('/api/v1/qr-codes/', { count }, { token: company.token });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { get, patch, post } from '../../support/api';
-import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
+import { buildStock, TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { balanceOf, ledgerStockOf, movementCount } from '../../support/stock';
 
 const transaction = (company: TestCompany, productId: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
@@ -199,10 +199,7 @@ describe('POST /api/v1/widget/move/', () => {
   });
 
   it('answers 409 when a negative quantity exceeds the stock, and books nothing', async () => {
-    const company = await buildCompany();
-    const product = await buildProduct(company);
-    const shelf = await buildLocation(company);
-    await addStock(company, product.id, shelf.id, 2);
+    const { company, product, location: shelf } = await buildStock({ quantity: 2 });
     const res = await post('/api/v1/widget/move/', { product_id: product.id, location_id: shelf.id, quantity: -5 }, { apiKey: company.apiKey });
     expect(res.status).to.equal(409);
     expect(res.body.code).to.equal('insufficient_stock');

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { findStockDifferences } from '@pi/inventory';
 import { post } from '../../support/api';
-import { TestCompany, addStock, buildCompany as buildAnyCompany, buildLocation, buildProduct } from '../../support/builders';
+import { buildStock, TestCompany, addStock, buildCompany as buildAnyCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system } from '../../support/hooks';
 import { balanceOf, ledgerStockOf, movementCount } from '../../support/stock';
 
@@ -31,10 +31,7 @@ describe('the stock ledger under load', () => {
 
   describe('stock under concurrency (through the HTTP API)', () => {
     it('50 parallel subtractions of 1 against 20 in stock: exactly 20 succeed, 30 get 409, stock ends at 0', async () => {
-      const company = await buildCompany();
-      const product = await buildProduct(company);
-      const shelf = await buildLocation(company);
-      await addStock(company, product.id, shelf.id, 20);
+      const { company, product, location: shelf } = await buildStock({ company: await buildCompany(), quantity: 20 });
       const answers = await Promise.all(Array.from({ length: 50 }, () => subtractOne(company, product.id, shelf.id)));
       const statuses = answers.map((a) => a.status);
       expect(statuses.filter((s) => s === 200)).to.have.length(20);
@@ -89,10 +86,7 @@ describe('the stock ledger under load', () => {
 
   describe('Idempotency-Key on bookings', () => {
     it('books once when the same request is retried concurrently with the same key, and answers each retry alike', async () => {
-      const company = await buildCompany();
-      const product = await buildProduct(company);
-      const shelf = await buildLocation(company);
-      await addStock(company, product.id, shelf.id, 20);
+      const { company, product, location: shelf } = await buildStock({ company: await buildCompany(), quantity: 20 });
       const before = await movementCount(company.id);
       const answers = await Promise.all(Array.from({ length: 10 }, () => subtractOne(company, product.id, shelf.id, { 'idempotency-key': 'sale-0001' })));
       expect(answers.map((a) => a.status)).to.deep.equal(Array(10).fill(200));
@@ -103,10 +97,7 @@ describe('the stock ledger under load', () => {
     });
 
     it('books once per key under concurrent retries of many different keys', async () => {
-      const company = await buildCompany();
-      const product = await buildProduct(company);
-      const shelf = await buildLocation(company);
-      await addStock(company, product.id, shelf.id, 50);
+      const { company, product, location: shelf } = await buildStock({ company: await buildCompany(), quantity: 50 });
       const keys = Array.from({ length: 10 }, (_, i) => `order-${i}`);
       const answers = await Promise.all(keys.flatMap((key) => Array.from({ length: 5 }, () => subtractOne(company, product.id, shelf.id, { 'idempotency-key': key }))));
       expect(answers.every((a) => a.status === 200)).to.equal(true);
@@ -114,10 +105,7 @@ describe('the stock ledger under load', () => {
     });
 
     it('answers 409 idempotency_key_reused when the key comes back with another body, and books nothing', async () => {
-      const company = await buildCompany();
-      const product = await buildProduct(company);
-      const shelf = await buildLocation(company);
-      await addStock(company, product.id, shelf.id, 5);
+      const { company, product, location: shelf } = await buildStock({ company: await buildCompany(), quantity: 5 });
       expect((await subtractOne(company, product.id, shelf.id, { 'idempotency-key': 'k-1' })).status).to.equal(200);
       const other = await post(
         `/api/v1/widget/${product.id}/transaction/`,

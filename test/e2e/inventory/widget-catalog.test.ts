@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { get, patch } from '../../support/api';
-import { addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
+import { buildStock, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 
 describe('GET /api/v1/widget/ (product list)', () => {
   it('answers the company, non-dimensional products and DIMENSIONAL ones as poly_products, with stock_display', async () => {
@@ -71,10 +71,7 @@ describe('GET /api/v1/widget/{id}/ (product detail)', () => {
 
 describe('deactivating a location', () => {
   it('is refused with 409 location_has_stock while the location holds stock, and allowed once it is empty', async () => {
-    const company = await buildCompany();
-    const product = await buildProduct(company);
-    const shelf = await buildLocation(company);
-    await addStock(company, product.id, shelf.id, 2);
+    const { company, product, location: shelf } = await buildStock({ quantity: 2 });
     const refused = await patch(`/api/v1/locations/${shelf.id}/`, { is_active: false }, { token: company.token });
     expect(refused.status).to.equal(409);
     expect(refused.body.code).to.equal('location_has_stock');

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { get, patch, post } from '../../support/api';
 import { expectAccessDenied, expectErrorShape, expectNotFound, expectValidationError } from '../../support/assertions';
-import { TestCompany, addStock, buildApiKey, buildCompany, buildLocation, buildProduct, unique } from '../../support/builders';
+import { buildStock, TestCompany, addStock, buildApiKey, buildCompany, buildLocation, buildProduct, unique } from '../../support/builders';
 import { query } from '../../support/sql';
 
 const systemLocations = (company: TestCompany) =>
@@ -227,10 +227,7 @@ describe('GET /api/v1/widget/location_inventory/', () => {
   });
 
   it('answers 404 not_found for the VIRTUAL Inbound and Outbound locations, though the ledger books through them', async () => {
-    const company = await buildCompany();
-    const product = await buildProduct(company);
-    const location = await buildLocation(company);
-    await addStock(company, product.id, location.id, 5);
+    const { company, product, location } = await buildStock({ quantity: 5 });
     await addStock(company, product.id, location.id, 2, { operation: 'subtract' });
     const virtual = await systemLocations(company);
     expect(virtual.map((l) => l.name).sort()).to.deep.equal(['Inbound', 'Outbound']);

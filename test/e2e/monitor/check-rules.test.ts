@@ -5,7 +5,7 @@ import { QueryTypes } from 'sequelize';
 import { DeliveryQueue, attemptDelivery, freePort, startDeliveryWorker, verifySignature } from '@pi/common';
 import { checkRules, loadMonitorSettings } from '@pi/monitor';
 import { get, post } from '../../support/api';
-import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
+import { buildStock, TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { runToExit } from '../../support/processes';
 import { REDIS_URL, requireRedis } from '../../support/redis';
@@ -67,10 +67,7 @@ describe('check_rules: THRESHOLD', () => {
   });
 
   it('honours max_stock and rules created through the API, and leaves an IGNORED event alone while the condition holds', async () => {
-    const company = await buildCompany();
-    const product = await buildProduct(company);
-    const shelf = await buildLocation(company);
-    await addStock(company, product.id, shelf.id, 30);
+    const { company, product, location: shelf } = await buildStock({ quantity: 30 });
     const rule = await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { max: 20 }, severity: 'CRITICAL' }, { token: company.token });
     expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
     expect(await run(company)).to.include({ events_opened: 1 });
