@@ -4,15 +4,25 @@ import { ID_OWNERS, buildPage, ownedFilters, validate } from '@pi/common';
 import { StockFilters, stockLevelsPage } from '../../commands/stock-levels';
 import type { InventoryContext } from '../../context';
 import { presentStockLevel } from '../../presenters/stock';
-import { stockQuery } from './schema';
+import { importOpeningStock } from '../../commands/spreadsheet-import';
+import { bookingContext } from '../../http/booking-request';
+import { csvBody, csvText } from '../../http/csv-body';
+import { importStockQuery, stockQuery } from './schema';
 
-export function stockRouter({ sequelize, config }: InventoryContext): Router {
+export function stockRouter(ctx: InventoryContext): Router {
+  const { sequelize, config } = ctx;
   const router = Router();
   router.get('/api/v1/stock/', validate({ query: stockQuery }), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
     const filters = req.query as unknown as StockFilters;
     const { rows, count, breakdown } = await stockLevelsPage(sequelize, req.identity!, filters);
     const results = rows.map((p) => presentStockLevel(p, breakdown.filter((b) => b.product_id === p.id)));
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, results));
+  });
+  /** Opening stock from CSV: one ledger addition per row, all or nothing, with a dry run. */
+  router.post('/api/v1/stock/import/', csvBody(), validate({ query: importStockQuery }), async (req, res) => {
+    const { dry_run: dryRun } = req.query as unknown as { dry_run: boolean };
+    const result = await importOpeningStock(bookingContext(ctx, req), csvText(req), dryRun);
+    res.status(result.dry_run ? 200 : 201).json(result);
   });
   return router;
 }
