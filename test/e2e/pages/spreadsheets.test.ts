@@ -11,6 +11,15 @@ import { BrowserPage, DESKTOP, PHONE, screenshotChecked, useBrowser } from '../.
 import { buildCompany, buildLocation, buildProduct, buildUser } from '../../support/builders';
 import { DASHBOARD_CHECKS, navigate, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
 
+/**
+ * The page's problems, less one report of the browser's instrumentation: Chromium reports a completed fetch of
+ * a `text/csv` attachment as `net::ERR_ABORTED` once the body has been read (the JSON export's is not), though
+ * the page got every byte; each test checks the saved file whole, which a cut download would fail.
+ */
+function problemsBesidesCsvAbort(bp: BrowserPage, expectedStatuses: number[] = []): string[] {
+  return unexpectedProblems(bp, expectedStatuses).filter((p) => !/^failed request: GET \S+\/api\/v1\/export\/(products|stock|movements)\/\S*: net::ERR_ABORTED$/.test(p));
+}
+
 describe('dashboard (browser): spreadsheets', function () {
   this.timeout(180_000);
   const chromium = useBrowser('dashboard (browser): spreadsheets');
@@ -63,7 +72,7 @@ describe('dashboard (browser): spreadsheets', function () {
     const [stock] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download stock levels (CSV)' }).click()]);
     expect(stock.suggestedFilename()).to.match(/^stock-.*\.csv$/);
     expect(fs.readFileSync((await stock.path())!, 'utf8')).to.include(`${product.sku},Streamed,North,`);
-    expect(unexpectedProblems(bp)).to.deep.equal([]);
+    expect(problemsBesidesCsvAbort(bp)).to.deep.equal([]);
   });
 
   for (const [size, viewport] of [
@@ -125,7 +134,9 @@ describe('dashboard (browser): spreadsheets', function () {
     expect(await page.getByRole('form', { name: 'Import locations' }).isVisible()).to.equal(false);
     expect(await page.getByRole('form', { name: 'Import opening stock' }).isVisible()).to.equal(false);
     const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download products (CSV)' }).click()]);
-    expect(fs.readFileSync((await file.path())!, 'utf8')).to.include('Seen by a viewer');
-    expect(unexpectedProblems(bp)).to.deep.equal([]);
+    const saved = fs.readFileSync((await file.path())!, 'utf8');
+    expect(saved).to.include('Seen by a viewer');
+    expect(saved.endsWith('\r\n')).to.equal(true);
+    expect(problemsBesidesCsvAbort(bp)).to.deep.equal([]);
   });
 });
