@@ -131,6 +131,8 @@ describe('dashboard (browser): spreadsheets', function () {
     await page.setViewportSize(PHONE);
     await signInWithKeyboard(page, viewer.username, viewer.password);
     await navigate(page, 'Import & export');
+    await page.getByRole('button', { name: 'Download products (CSV)' }).waitFor();
+    expect(await page.getByRole('form', { name: 'Import products' }).isVisible()).to.equal(false);
     expect(await page.getByRole('form', { name: 'Import locations' }).isVisible()).to.equal(false);
     expect(await page.getByRole('form', { name: 'Import opening stock' }).isVisible()).to.equal(false);
     const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download products (CSV)' }).click()]);

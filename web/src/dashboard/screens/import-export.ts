@@ -246,8 +246,8 @@ export const screen: Screen = {
 
     root.append(
       screenHeader('Import & export'),
-      section('Import products', form.el, outcome),
-      h('div', { class: 'write-only' }, section('Import locations', locationsForm), section('Import opening stock', stockForm)),
+      // Imports are writes: a viewer sees only the downloads (docs/api/roles-and-audit-log.md).
+      h('div', { class: 'write-only' }, section('Import products', form.el, outcome), section('Import locations', locationsForm), section('Import opening stock', stockForm)),
       section('Download spreadsheets', spreadsheetDownloads()),
       section(
         'Export the company',
