@@ -317,19 +317,21 @@ describe('POST /api/v1/locations/import/', () => {
   it('creates the hierarchy in file order, parents by name (the company\'s or an earlier row\'s), with audit entries', async () => {
     const company = await buildCompany();
     const site = await buildLocation(company, 'Main site');
-    const csv = 'Name,Type,Parent\nHall A,WAREHOUSE,main SITE\nShelf 1,shelf,Hall A\n"Shelf, 2",SHELF,hall a\nVan 7,VEHICLE,\n';
+    // `'=Room` is how the export writes a name starting with `=`: it imports as `=Room`.
+    const csv = 'Name,Type,Parent\nHall A,WAREHOUSE,main SITE\nShelf 1,shelf,Hall A\n"Shelf, 2",SHELF,hall a\nVan 7,VEHICLE,\n\'=Room,STORE,\n';
     const audits = await auditCount(company.id, 'location');
     const res = await importCsv(company.token, '/api/v1/locations/import/', csv);
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    expect(res.body).to.include({ imported: 4, dry_run: false });
-    const [hall, shelf1, shelf2, van] = res.body.locations;
+    expect(res.body).to.include({ imported: 5, dry_run: false });
+    const [hall, shelf1, shelf2, van, room] = res.body.locations;
+    expect(room.name).to.equal('=Room');
     expect([hall.name, shelf1.name, shelf2.name, van.name]).to.deep.equal(['Hall A', 'Shelf 1', 'Shelf, 2', 'Van 7']);
     expect(hall).to.include({ type: 'WAREHOUSE', parent_id: site.id });
     expect(shelf1).to.include({ type: 'SHELF', parent_id: hall.id });
     expect(shelf2.parent_id).to.equal(hall.id);
     expect(van.parent_id).to.equal(null);
     expect((await get(`/api/v1/locations/${shelf1.id}/`, { token: company.token })).body).to.deep.equal(shelf1);
-    expect(await auditCount(company.id, 'location')).to.equal(audits + 4);
+    expect(await auditCount(company.id, 'location')).to.equal(audits + 5);
   });
 
   it('checks and writes nothing on a dry run', async () => {
