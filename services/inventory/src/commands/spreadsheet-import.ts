@@ -28,8 +28,11 @@ interface CsvShape {
   ignored?: readonly string[];
 }
 
-/** The data rows of a CSV import, by column name; header problems answer 400 `validation_error`. */
-function readCsv(text: string, shape: CsvShape): Cells[] {
+/**
+ * The data rows of a CSV import, by column name, and the header's number of columns; header problems answer
+ * 400 `validation_error`.
+ */
+function readCsv(text: string, shape: CsvShape): { rows: Cells[]; width: number } {
   let records: string[][];
   try {
     records = parse(text, { bom: true, skip_empty_lines: true, trim: true, relax_column_count: true }) as string[][];
@@ -51,7 +54,7 @@ function readCsv(text: string, shape: CsvShape): Cells[] {
   const rows = records.slice(1);
   if (!rows.length) throw new ValidationError({ body: 'has no data rows' });
   if (rows.length > MAX_IMPORT_ROWS) throw new ValidationError({ body: `has ${rows.length} data rows; at most ${MAX_IMPORT_ROWS} are allowed` });
-  return rows.map((cells) => {
+  const cellsByColumn = rows.map((cells) => {
     const row: Cells = {};
     header.forEach((column, c) => {
       if (shape.columns.includes(column) && cells[c] !== undefined && cells[c] !== '') row[column] = importedCell(cells[c]);
@@ -59,6 +62,7 @@ function readCsv(text: string, shape: CsvShape): Cells[] {
     if (cells.length !== header.length) row['#cells'] = String(cells.length);
     return row;
   });
+  return { rows: cellsByColumn, width: header.length };
 }
 
 /** Checks every row with `check`, which adds problems; returns its values when there are none. */
@@ -76,8 +80,6 @@ function checkRows<T>(rows: Cells[], headerLength: number, check: (cells: Cells,
   });
   return { problems, values };
 }
-
-const headerLength = (text: string) => (parse(text, { bom: true, to_line: 1, relax_column_count: true }) as string[][])[0]?.length ?? 0;
 
 const byRow = (a: RowProblem, b: RowProblem) => a.row - b.row;
 
@@ -105,8 +107,7 @@ export type LocationImportResult = { dry_run: true; imported: 0; would_import: n
  * case: one the company has, or one created by an earlier row; a name that means more than one is refused.
  */
 export async function importLocations(sequelize: Sequelize, identity: Identity, text: string, dryRun: boolean): Promise<LocationImportResult> {
-  const rows = readCsv(text, LOCATION_CSV);
-  const width = headerLength(text);
+  const { rows, width } = readCsv(text, LOCATION_CSV);
   return sequelize.transaction(async (transaction) => {
     const parentNames = [...new Set(rows.map((r) => r.parent).filter((p): p is string => p !== undefined).map(key))];
     // The existing parents are share-locked: none can become VIRTUAL's or change its name before the commit.
@@ -306,8 +307,7 @@ function rowProblemOf(err: unknown, row: number): ImportFailedError | undefined 
  */
 export async function importOpeningStock(ctx: BookingContext, text: string, dryRun: boolean): Promise<OpeningStockResult> {
   const { sequelize, identity } = ctx;
-  const rows = readCsv(text, STOCK_CSV);
-  const width = headerLength(text);
+  const { rows, width } = readCsv(text, STOCK_CSV);
   if (dryRun) {
     const valid = await checkStockRows(sequelize, identity, rows, width);
     return { dry_run: true, imported: 0, would_import: valid.length };
