@@ -110,7 +110,7 @@ export async function importLocations(sequelize: Sequelize, identity: Identity, 
   const { rows, width } = readCsv(text, LOCATION_CSV);
   return sequelize.transaction(async (transaction) => {
     const parentNames = [...new Set(rows.map((r) => r.parent).filter((p): p is string => p !== undefined).map(key))];
-    // The existing parents are share-locked: none can become VIRTUAL's or change its name before the commit.
+    // The existing locations a row names as parent are share-locked, so none is renamed before the commit.
     const existing = parentNames.length
       ? await sequelize.query<{ id: string; name: string; type: string }>(
           'SELECT id, name, type FROM locations WHERE company_id = $1 AND lower(name) = ANY($2::text[]) ORDER BY id FOR SHARE',
@@ -216,8 +216,8 @@ async function namedRecords(sequelize: Sequelize, companyId: string, rows: Cells
   const products = await ProductModel.findAll({ where: { companyId, [Op.and]: [sqlWhere(fn('lower', col('sku')), { [Op.in]: skus })] }, transaction });
   const locations = await Location.findAll({ where: { companyId, [Op.and]: [sqlWhere(fn('lower', col('name')), { [Op.in]: names })] }, transaction });
   const batches = await sequelize.query<{ code: string; product_id: string; expiration_date: string | null }>(
-      "SELECT code, product_id, to_char(expiration_date, 'YYYY-MM-DD') AS expiration_date FROM batches WHERE company_id = $1 AND code = ANY($2::text[])",
-      { bind: [companyId, codes], type: QueryTypes.SELECT, transaction },
+    "SELECT code, product_id, to_char(expiration_date, 'YYYY-MM-DD') AS expiration_date FROM batches WHERE company_id = $1 AND code = ANY($2::text[])",
+    { bind: [companyId, codes], type: QueryTypes.SELECT, transaction },
   );
   return { products, locations, batches: new Map(batches.map((b) => [b.code, b])) };
 }
@@ -245,9 +245,10 @@ async function checkStockRows(sequelize: Sequelize, identity: Identity, rows: Ce
     let location: Location | undefined;
     if (cells.location === undefined) problem('location', 'location is required');
     else {
-      const found = oneNamed(locations, cells.location, (l) => l.name);
-      if (found.length !== 1) problem('location', found.length ? `'${cells.location}' names ${found.length} locations; rename them so that each name means one` : `no location is named '${cells.location}'`);
-      else if (found[0].type === 'VIRTUAL') problem('location', 'must be a physical location');
+      // Physical locations only: the ledger's Inbound and Outbound never hold stock, whatever a location is named.
+      const found = oneNamed(locations.filter((l) => l.type !== 'VIRTUAL'), cells.location, (l) => l.name);
+      if (found.length > 1) problem('location', `'${cells.location}' names ${found.length} locations; rename them so that each name means one`);
+      else if (!found.length) problem('location', locations.some((l) => l.type === 'VIRTUAL' && key(l.name) === key(cells.location!)) ? 'must be a physical location' : `no location is named '${cells.location}'`);
       else if (!found[0].isActive) problem('location', 'the location is deactivated');
       else location = found[0];
     }
