@@ -99,7 +99,7 @@ export const get = <T = unknown>(path: string, query?: Query) => client.get<T>(p
 export const post = <T = unknown>(path: string, body: unknown = {}, opts: RequestOptions = {}) => client.post<T>(path, body, opts);
 export const patch = <T = unknown>(path: string, body: unknown) => client.patch<T>(path, body);
 export const del = (path: string) => client.del(path);
-export const download = (path: string, query?: Query) => client.download(path, query);
+export const download = (path: string, query?: Query, onProgress?: (chunk: Uint8Array) => void) => client.download(path, query, onProgress);
 
 /** Every page of a list (page_size 500), up to `limit` records: for the pickers of products and locations. */
 export async function getAll<T>(path: string, query: Query = {}, limit = 5000): Promise<T[]> {

@@ -228,12 +228,31 @@ export class ApiClient {
     return this.request<null>('DELETE', path);
   }
 
-  /** A file answer (exports, label sheets): its bytes and the name from `Content-Disposition`. */
-  async download(path: string, query?: Query): Promise<{ blob: Blob; filename: string | null }> {
+  /**
+   * A file answer (exports, label sheets): its bytes and the name from `Content-Disposition`. With
+   * `onProgress`, the body is read piece by piece as it streams in, and each piece is reported (its bytes).
+   */
+  async download(path: string, query?: Query, onProgress?: (chunk: Uint8Array) => void): Promise<{ blob: Blob; filename: string | null }> {
     const opts: RequestOptions = { query, headers: { accept: '*/*' } };
     const res = await this.raw('GET', path, opts);
     if (!res.ok) throw this.refused(res, (await readJson(res)).json, opts);
     const match = /filename="?([^";]+)"?/i.exec(res.headers.get('content-disposition') ?? '');
-    return { blob: await res.blob(), filename: match ? match[1] : null };
+    const filename = match ? match[1] : null;
+    if (!onProgress || !res.body) return { blob: await res.blob(), filename };
+    const reader = res.body.getReader();
+    const parts: Uint8Array[] = [];
+    for (;;) {
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await reader.read();
+      } catch {
+        // The service cuts the connection when an export fails midway: never save a partial file.
+        throw networkError();
+      }
+      if (read.done) break;
+      parts.push(read.value);
+      onProgress(read.value);
+    }
+    return { blob: new Blob(parts as BlobPart[], { type: res.headers.get('content-type') ?? undefined }), filename };
   }
 }

@@ -96,8 +96,11 @@ export async function exportCompanyOf(identity: Identity): Promise<ExportCompany
   return { id: company.id, name: company.name };
 }
 
-/** `export-<company>-<YYYY-MM-DD>.json`, with the company name reduced to a safe slug (its id if none is left). */
-export function exportFileName(company: ExportCompany, at: Date): string {
+/**
+ * `export-<company>-<YYYY-MM-DD>.json` (or another prefix and extension: the spreadsheet exports), with the
+ * company name reduced to a safe slug (its id if none is left).
+ */
+export function exportFileName(company: ExportCompany, at: Date, prefix = 'export', extension = 'json'): string {
   const slug = company.name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
@@ -106,14 +109,14 @@ export function exportFileName(company: ExportCompany, at: Date): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 60)
     .replace(/-+$/, '');
-  return `export-${slug || company.id}-${at.toISOString().slice(0, 10)}.json`;
+  return `${prefix}-${slug || company.id}-${at.toISOString().slice(0, 10)}.${extension}`;
 }
 
 /** The client went away: stop reading and end the transaction. */
 export class ExportAbortedError extends Error {}
 
 /** Writes with backpressure; fails once the destination is closed. */
-function writer(out: Writable) {
+export function writer(out: Writable) {
   let closed = false;
   out.once('close', () => {
     closed = true;

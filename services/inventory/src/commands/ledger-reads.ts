@@ -35,12 +35,8 @@ export interface MovementFilters extends PageRequest, NamedFilters {
   ordering?: OrderTerm[];
 }
 
-/**
- * The statements of one page and of its count, with their values. Exported so that a test can EXPLAIN exactly
- * what the list runs.
- */
-export function movementListStatements(identity: Identity, f: MovementFilters) {
-  const { limit, offset } = pageWindow(f);
+/** The list's filters as one condition on `m` (the ledger), with its values; the spreadsheet export uses it too. */
+export function movementCondition(identity: Identity, f: Omit<MovementFilters, keyof PageRequest>) {
   const bind: unknown[] = [identity.companyId, f.product_id ?? null, f.location_id ?? null, f.batch_id ?? null, f.kind ?? null, f.created_after ?? null, f.created_before ?? null];
   const where = boundNamedFilters(f, { sku: 'm.product_id', location_name: ['m.from_location_id', 'm.to_location_id'], batch_code: 'm.batch_id' }, bind);
   if (f.search) {
@@ -60,6 +56,16 @@ export function movementListStatements(identity: Identity, f: MovementFilters) {
         AND ($6::timestamptz IS NULL OR m.created_at >= $6::timestamptz)
         AND ($7::timestamptz IS NULL OR m.created_at < $7::timestamptz)
         ${where.map((w) => `AND ${w}`).join('\n        ')}`;
+  return { condition, bind };
+}
+
+/**
+ * The statements of one page and of its count, with their values. Exported so that a test can EXPLAIN exactly
+ * what the list runs.
+ */
+export function movementListStatements(identity: Identity, f: MovementFilters) {
+  const { limit, offset } = pageWindow(f);
+  const { condition, bind } = movementCondition(identity, f);
   return {
     page: `SELECT m.*,
             u.username AS actor_username, u.email AS actor_email,

@@ -1,9 +1,11 @@
 /**
- * Product import (JSON or CSV, all or nothing, with a dry run first) and the company export (one JSON file of
- * every record). Import problems are listed per row and field.
+ * Product import (JSON or CSV, all or nothing, with a dry run first), the CSV imports of locations and opening
+ * stock, the spreadsheet downloads (products, stock levels, movements) with their progress, and the company
+ * export (one JSON file of every record). Import problems are listed per row and column
+ * (docs/api/spreadsheets.md).
  */
 import { ApiError, download, request } from '../api.js';
-import { fill, h } from '../dom.js';
+import { fill, fromLocalInput, h } from '../dom.js';
 import { FieldError, Form, text } from '../form.js';
 import { table } from '../list.js';
 import type { Screen } from '../screen.js';
@@ -38,6 +40,124 @@ function rowProblems(err: ApiError): HTMLElement | null {
     ],
     rows as RowProblem[],
     { caption: 'Import problems by row' },
+  );
+}
+
+interface CsvImport {
+  label: string;
+  path: string;
+  /** What one row is, for the messages: `location(s)`. */
+  noun: string;
+  placeholder: string;
+  help: Array<string | HTMLElement>;
+}
+
+/** A CSV import with its dry run (ticked by default) and its problems by row and column. */
+function csvImportForm(spec: CsvImport): HTMLElement {
+  const outcome = h('div', { class: 'import-outcome' });
+  const form = new Form({
+    label: spec.label,
+    fields: [
+      { name: 'file', label: 'File (.csv)', type: 'file', accept: '.csv,text/csv' },
+      { name: 'content', label: 'Or paste the content', type: 'textarea', rows: 5, placeholder: spec.placeholder, help: spec.help },
+      { name: 'dry_run', label: 'Dry run: check only, import nothing', type: 'checkbox', value: true },
+    ],
+    submitLabel: 'Import',
+    resetOnSuccess: false,
+    onSubmit: async (values) => {
+      outcome.replaceChildren();
+      const file = values.file as File | null;
+      const content = file ? await file.text() : String(values.content ?? '');
+      if (!text(content)) throw new FieldError('file', 'Choose a file or paste the content.');
+      const dryRun = Boolean(values.dry_run);
+      try {
+        const answer = await request<{ imported: number; would_import?: number; dry_run: boolean }>('POST', spec.path, {
+          query: { dry_run: dryRun },
+          rawBody: content,
+          contentType: 'text/csv',
+        });
+        const message = answer.dry_run
+          ? `Dry run passed: ${answer.would_import} ${spec.noun} would be imported. Untick "Dry run" and import again to write them.`
+          : `${answer.imported} ${spec.noun} imported.`;
+        fill(outcome, h('div', { class: 'notice notice-success', role: 'status' }, message));
+        notify(message);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'import_failed') {
+          fill(outcome, h('div', { role: 'alert' }, errorBox(err, { skip: ['rows'] }), rowProblems(err)));
+          return;
+        }
+        throw err;
+      }
+    },
+  });
+  return h('div', null, form.el, outcome);
+}
+
+const sizeOf = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} kB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+
+/**
+ * The three spreadsheet downloads. The file streams in: its rows and bytes are counted as they arrive (a
+ * progress bar without an end, since the size is not known before the last row), then it is saved.
+ */
+function spreadsheetDownloads(): HTMLElement {
+  const progress = h('progress', { class: 'export-progress', 'aria-label': 'Download progress', hidden: true }) as HTMLProgressElement;
+  const status = h('div', { class: 'sheet-status', role: 'status', 'aria-live': 'polite' });
+  const from = h('input', { type: 'datetime-local', id: 'sheet-from', name: 'created_after' }) as HTMLInputElement;
+  const until = h('input', { type: 'datetime-local', id: 'sheet-until', name: 'created_before' }) as HTMLInputElement;
+  let busy = false;
+
+  /** `query` is read when the button is clicked (the movements' period). */
+  const get = (what: string, path: string, query: () => Record<string, string | undefined> = () => ({})) =>
+    button(
+      `Download ${what} (CSV)`,
+      async () => {
+        if (busy) return;
+        busy = true;
+        let bytes = 0;
+        let lines = 0;
+        const show = () => fill(status, `${what[0].toUpperCase()}${what.slice(1)}: ${Math.max(lines - 1, 0).toLocaleString('en')} row(s), ${sizeOf(bytes)} received…`);
+        progress.hidden = false;
+        progress.removeAttribute('value');
+        show();
+        try {
+          const { blob, filename } = await download(path, query(), (chunk) => {
+            bytes += chunk.length;
+            for (const byte of chunk) if (byte === 10) lines++;
+            show();
+          });
+          const name = filename ?? `${what.replace(/\s+/g, '-')}.csv`;
+          saveBlob(blob, name);
+          progress.value = progress.max = 1;
+          fill(status, `Downloaded ${name}: ${Math.max(lines - 1, 0).toLocaleString('en')} row(s), ${sizeOf(blob.size)}.`);
+        } catch (err) {
+          progress.hidden = true;
+          fill(status, errorBox(err));
+        } finally {
+          busy = false;
+        }
+      },
+      { kind: 'secondary' },
+    );
+
+  const movements = get('movements', '/api/v1/export/movements/', () => ({ created_after: fromLocalInput(from.value), created_before: fromLocalInput(until.value) }));
+
+  return h(
+    'div',
+    { class: 'sheets' },
+    h('p', null, 'Spreadsheet files (CSV, UTF-8) with SKUs, product, location and batch names. Large files stream in: the progress shows what has arrived.'),
+    h('div', { class: 'actions' }, get('products', '/api/v1/export/products/'), get('stock levels', '/api/v1/export/stock/')),
+    h(
+      'fieldset',
+      { class: 'sheet-period' },
+      h('legend', null, 'Movements (optional period, your local time)'),
+      h('label', { for: 'sheet-from' }, 'From'),
+      from,
+      h('label', { for: 'sheet-until' }, 'Until'),
+      until,
+      movements,
+    ),
+    progress,
+    status,
   );
 }
 
@@ -101,9 +221,34 @@ export const screen: Screen = {
       { kind: 'primary' },
     );
 
+    const locationsForm = csvImportForm({
+      label: 'Import locations',
+      path: '/api/v1/locations/import/',
+      noun: 'location(s)',
+      placeholder: 'name,type,parent\nMain warehouse,WAREHOUSE,\nShelf A,SHELF,Main warehouse',
+      help: [
+        'A header row of ',
+        h('code', null, 'name, type, parent'),
+        '. Type: WAREHOUSE, STORE, SHELF or VEHICLE. Parent: the name of a location you have or of an earlier row. Created in the order of the file; nothing is imported if any row fails.',
+      ],
+    });
+    const stockForm = csvImportForm({
+      label: 'Import opening stock',
+      path: '/api/v1/stock/import/',
+      noun: 'stock row(s)',
+      placeholder: 'sku,location,quantity,batch_code,expiration_date\nA-1,Main warehouse,25,,',
+      help: [
+        'A header row of ',
+        h('code', null, 'sku, location, quantity, batch_code, expiration_date, reason'),
+        ' (the first three required; a batch code for batch-tracked products). Each row is booked into the ledger as an addition; nothing is booked if any row fails. A stock levels download imports as it is.',
+      ],
+    });
+
     root.append(
       screenHeader('Import & export'),
-      section('Import products', form.el, outcome),
+      // Imports are writes: a viewer sees only the downloads (docs/api/roles-and-audit-log.md).
+      h('div', { class: 'write-only' }, section('Import products', form.el, outcome), section('Import locations', locationsForm), section('Import opening stock', stockForm)),
+      section('Download spreadsheets', spreadsheetDownloads()),
       section(
         'Export the company',
         h('p', null, 'Every record of the company (products, locations, batches, items, work orders, balances and the ledger) as one JSON file, from one consistent snapshot. One export per hour.'),

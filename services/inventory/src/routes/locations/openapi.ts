@@ -1,7 +1,21 @@
 /** The OpenAPI operations of /api/v1/locations/ (router.ts). */
+import Joi from 'joi';
 import { operations, pageSchema, schemas } from '@pi/common';
 import { locationSchema } from '../../presenters/location';
-import { createLocationBody, listLocationsQuery, updateLocationBody } from './schema';
+import { MAX_IMPORT_ROWS } from '../product-models/schema';
+import { createLocationBody, importLocationsQuery, listLocationsQuery, updateLocationBody } from './schema';
+
+export const importedLocationsSchema = Joi.object({
+  imported: Joi.number().integer().min(1).required(),
+  dry_run: Joi.boolean().valid(false).required(),
+  locations: Joi.array().items(locationSchema).required().description('The locations created, in the order of the rows.'),
+}).id('LocationImport');
+
+export const locationImportDryRunSchema = Joi.object({
+  imported: Joi.number().valid(0).required(),
+  would_import: Joi.number().integer().min(1).required(),
+  dry_run: Joi.boolean().valid(true).required(),
+}).id('LocationImportDryRun');
 
 const base = '/api/v1/locations';
 const tag = 'locations';
@@ -12,6 +26,33 @@ export const locationPageSchema = pageSchema(locationSchema, 'LocationPage');
 const SYSTEM = 'The VIRTUAL system locations `Inbound` and `Outbound` answer 409 `system_location` to changes.';
 
 export const locationOperations = operations(
+  {
+    method: 'post',
+    path: `${base}/import/`,
+    operationId: 'importLocations',
+    tag,
+    summary: 'Import locations from CSV',
+    description:
+      `Created in the order of the file, all or nothing, in one transaction, at most ${MAX_IMPORT_ROWS} rows. If any row fails the ` +
+      'answer is 400 `import_failed` with `details.rows: [{row, field, message}]` naming every problem by row (from 1) and column, and ' +
+      'nothing is created. With `dry_run=true` the rows are checked and nothing is written. Members and admins only; each location ' +
+      'created is in the audit log.',
+    security: 'bearer',
+    request: {
+      query: importLocationsQuery,
+      otherBodyTypes: {
+        'text/csv':
+          'A CSV file (up to 5 MB) with a header row of `name, type, parent` (any order and case; `name` and `type` required). `type` is ' +
+          'WAREHOUSE, STORE, SHELF or VEHICLE. `parent` is the name (ignoring case) of a location the company has or an earlier row ' +
+          'creates; a name that means more than one location is refused.',
+      },
+    },
+    responses: {
+      200: { description: '`dry_run=true`: every row is valid; nothing was written.', schema: locationImportDryRunSchema },
+      201: { description: 'Every row was imported.', schema: importedLocationsSchema },
+    },
+    errors: [415],
+  },
   {
     method: 'get',
     path: `${base}/`,

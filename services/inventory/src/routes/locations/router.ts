@@ -3,8 +3,10 @@ import { Router } from 'express';
 import { buildPage, idParam, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
 import { createLocation, getLocation, listLocations, updateLocation } from '../../commands/locations';
+import { importLocations } from '../../commands/spreadsheet-import';
+import { csvBody, csvText } from '../../http/csv-body';
 import { presentLocation } from '../../presenters/location';
-import { createLocationBody, listLocationsQuery, updateLocationBody } from './schema';
+import { createLocationBody, importLocationsQuery, listLocationsQuery, updateLocationBody } from './schema';
 import type { LocationFilters } from '../../commands/locations';
 
 export function locationsRouter({ sequelize, config }: InventoryContext): Router {
@@ -19,6 +21,14 @@ export function locationsRouter({ sequelize, config }: InventoryContext): Router
 
   router.post(`${base}/`, validate({ body: createLocationBody }), async (req, res) => {
     res.status(201).json(presentLocation(await createLocation(sequelize, req.identity!, req.body)));
+  });
+
+  /** CSV `name, type, parent`: all or nothing, with a dry run. Routed before `{id}/`, which would claim it. */
+  router.post(`${base}/import/`, csvBody(), validate({ query: importLocationsQuery }), async (req, res) => {
+    const { dry_run: dryRun } = req.query as unknown as { dry_run: boolean };
+    const result = await importLocations(sequelize, req.identity!, csvText(req), dryRun);
+    if (result.dry_run) res.status(200).json(result);
+    else res.status(201).json({ imported: result.imported, dry_run: false, locations: result.locations.map(presentLocation) });
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {

@@ -23,3 +23,7 @@ export const listLocationsQuery = Joi.object({
   search: searchQuery('the name'),
   ordering: orderingQuery(LOCATION_ORDERING),
 });
+
+export const importLocationsQuery = Joi.object({
+  dry_run: Joi.boolean().default(false).description('Check every row and write nothing.'),
+});

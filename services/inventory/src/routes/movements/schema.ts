@@ -3,8 +3,8 @@ import { MOVEMENT_KINDS, orderingQuery, schemas, searchQuery } from '@pi/common'
 import { MOVEMENT_ORDERING } from '../../sql/orderings';
 import { namedFilterSchemas } from '../../http/named-filters';
 
-export const listMovementsQuery = Joi.object({
-  ...schemas.pagination,
+/** The list's filters and sort (the spreadsheet export takes them too). */
+export const movementFilterKeys = {
   product_id: schemas.uuid,
   location_id: schemas.uuid.description('Movements from or to this location.'),
   batch_id: schemas.uuid,
@@ -14,4 +14,6 @@ export const listMovementsQuery = Joi.object({
   ...namedFilterSchemas,
   search: searchQuery('the reason, or of the SKU or name of the product'),
   ordering: orderingQuery(MOVEMENT_ORDERING),
-});
+};
+
+export const listMovementsQuery = Joi.object({ ...schemas.pagination, ...movementFilterKeys });

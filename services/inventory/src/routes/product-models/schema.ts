@@ -39,14 +39,16 @@ export const updateProductBody = Joi.object({
   is_active: Joi.boolean().strict(),
 }).min(1);
 
-export const listProductsQuery = Joi.object({
-  ...schemas.pagination,
+/** The list's filters and sort (the spreadsheet export takes them too). */
+export const productFilterKeys = {
   profile,
   is_active: Joi.boolean(),
   search: searchQuery('the SKU or the name'),
   barcode: gtinSchema.description('The product with this barcode, compared as a GTIN-14 (a UPC-A finds the same product as its EAN-13 with a leading 0).'),
   ordering: orderingQuery(PRODUCT_ORDERING),
-});
+};
+
+export const listProductsQuery = Joi.object({ ...schemas.pagination, ...productFilterKeys });
 
 /** One product of an import, as POST takes it; checked row by row so that every problem can be named with its row. */
 export const importRow = createProductBody;

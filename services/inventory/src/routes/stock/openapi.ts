@@ -1,9 +1,38 @@
-/** The OpenAPI operations of /api/v1/stock/ and /api/v1/stock/history/ (router.ts). */
+/** The OpenAPI operations of /api/v1/stock/, its history and its CSV import (router.ts). */
+import Joi from 'joi';
 import { operations, pageSchema } from '@pi/common';
 import { MAX_HISTORY_POINTS } from '../../commands/stock-history';
+import { OPENING_STOCK_REASON } from '../../commands/spreadsheet-import';
 import { stockLevelSchema } from '../../presenters/stock';
 import { stockHistorySchema } from '../../presenters/stock-history';
-import { stockHistoryQuery, stockQuery } from './schema';
+import { quantitySchema, uuid } from '../../presenters/schemas';
+import { MAX_IMPORT_ROWS } from '../product-models/schema';
+import { importStockQuery, stockHistoryQuery, stockQuery } from './schema';
+
+export const openingStockImportSchema = Joi.object({
+  imported: Joi.number().integer().min(1).required(),
+  dry_run: Joi.boolean().valid(false).required(),
+  bookings: Joi.array()
+    .items(
+      Joi.object({
+        row: Joi.number().integer().min(1).required(),
+        movement_id: uuid.required(),
+        sku: Joi.string().required(),
+        location: Joi.string().required(),
+        batch_code: Joi.string().allow(null).required(),
+        quantity: quantitySchema.required(),
+        quantity_at_location: quantitySchema.required().description("The product's stock at the location after the import (all batches)."),
+      }),
+    )
+    .required()
+    .description('One booking per row, in the order of the file.'),
+}).id('OpeningStockImport');
+
+export const openingStockDryRunSchema = Joi.object({
+  imported: Joi.number().valid(0).required(),
+  would_import: Joi.number().integer().min(1).required(),
+  dry_run: Joi.boolean().valid(true).required(),
+}).id('OpeningStockImportDryRun');
 
 export const stockLevelPageSchema = pageSchema(stockLevelSchema, 'StockLevelPage');
 
@@ -43,5 +72,33 @@ export const stockOperations = operations(
     request: { query: stockHistoryQuery },
     responses: { 200: { description: 'The balance at the end of each period.', schema: stockHistorySchema } },
     errors: [404],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/stock/import/',
+    operationId: 'importOpeningStock',
+    tag: 'stock',
+    summary: 'Import opening stock from CSV',
+    description:
+      `One ledger addition per row (from the company's Inbound to the location, as \`POST /api/v1/movements/\` books it), all in one ` +
+      `transaction: every row or none, at most ${MAX_IMPORT_ROWS} rows. If any row fails the answer is 400 \`import_failed\` with ` +
+      '`details.rows: [{row, field, message}]` naming every problem by row (from 1) and column, and nothing is booked. With `dry_run=true` ' +
+      'the rows are checked and nothing is booked. Products by SKU, locations by name (ignoring case; a name must mean one active ' +
+      'physical location). SERIALIZED products are refused (their items need serial numbers). Members and admins only.',
+    security: 'bearer',
+    request: {
+      query: importStockQuery,
+      otherBodyTypes: {
+        'text/csv':
+          'A CSV file (up to 5 MB) with a header row of `sku, location, quantity, batch_code, expiration_date, reason` (any order and case; ' +
+          `the first three required; \`batch_code\` required for BATCH products; \`reason\` defaults to "${OPENING_STOCK_REASON}"). The other ` +
+          'columns of the stock export are accepted and ignored, so an exported file imports as it is.',
+      },
+    },
+    responses: {
+      200: { description: '`dry_run=true`: every row is valid; nothing was booked.', schema: openingStockDryRunSchema },
+      201: { description: 'Every row was booked.', schema: openingStockImportSchema },
+    },
+    errors: [415],
   },
 );

@@ -1,6 +1,7 @@
 /**
  * `GET /api/v1/stock/`: calculated stock per product (total and per location), filters product and location.
  * `GET /api/v1/stock/history/`: one product's balance at the end of each day, week or month (docs/api/stock-history.md).
+ * `POST /api/v1/stock/import/`: opening stock from CSV (docs/api/spreadsheets.md).
  */
 import { Router } from 'express';
 import { ID_OWNERS, buildPage, ownedFilters, validate } from '@pi/common';
@@ -9,9 +10,13 @@ import { StockFilters, stockLevelsPage } from '../../commands/stock-levels';
 import type { InventoryContext } from '../../context';
 import { presentStockLevel } from '../../presenters/stock';
 import { presentStockHistory } from '../../presenters/stock-history';
-import { stockHistoryQuery, stockQuery } from './schema';
+import { importOpeningStock } from '../../commands/spreadsheet-import';
+import { bookingContext } from '../../http/booking-request';
+import { csvBody, csvText } from '../../http/csv-body';
+import { importStockQuery, stockHistoryQuery, stockQuery } from './schema';
 
-export function stockRouter({ sequelize, config }: InventoryContext): Router {
+export function stockRouter(ctx: InventoryContext): Router {
+  const { sequelize, config } = ctx;
   const router = Router();
   router.get('/api/v1/stock/', validate({ query: stockQuery }), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
     const filters = req.query as unknown as StockFilters;
@@ -27,5 +32,11 @@ export function stockRouter({ sequelize, config }: InventoryContext): Router {
       res.json(presentStockHistory(await stockHistory(sequelize, req.identity!, req.query as unknown as HistoryQuery)));
     },
   );
+  /** Opening stock from CSV: one ledger addition per row, all or nothing, with a dry run. */
+  router.post('/api/v1/stock/import/', csvBody(), validate({ query: importStockQuery }), async (req, res) => {
+    const { dry_run: dryRun } = req.query as unknown as { dry_run: boolean };
+    const result = await importOpeningStock(bookingContext(ctx, req), csvText(req), dryRun);
+    res.status(result.dry_run ? 200 : 201).json(result);
+  });
   return router;
 }

@@ -5,8 +5,8 @@ import { namedFilterSchemas } from '../../http/named-filters';
 import { calendarDate } from '../../http/calendar-date';
 import { HISTORY_INTERVALS, LAST_HISTORY_DAY, MAX_HISTORY_POINTS } from '../../commands/stock-history';
 
-export const stockQuery = Joi.object({
-  ...schemas.pagination,
+/** The list's filters (the spreadsheet export takes them too). */
+export const stockFilterKeys = {
   product_id: schemas.uuid,
   location_id: schemas.uuid.description('Totals then count this location only.'),
   sku: namedFilterSchemas.sku,
@@ -15,7 +15,12 @@ export const stockQuery = Joi.object({
     '`true`: only products whose `engine_config.min_stock` is set and whose total (at `location_id` / `location_name` when given) is below it; `false`: the others.',
   ),
   search: searchQuery('the SKU or the name of the product'),
-  ordering: orderingQuery(STOCK_ORDERING),
+};
+
+export const stockQuery = Joi.object({ ...schemas.pagination, ...stockFilterKeys, ordering: orderingQuery(STOCK_ORDERING) });
+
+export const importStockQuery = Joi.object({
+  dry_run: Joi.boolean().default(false).description('Check every row and book nothing.'),
 });
 
 /** The period fields of a stock history, core and widget (docs/api/stock-history.md). */

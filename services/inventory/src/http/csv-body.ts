@@ -1,0 +1,18 @@
+/** The body of the CSV-only imports (locations, opening stock; docs/api/spreadsheets.md). */
+import express from 'express';
+import type { Request } from 'express';
+import { AppError } from '@pi/common';
+
+/** The largest CSV file an import accepts, as the product import's. */
+export const CSV_LIMIT = '5mb';
+
+export const csvBody = () => express.text({ type: 'text/csv', limit: CSV_LIMIT });
+
+/** The CSV text; any other content type (or none) is 415 naming `content_type`. */
+export function csvText(req: Request): string {
+  if (req.is('text/csv')) return typeof req.body === 'string' ? req.body : '';
+  const given = req.get('content-type');
+  throw new AppError(415, 'unsupported_media_type', 'Send the import as text/csv.', {
+    content_type: given ? `must be text/csv, not ${given}` : 'is required: text/csv',
+  });
+}
