@@ -131,14 +131,19 @@ describe('rate limits (docs/api/rate-limits-cors-headers.md)', () => {
     });
   });
 
-  it('product import: N per hour per company', async () => {
+  it('imports (products, locations, opening stock): N per hour per company, one budget', async () => {
     const company = await buildCompany();
     const other = await buildCompany();
     const member = await buildUser(company);
-    await withGateway({ RATE_LIMIT_OVERRIDES: 'product_import=2' }, async (_gw, at) => {
+    await withGateway({ RATE_LIMIT_OVERRIDES: 'product_import=3' }, async (_gw, at) => {
+      const csvImport = (path: string, token: string) =>
+        api('POST', `${path}?dry_run=true`, at({ token, rawBody: 'name,type\nShelf 1,SHELF\n', headers: { 'content-type': 'text/csv' } }));
       expectPassed(await post('/api/v1/product-models/import/', { products: [] }, at({ token: company.token })), 'import 1');
       expectPassed(await post('/api/v1/product-models/import/', { products: [] }, at({ token: member.token })), 'import 2');
+      expectPassed(await csvImport('/api/v1/locations/import/', company.token), 'import 3 (locations)');
       expectLimited(await post('/api/v1/product-models/import/', { products: [] }, at({ token: company.token })), 'product_import');
+      expectLimited(await csvImport('/api/v1/locations/import/', company.token), 'product_import');
+      expectLimited(await csvImport('/api/v1/stock/import/', member.token), 'product_import');
       expectPassed(await post('/api/v1/product-models/import/', { products: [] }, at({ token: other.token })), 'another company');
       expect((await get('/api/v1/product-models/', at({ token: company.token }))).status).to.equal(200);
     });

@@ -87,7 +87,10 @@ const OPERATION_SCOPES: Readonly<Record<string, readonly RateLimitScope[]>> = {
   // A password guessed inside a scanned widget is a login (docs/api/scanning.md).
   signInToScan: ['login'],
   scanQrCode: ['qr_redirect'],
+  // The three imports share one budget (docs/api/rate-limits-cors-headers.md).
   importProductModels: ['product_import'],
+  importLocations: ['product_import'],
+  importOpeningStock: ['product_import'],
   exportCompany: ['company_export'],
 };
 
