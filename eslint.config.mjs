@@ -16,14 +16,22 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
+      // A leading underscore marks a parameter or binding left unused on purpose (an interface's signature, a
+      // destructured field left out of the rest).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {
     // Tests read HTTP answers as JSON (typed any) and check them against the presenters' closed schemas and
-    // expected values: the no-unsafe-* family and no-explicit-any would only ask for casts there. Every
-    // other rule holds in tests too.
+    // expected values: the no-unsafe-* family and no-explicit-any would only ask for casts there. chai's
+    // property assertions (`expect(x).to.be.a('string').and.not.empty`) are expressions by design. Every other
+    // rule holds in tests too.
     files: ['**/test/**/*.ts'],
     rules: {
+      '@typescript-eslint/no-unused-expressions': 'off',
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
