@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { buildPage, idParam, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
-import { createLocation, getLocation, listLocations, updateLocation } from '../../commands/locations';
+import { createLocation, getLocation, listLocations, updateLocation, type NewLocation, type LocationChanges } from '../../commands/locations';
 import { presentLocation } from '../../presenters/location';
 import { createLocationBody, listLocationsQuery, updateLocationBody } from './schema';
 import type { LocationFilters } from '../../commands/locations';
@@ -18,7 +18,8 @@ export function locationsRouter({ sequelize, config }: InventoryContext): Router
   });
 
   router.post(`${base}/`, validate({ body: createLocationBody }), async (req, res) => {
-    res.status(201).json(presentLocation(await createLocation(sequelize, req.identity!, req.body)));
+    const body = req.body as NewLocation;
+    res.status(201).json(presentLocation(await createLocation(sequelize, req.identity!, body)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
@@ -26,7 +27,8 @@ export function locationsRouter({ sequelize, config }: InventoryContext): Router
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateLocationBody }), async (req, res) => {
-    res.json(presentLocation(await updateLocation(sequelize, req.identity!, idParam(req), req.body)));
+    const body = req.body as LocationChanges;
+    res.json(presentLocation(await updateLocation(sequelize, req.identity!, idParam(req), body)));
   });
 
   /** Locations are deactivated, never deleted: the ledger keeps referring to them. */
