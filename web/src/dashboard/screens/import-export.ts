@@ -4,7 +4,7 @@
  */
 import { ApiError, download, request } from '../api.js';
 import { fill, h } from '../dom.js';
-import { FieldError, Form, text } from '../form.js';
+import { FieldError, Form, str, text } from '../form.js';
 import { table } from '../list.js';
 import type { Screen } from '../screen.js';
 import { button, errorBox, notify, saveBlob, screenHeader, section } from '../ui.js';
@@ -60,7 +60,7 @@ export const screen: Screen = {
       onSubmit: async (values) => {
         outcome.replaceChildren();
         const file = values.file as File | null;
-        const content = file ? await file.text() : String(values.content ?? '');
+        const content = file ? await file.text() : str(values.content);
         if (!text(content)) throw new FieldError('file', 'Choose a file or paste the content.');
         const json = file ? file.name.toLowerCase().endsWith('.json') || file.type.includes('json') : looksLikeJson(content);
         const dryRun = Boolean(values.dry_run);

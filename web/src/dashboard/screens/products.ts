@@ -138,7 +138,7 @@ export const screen: Screen = {
           class: 'actions',
           cell: (p) =>
             actions(
-              button('Edit', () => editProduct(p, () => list.reload()), { label: `Edit ${p.sku}` }),
+              button('Edit', () => editProduct(p, () => void list.reload()), { label: `Edit ${p.sku}` }),
               button('Stock', () => go(`#/stock?product_id=${p.id}`), { label: `Stock of ${p.sku}` }),
               button(
                 p.is_active ? 'Deactivate' : 'Activate',
