@@ -10,12 +10,11 @@ describe('API key authentication (widget paths)', () => {
   let a: TestCompany;
   let b: TestCompany;
   let aLocation: string;
-  let bLocation: string;
 
   before(async () => {
     [a, b] = await Promise.all([buildCompany(), buildCompany()]);
     aLocation = (await buildLocation(a)).name;
-    bLocation = (await buildLocation(b)).name;
+    await buildLocation(b); // company B has a location of its own, which A must never see
   });
 
   describe('lookup order: query api_key, then X-API-Key header, then body api_key', () => {
@@ -84,9 +83,9 @@ describe('API key authentication (widget paths)', () => {
         for (const [method, needed] of METHODS) {
           const res = await api(method, WIDGET_LOCATIONS, { apiKey: key.key });
           if (permissions.includes(needed)) {
-            expect([401, 403], `${method} with [${permissions}]`).to.not.include(res.status);
+            expect([401, 403], `${method} with [${permissions.join(',')}]`).to.not.include(res.status);
           } else {
-            expect(res.status, `${method} with [${permissions}]`).to.equal(403);
+            expect(res.status, `${method} with [${permissions.join(',')}]`).to.equal(403);
             if (method !== 'HEAD') expect(res.body.code).to.equal('permission_denied');
           }
         }

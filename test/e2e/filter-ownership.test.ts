@@ -139,7 +139,7 @@ describe('id filters of every list are checked like path ids', () => {
   const list = (c: FilterCase, caller: Records, id: string) => {
     const params = new URLSearchParams({ ...(c.with?.(caller) ?? {}), [c.filter]: id });
     const auth = c.auth === 'key' ? { apiKey: caller.company.apiKey } : { token: caller.company.token };
-    return get(`${c.path}?${params}`, auth);
+    return get(`${c.path}?${params.toString()}`, auth);
   };
 
   for (const c of CASES) {

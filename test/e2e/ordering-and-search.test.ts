@@ -58,9 +58,9 @@ async function buildWorld(company: TestCompany, tag: string): Promise<World> {
   ok(await post('/api/v1/work-orders/', { number: `WO50X_${tag}`, title: `paint 50%_ ${tag}`, status: 'IN_PROGRESS' }, auth));
   ok(await post('/api/v1/work-orders/', { number: `WO77_${tag}`, title: `pack ${tag}`, due_date: '2029-05-01' }, auth));
   ok(await post('/api/v1/qr-codes/', { count: 3 }, auth));
-  await buildEvent(company, apple as never, { message: `Low 50%_off ${tag}`, severity: 'CRITICAL' });
-  await buildEvent(company, banana as never, { message: `Low 50x_off ${tag}`, severity: 'INFO' });
-  await buildEvent(company, apple as never, { message: `High ${tag}`, severity: 'WARNING', status: 'RESOLVED' });
+  await buildEvent(company, apple, { message: `Low 50%_off ${tag}`, severity: 'CRITICAL' });
+  await buildEvent(company, banana, { message: `Low 50x_off ${tag}`, severity: 'INFO' });
+  await buildEvent(company, apple, { message: `High ${tag}`, severity: 'WARNING', status: 'RESOLVED' });
   ok(await post('/api/v1/monitoring-rules/', { product_id: apple.id, trigger_type: 'THRESHOLD', condition_config: { max: 50 }, severity: 'CRITICAL' }, auth));
   ok(await post('/api/v1/monitoring-rules/', { product_id: banana.id, trigger_type: 'THRESHOLD', condition_config: { min: 1 }, severity: 'INFO' }, auth));
   const zulu = await buildChannel(company, { kind: 'EMAIL', name: `zulu ${tag}` });
@@ -112,7 +112,7 @@ const LISTS: { path: string; fields: string[] }[] = [
 ];
 
 /** The row's identity in a list (stock rows are products; runs have no id of their own). */
-const rowKey = (r: Record<string, unknown>) => String(r.id ?? r.product_id ?? r.run_id ?? JSON.stringify(r));
+const rowKey = (r: Record<string, unknown>) => `${(r.id ?? r.product_id ?? r.run_id ?? JSON.stringify(r)) as string}`;
 
 describe('ordering and search on every list', function () {
   this.timeout(120_000);

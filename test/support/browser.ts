@@ -46,7 +46,7 @@ export async function launchBrowser(): Promise<Browser> {
  * Chromium for the suite this is called in: launched in `before` (the suite skipped, loudly, without it) and
  * closed in `after`. Pages from `newPage()` are closed after each test.
  */
-export function useBrowser(suite: string): { newPage(): Promise<BrowserPage> } {
+export function useBrowser(suite: string): { newPage: () => Promise<BrowserPage> } {
   let browser: Browser | undefined;
   const open: BrowserPage[] = [];
   before(async function () {
@@ -151,10 +151,9 @@ export interface PageChecks {
 
 /** Nothing wider than the window: a 360 px phone never scrolls sideways (nor, with `controlsInWindow`, is a control cut off). */
 export async function expectNoHorizontalScroll(page: Page, name: string, checks: PageChecks): Promise<void> {
-  const { scroll, client } = (await page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')) as {
-    scroll: number;
-    client: number;
-  };
+  const { scroll, client } = await page.evaluate<{ scroll: number; client: number }>(
+    '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+  );
   expect(scroll, `${name}: ${checks.pageNoun} is ${scroll}px wide in a ${client}px window`).to.be.at.most(client);
   if (!checks.controlsInWindow) return;
   // Nor is any link or control cut off inside a scrolling box (say, a row of tabs).
@@ -167,10 +166,10 @@ export async function expectNoHorizontalScroll(page: Page, name: string, checks:
 
 /** Every form control of the page (every rendered one, with `visibleControlsOnly`) has a label: a `<label for>`, or aria-label/labelledby. */
 export async function expectLabelledControls(page: Page, name: string, checks: PageChecks): Promise<void> {
-  const unlabelled = (await page.evaluate(`[...document.querySelectorAll('input, select, textarea')]
+  const unlabelled = await page.evaluate<string[]>(`[...document.querySelectorAll('input, select, textarea')]
     .filter((el) => el.type !== 'hidden' && (${checks.visibleControlsOnly ? 'el.getClientRects().length > 0' : 'true'}))
     .filter((el) => (el.labels?.length ?? 0) === 0 && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
-    .map((el) => el.outerHTML)`)) as string[];
+    .map((el) => el.outerHTML)`);
   expect(unlabelled, `${name}: form controls without a label`).to.deep.equal([]);
 }
 

@@ -61,7 +61,7 @@ export async function createTestDatabase(env = process.env): Promise<TestDatabas
   } else {
     const embedded = await startEmbeddedServer();
     serverUrl = embedded.url;
-    stopServer = embedded.stop;
+    stopServer = () => embedded.stop();
     source = 'embedded PostgreSQL';
   }
   const name = `pi_test_${Date.now()}_${randomBytes(3).toString('hex')}`;

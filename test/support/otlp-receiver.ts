@@ -61,7 +61,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 service,
                 traceId: String(s.traceId),
                 spanId: String(s.spanId),
-                parentSpanId: String(s.parentSpanId ?? ''),
+                parentSpanId: `${(s.parentSpanId ?? '') as string}`,
                 name: String(s.name),
                 kind: Number(s.kind),
                 attributes: attributesOf(s.attributes as OtlpAttribute[]),

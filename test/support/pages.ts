@@ -127,7 +127,6 @@ export const WIDGET_CHECKS: PageChecks = { controlsInWindow: true, pageNoun: 'pa
 /** Waits until the element matching `selector` contains `text`. */
 export async function waitForText(page: Page, selector: string, text: string, timeout = 10_000): Promise<void> {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- runs in the page (this project has no DOM types)
     await page.waitForFunction(([sel, t]) => [...(globalThis as any).document.querySelectorAll(sel)].some((el: { textContent: string | null }) => el.textContent?.includes(t)), [selector, text] as const, { timeout });
   } catch {
     const shown = await page.locator(selector).allTextContents();

@@ -45,7 +45,7 @@ export async function startReceiver(status = 200): Promise<Receiver> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
+    const onEnd = async (): Promise<void> => {
       const record: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       const index = requests.push(record) - 1;
       for (const w of waiters.filter((w) => requests.length >= w.count)) {
@@ -59,7 +59,8 @@ export async function startReceiver(status = 200): Promise<Receiver> {
       } catch {
         if (!res.destroyed) res.writeHead(500).end();
       }
-    });
+    };
+    req.on('end', () => void onEnd());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

@@ -65,7 +65,8 @@ export function permissionsOfRole(role: Role): Permission[] {
 
 /** The request id (set by http/request-id.ts). */
 export function requestIdOf(req: object): string {
-  return String((req as { id?: unknown }).id ?? '');
+  const { id } = req as { id?: unknown };
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : '';
 }
 
 declare global {

@@ -34,7 +34,7 @@ describe('commands/stock-history: periods', () => {
         fn();
       } catch (err) {
         expect(err).to.be.instanceOf(ValidationError);
-        return Object.keys((err as ValidationError).details as object);
+        return Object.keys((err as ValidationError).details);
       }
       return [];
     };

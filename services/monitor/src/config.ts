@@ -41,7 +41,7 @@ export type MonitorConfig = Pick<ServiceConfig, 'PUBLIC_BASE_URL'> & MonitorSett
  * naming every bad variable.
  */
 export function loadMonitorSettings(source: NodeJS.ProcessEnv): MonitorSettings {
-  return loadConfig(Joi.object({ NODE_ENV: commonEnv.NODE_ENV, ...monitorEnv }), source) as unknown as MonitorSettings;
+  return loadConfig<MonitorSettings>(Joi.object({ NODE_ENV: commonEnv.NODE_ENV, ...monitorEnv }), source);
 }
 
 /**

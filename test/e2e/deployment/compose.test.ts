@@ -165,7 +165,7 @@ describe('deployment: docker compose (docker-compose.yml)', function () {
     // The loop, with a one-second interval, on the migrated database of the previous test (no companies:
     // nothing of the shared test database is touched). By hand it is `pi check_rules`, the same run.
     if (!database) this.skip();
-    const env = { ...composeEnvironment(scheduler, sampleDotenv()), DATABASE_URL: database!.url, CHECK_RULES_INTERVAL: '1' };
+    const env = { ...composeEnvironment(scheduler, sampleDotenv()), DATABASE_URL: database.url, CHECK_RULES_INTERVAL: '1' };
     delete (env as Record<string, string>).REDIS_URL; // no Redis named `redis` here: deliveries would be sent synchronously
     const loop = await startPi('scheduler', scheduler.command.map((c: string) => interpolate(c, {})), env, { waitFor: false });
     try {

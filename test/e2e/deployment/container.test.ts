@@ -48,7 +48,7 @@ describe('deployment: docker build and docker compose up (needs a container engi
     fs.writeFileSync(envFile, secrets.map((name) => `${name}=${sampleValue(name)}`).join('\n') + '\nPASSWORD_HASH_COST=14\n', { mode: 0o600 });
   });
 
-  after(async function () {
+  after(function () {
     if (!envFile) return;
     this.timeout(5 * 60_000);
     spawnSync('docker', compose('down', '--volumes', '--remove-orphans'), { env: env(), stdio: 'inherit', timeout: 180_000 });

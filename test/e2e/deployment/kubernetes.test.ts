@@ -484,7 +484,7 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
 
     it('let only the processes that use them reach PostgreSQL and Redis', () => {
       const specs = processSpecs();
-      const processOfComponent: Record<string, ProcessSpec> = { ...specs, 'check-rules': specs.check_rules } as any;
+      const processOfComponent: Record<string, ProcessSpec> = { ...specs, 'check-rules': specs.check_rules };
       for (const c of COMPONENTS) {
         const spec = processOfComponent[c];
         expect(allowed('Ingress', POSTGRES, { labels: component(c) }, 5432), `${c} → PostgreSQL`).to.equal(true);

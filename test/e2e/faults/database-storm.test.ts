@@ -150,11 +150,11 @@ describe('faults: PostgreSQL terminating the services\' sessions during a bookin
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status, `${name} /readyz after the storm`).to.equal(200);
     }
-    const crashes = Object.values(services.processes).filter((p) => /Unhandled 'error' event|uncaughtException|unhandledRejection/.test(p!.output()));
-    expect(crashes.map((p) => p!.name), 'an unhandled error in a log').to.deep.equal([]);
+    const crashes = Object.values(services.processes).filter((p) => /Unhandled 'error' event|uncaughtException|unhandledRejection/.test(p.output()));
+    expect(crashes.map((p) => p.name), 'an unhandled error in a log').to.deep.equal([]);
 
-    expect(bookings.unexpected(), `booking answers: ${bookings}`).to.deep.equal([]);
-    expect(reads.unexpected(), `read answers: ${reads}`).to.deep.equal([]);
+    expect(bookings.unexpected(), `booking answers: ${bookings.toString()}`).to.deep.equal([]);
+    expect(reads.unexpected(), `read answers: ${reads.toString()}`).to.deep.equal([]);
     expect(terminated, 'sessions were terminated').to.be.greaterThan(rounds);
 
     // The ledger against what the clients were told: each key booked exactly once, nothing else booked.
@@ -174,9 +174,9 @@ describe('faults: PostgreSQL terminating the services\' sessions during a bookin
 
     const retried = tries.filter((t) => t > 1).length;
     process.stdout.write(
-      `      calm: ${calm.booked.length} bookings in ${CALM_MS} ms (answers ${calm.answers})\n` +
+      `      calm: ${calm.booked.length} bookings in ${CALM_MS} ms (answers ${calm.answers.toString()})\n` +
         `      storm: ${elapsed} ms, ${rounds} rounds, ${terminated} sessions terminated; ${booked.length} bookings (${retried} needed a retry, ` +
-        `at most ${Math.max(...tries)} tries); booking answers ${bookings}; read answers ${reads}; ${checkRuns.length} check_rules runs\n`,
+        `at most ${Math.max(...tries)} tries); booking answers ${bookings.toString()}; read answers ${reads.toString()}; ${checkRuns.length} check_rules runs\n`,
     );
   });
 

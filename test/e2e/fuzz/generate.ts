@@ -404,7 +404,7 @@ function pathValue(name: string, op: FuzzOperation, world: FuzzWorld): fc.Arbitr
   const kinds = kindOf(name, op.template);
   const valid = name === 'code' ? validString({}, 'code', op, world) : idOf(kinds, world);
   return fc.oneof(
-    { arbitrary: valid.map((v) => ({ text: String(v) })), weight: 8 },
+    { arbitrary: valid.map((v) => ({ text: String(v as string | number) })), weight: 8 },
     { arbitrary: oddStrings.filter((s) => s.length < 2000).map((text) => ({ text })), weight: 2 },
     { arbitrary: fc.constantFrom('%', '%zz', '%2F', '..', '.', '%2e%2e').map((text) => ({ text, raw: true })), weight: 1 },
   );

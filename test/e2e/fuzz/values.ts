@@ -42,10 +42,12 @@ export const boundaryNumbers: fc.Arbitrary<FuzzValue> = fc.oneof(
     0.5,
     1e-7,
     0.1 + 0.2,
+    // eslint-disable-next-line no-loss-of-precision -- more digits than a double holds, on purpose
     123456789.123456789,
     1e12,
     1e12 + 1,
     1e13,
+    // eslint-disable-next-line no-loss-of-precision -- more digits than a double holds, on purpose
     99999999999999.99,
     1e14,
     1e15,

@@ -52,7 +52,7 @@ describe('movements list on 100,000 movements: every sort, search and filter rea
   });
 
   async function planOf(filters: Partial<MovementFilters>): Promise<string> {
-    const statements = movementListStatements(identity, { page: 1, page_size: 50, ...filters } as MovementFilters);
+    const statements = movementListStatements(identity, { page: 1, page_size: 50, ...filters });
     const rows = await system().db.sequelize.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statements.page}`, { bind: statements.bind, type: QueryTypes.SELECT });
     return rows.map((r) => r['QUERY PLAN']).join('\n');
   }

@@ -12,7 +12,7 @@ import { EXPORT_CHUNK, ExportAbortedError } from '@pi/inventory/dist/src/command
 import { movementSheet, writeSheet } from '@pi/inventory/dist/src/commands/spreadsheet-export';
 import { ApiResponse, api, get, post } from '../../support/api';
 import { expectAccessDenied, expectErrorShape, expectPermissionDenied, expectRateLimited, expectValidationError } from '../../support/assertions';
-import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, buildUser, unique } from '../../support/builders';
+import { addStock, buildCompany, buildLocation, buildProduct, buildUser, unique } from '../../support/builders';
 import { system } from '../../support/hooks';
 import { movementCount } from '../../support/stock';
 import { count, query } from '../../support/sql';

@@ -74,7 +74,7 @@ async function buildWorld(): Promise<World> {
 }
 
 const history = (w: World, params: Record<string, string>, token = w.company.token) =>
-  get(`/api/v1/stock/history/?${new URLSearchParams({ product_id: w.product.id, ...params })}`, { token });
+  get(`/api/v1/stock/history/?${new URLSearchParams({ product_id: w.product.id, ...params }).toString()}`, { token });
 
 describe('GET /api/v1/stock/history/', () => {
   let w: World;

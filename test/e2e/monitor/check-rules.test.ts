@@ -67,7 +67,7 @@ describe('check_rules: THRESHOLD', () => {
   });
 
   it('honours max_stock and rules created through the API, and leaves an IGNORED event alone while the condition holds', async () => {
-    const { company, product, location: shelf } = await buildStock({ quantity: 30 });
+    const { company, product } = await buildStock({ quantity: 30 });
     const rule = await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { max: 20 }, severity: 'CRITICAL' }, { token: company.token });
     expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
     expect(await run(company)).to.include({ events_opened: 1 });

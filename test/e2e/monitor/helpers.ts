@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { EventLogEntry, EventStatus, NotificationAttempt, NotificationDelivery } from '@pi/common';
+import { EventLogEntry, NotificationAttempt, NotificationDelivery } from '@pi/common';
 import { ApiResponse, post } from '../../support/api';
 import { TestCompany, TestProduct } from '../../support/builders';
 
@@ -24,7 +24,7 @@ export async function buildEvent(
     severity: 'WARNING',
     message: `Low stock: ${product.name} has 2, below 5`,
     details: { quantity: 2, min: 5 },
-    status: 'OPEN' as EventStatus,
+    status: 'OPEN',
     ...overrides,
   });
   return event;

@@ -143,7 +143,7 @@ describe('notification delivery: the queue', () => {
 
     // A late duplicate of the finished attempt runs, but sends nothing.
     await queue.enqueue([ref]);
-    await eventually(async () => outcomes.length === 2, 'the late duplicate to run');
+    await eventually(() => outcomes.length === 2, 'the late duplicate to run');
     expect(outcomes).to.deep.equal(['delivered', 'skipped']);
     expect(receiver.requests).to.have.length(1);
     expect(await queue.queue.getJobCounts('completed', 'failed')).to.deep.equal({ completed: 0, failed: 0 });
@@ -260,7 +260,7 @@ describe('notification delivery: the queue without Redis', () => {
     process.on('uncaughtException', onProblem);
     try {
       for (let i = 0; i < 3; i++) {
-        const worker = startDeliveryWorker({ redisUrl: url, ...uniqueQueue(), handler: async () => 'skipped' });
+        const worker = startDeliveryWorker({ redisUrl: url, ...uniqueQueue(), handler: () => Promise.resolve('skipped') });
         const queue = new DeliveryQueue(url, { ...uniqueQueue(), connectTimeoutMs: 100 });
         await queue.enqueue([{ id: randomUUID(), attempts: 0 }]).catch(() => {});
         await sleep(200);

@@ -67,7 +67,7 @@ async function recordTexts(page: Page, selector: string): Promise<() => Promise<
     const look = () => { for (const el of document.querySelectorAll(${JSON.stringify(selector)})) { const t = el.textContent.trim(); if (t && !seen.includes(t)) seen.push(t); } };
     new MutationObserver(look).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
   })()`);
-  return async () => (await page.evaluate('window.__seenTexts')) as string[];
+  return () => page.evaluate<string[]>('window.__seenTexts');
 }
 
 /** Page problems, minus the browser's lines for the answers and cut connections the test causes. */

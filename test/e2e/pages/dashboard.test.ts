@@ -36,7 +36,7 @@ const monitorSettings = () =>
   loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' });
 
 async function storedTokens(page: Page): Promise<{ access: string; refresh: string } | null> {
-  return JSON.parse(((await page.evaluate(`sessionStorage.getItem(${JSON.stringify(TOKENS_KEY)})`)) as string | null) ?? 'null');
+  return JSON.parse((await page.evaluate<string | null>(`sessionStorage.getItem(${JSON.stringify(TOKENS_KEY)})`)) ?? 'null');
 }
 
 async function setStoredTokens(page: Page, change: Record<string, string>): Promise<void> {
@@ -344,7 +344,7 @@ describe('dashboard (browser)', function () {
       // The export downloads as a file.
       const [exported] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download export' }).click()]);
       expect(exported.suggestedFilename()).to.match(/^export-.*\.json$/);
-      const document = JSON.parse(fs.readFileSync((await exported.path())!, 'utf8'));
+      const document = JSON.parse(fs.readFileSync((await exported.path()), 'utf8'));
       expect(document.product_models.map((p: { sku: string }) => p.sku)).to.include.members([low.sku, ...imported]);
       await page.locator('.export-status', { hasText: 'Downloaded' }).waitFor();
 
@@ -358,7 +358,7 @@ describe('dashboard (browser)', function () {
       expect(codes).to.have.length(3);
       for (const { code } of codes) expect(await page.locator('.generated').textContent()).to.include(code);
       const [sheet] = await Promise.all([page.waitForEvent('download'), page.locator('.generated').getByRole('button', { name: 'Download label sheet (PDF)' }).click()]);
-      expect(fs.readFileSync((await sheet.path())!).subarray(0, 5).toString()).to.equal('%PDF-');
+      expect(fs.readFileSync((await sheet.path())).subarray(0, 5).toString()).to.equal('%PDF-');
       await page.locator('.generated').getByRole('button', { name: 'Preview label sheet' }).click();
       await page.getByRole('dialog').locator('svg.label-svg').waitFor();
       await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();

@@ -23,9 +23,9 @@ interface MountResult {
 
 /** Calls the SDK in the embedding page, as the site's own script would. */
 function mount(page: Page, apiKey: unknown): Promise<MountResult> {
-  return page.evaluate(
+  return page.evaluate<MountResult>(
     `InventoryWidget.mount('#stock', { apiKey: ${JSON.stringify(apiKey)} }).then(() => ({ ok: true }), (e) => ({ ok: false, code: e.code, message: e.message }))`,
-  ) as Promise<MountResult>;
+  );
 }
 
 function problems(bp: BrowserPage): string[] {

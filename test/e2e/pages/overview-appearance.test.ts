@@ -205,7 +205,7 @@ describe('dashboard overview, dark scheme, seen messages, names (browser)', func
     expect(contrast(dark.body.bg, [0, 0, 0])).to.be.below(contrast(light.body.bg, [0, 0, 0]));
     for (const [scheme, colors] of Object.entries({ light, dark })) {
       for (const [what, { fg, bg }] of Object.entries(colors)) {
-        expect(contrast(fg, bg), `${scheme} ${what}: ${fg} on ${bg}`).to.be.at.least(4.5);
+        expect(contrast(fg, bg), `${scheme} ${what}: ${JSON.stringify(fg)} on ${JSON.stringify(bg)}`).to.be.at.least(4.5);
       }
     }
 

@@ -4,10 +4,9 @@
  * that change in the audit log, filtered; the viewer sees the data, the read-only note, and no write controls.
  */
 import { expect } from 'chai';
-import { patch, post } from '../../support/api';
 import { BrowserPage, DESKTOP, PHONE, screenshotChecked, useBrowser } from '../../support/browser';
-import { buildCompany, buildLocation, buildProduct, buildUser, logIn, unique } from '../../support/builders';
-import { DASHBOARD_CHECKS, goTo, navigate, notice, screenHeading, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
+import { buildCompany, buildLocation, buildProduct, buildUser, unique } from '../../support/builders';
+import { DASHBOARD_CHECKS, goTo, navigate, notice, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
 
 describe('dashboard (browser): roles and the audit log', function () {
   this.timeout(120_000);
@@ -62,7 +61,7 @@ describe('dashboard (browser): roles and the audit log', function () {
     expect(await page.locator('.read-only-note').textContent()).to.include('read-only');
     expect(await page.locator('table.data tbody').textContent()).to.include('Readable product');
     expect(await page.locator('details.panel', { hasText: 'New product' }).isVisible()).to.equal(false);
-    expect(await page.locator('table.data .col-actions').filter({ visible: true } as never).count()).to.equal(0);
+    expect(await page.locator('table.data .col-actions').filter({ visible: true }).count()).to.equal(0);
     await screenshotChecked(page, 'viewer-products', DASHBOARD_CHECKS);
 
     await navigate(page, 'Locations');

@@ -193,7 +193,7 @@ describe('Widget: batches at the chosen location, and a malformed handshake', fu
     await expectBatchOptions(frame, ['Earliest expiry first (automatic)', 'LOT-N, expires 2031-01-01 (2 pcs here)', 'LOT-S (1 pcs here)']);
 
     const lotN = await frame.getByLabel('Batch (optional)').locator('option', { hasText: 'LOT-N' }).getAttribute('value');
-    await frame.getByLabel('Batch (optional)').selectOption(lotN!);
+    await frame.getByLabel('Batch (optional)').selectOption(lotN);
     await frame.getByLabel('Quantity (pcs)').fill('2');
     await frame.getByRole('button', { name: 'Subtract stock' }).click();
     await frame.locator('.booking-notice', { hasText: 'New stock: 6 pcs' }).waitFor();
@@ -214,7 +214,7 @@ describe('Widget: batches at the chosen location, and a malformed handshake', fu
 
     await send({ type: 'key', apiKey: company.apiKey });
     await page.waitForFunction('window.widgetMessages.some((m) => m && m.type === "error")');
-    const replies = (await page.evaluate('window.widgetMessages.filter((m) => m.type === "error")')) as Array<Record<string, unknown>>;
+    const replies = await page.evaluate<Array<Record<string, unknown>>>('window.widgetMessages.filter((m) => m.type === "error")');
     expect(replies).to.have.length(1);
     expect(replies[0]).to.deep.include({ source: 'pi-inventory-widget', type: 'error', code: 'invalid_handshake', status: 400 });
     expect(replies[0].details).to.have.all.keys('source');
@@ -226,7 +226,7 @@ describe('Widget: batches at the chosen location, and a malformed handshake', fu
     // An apiKey that is not a string is named too.
     await send({ source: 'pi-inventory-widget', type: 'key', apiKey: 42 });
     await page.waitForFunction('window.widgetMessages.filter((m) => m && m.type === "error").length === 2');
-    expect(((await page.evaluate('window.widgetMessages.filter((m) => m.type === "error")[1].details')) as object)).to.have.all.keys('apiKey');
+    expect(await page.evaluate<object>('window.widgetMessages.filter((m) => m.type === "error")[1].details')).to.have.all.keys('apiKey');
 
     // Unrelated messages of the page are ignored; the documented message opens the widget.
     await send({ hello: 'world' });

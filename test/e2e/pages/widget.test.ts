@@ -95,7 +95,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     // Exchanged once; the scan key lives in this tab's sessionStorage only.
     expect(requests.filter((r) => r.url.endsWith('/exchange_token/'))).to.have.length(1);
     expect(scanKey).to.match(/^pik_/);
-    const storage = (await page.evaluate('({ session: JSON.stringify(sessionStorage), local: localStorage.length, cookies: document.cookie })')) as { session: string; local: number; cookies: string };
+    const storage = await page.evaluate<{ session: string; local: number; cookies: string }>('({ session: JSON.stringify(sessionStorage), local: localStorage.length, cookies: document.cookie })');
     expect(storage.session).to.include(scanKey);
     expect(storage.local).to.equal(0);
     expect(storage.cookies).to.equal('');

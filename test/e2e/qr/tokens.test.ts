@@ -376,7 +376,7 @@ describe('QR scan redirects: /go/<code>/', () => {
     const location = new URL(res.headers.get('location')!);
     expect([...location.searchParams.keys()]).to.deep.equal(['token']);
     const token = location.searchParams.get('token')!;
-    const decoded = jwt.verify(token, system().qrTokenSecret, { algorithms: ['HS256'], audience: 'pi-widget', complete: true }) as jwt.Jwt;
+    const decoded = jwt.verify(token, system().qrTokenSecret, { algorithms: ['HS256'], audience: 'pi-widget', complete: true });
     expect(decoded.header.alg).to.equal('HS256');
     const claims = decoded.payload as jwt.JwtPayload;
     expect(claims).to.include({ typ: 'qr', code, cid: company.id, aud: 'pi-widget' });

@@ -145,7 +145,7 @@ function describeEmail(env: NodeJS.ProcessEnv) {
   const { DEBUG, EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT } = deliveryEnv;
   let email: { EMAIL_BACKEND: string; EMAIL_HOST: string; EMAIL_PORT: number };
   try {
-    email = loadConfig(Joi.object({ DEBUG, EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT }), env) as typeof email;
+    email = loadConfig<typeof email>(Joi.object({ DEBUG, EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT }), env);
   } catch {
     return;
   }

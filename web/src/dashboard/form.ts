@@ -76,7 +76,9 @@ export interface FieldGroup {
   fields: FieldSpec[];
 }
 
-export type Values = Record<string, any>;
+/** A field's value: text, a checkbox's boolean, the values of a checkbox group or multiple select, a file (or none). */
+export type FieldValue = string | boolean | string[] | File | null;
+export type Values = Record<string, FieldValue>;
 
 /** A problem found before sending, shown next to `field`. */
 export class FieldError extends Error {
@@ -320,12 +322,12 @@ export class Form {
   }
 
   /** Runs `listener` when the field changes (and once now when `now`). */
-  onChange(name: string, listener: (value: any) => void, now = false): void {
+  onChange<V extends FieldValue = FieldValue>(name: string, listener: (value: V) => void, now = false): void {
     const entry = this.entries.get(name);
     if (!entry) throw new Error(`no field ${name}`);
     const targets = entry.control ? [entry.control] : entry.boxes;
-    for (const t of targets) t.addEventListener('change', () => listener(this.valueOf(entry)));
-    if (now) listener(this.valueOf(entry));
+    for (const t of targets) t.addEventListener('change', () => listener(this.valueOf(entry) as V));
+    if (now) listener(this.valueOf(entry) as V);
   }
 
   /** Shows or hides a field; a hidden field is disabled (so `required` does not block) and left out of values. */
@@ -362,7 +364,7 @@ export class Form {
     this.fillOptions(entry.control, options, keep);
   }
 
-  private valueOf(entry: FieldEntry): any {
+  private valueOf(entry: FieldEntry): FieldValue {
     if (entry.boxes.length) return entry.boxes.filter((b) => b.checked).map((b) => b.value);
     const c = entry.control!;
     if (c instanceof HTMLInputElement && c.type === 'checkbox') return c.checked;
@@ -559,8 +561,13 @@ export function idempotencyKeys(form: Form): { options(): RequestOptions; next()
 
 // ------------------------------------------------------------------------------------------- converters
 
-/** A stored value as a control's value: empty for null or undefined. */
-export const inputValue = (value: unknown): string => (value === undefined || value === null ? '' : String(value));
+/** A stored value as a control's value: empty for null or undefined (stored values are JSON text, numbers and booleans). */
+export const inputValue = (value: unknown): string => (value === undefined || value === null ? '' : `${value as string | number | boolean}`);
+
+/** A text input's or select's value as it is: '' for a value of another kind (or none). */
+export function str(value: FieldValue | undefined): string {
+  return typeof value === 'string' ? value : '';
+}
 
 /** A trimmed string, or undefined when empty. */
 export function text(value: unknown): string | undefined {
@@ -575,8 +582,8 @@ export function num(value: unknown): number | undefined {
 }
 
 /** Non-empty lines (or comma-separated entries) of a textarea. */
-export function lines(value: unknown): string[] {
-  return String(value ?? '')
+export function lines(value: FieldValue | undefined): string[] {
+  return str(value)
     .split(/[\n,]/)
     .map((s) => s.trim())
     .filter(Boolean);

@@ -7,7 +7,7 @@
  */
 import { Page, Query, get } from './api.js';
 import { Child, fill, h, uid } from './dom.js';
-import { FieldSpec, Form } from './form.js';
+import { FieldSpec, Form, type Values } from './form.js';
 import { errorBox } from './ui.js';
 
 export interface Column<T> {
@@ -96,7 +96,7 @@ export interface PagedListOptions<T> {
   /** Filter values to start with (e.g. from the screen's query string). */
   initial?: Record<string, string>;
   /** Turns the filter form's values into query parameters (default: as they are, empty ones left out). */
-  toQuery?: (values: Record<string, any>) => Query;
+  toQuery?: (values: Values) => Query;
   /** Fixed query parameters. */
   fixed?: Query;
   pageSize?: number;
@@ -199,14 +199,15 @@ export class PagedList<T> {
     return q;
   }
 
-  private toQuery(values: Record<string, any>): Query {
+  private toQuery(values: Values): Query {
     if (this.opts.toQuery) return this.opts.toQuery(values);
     const q: Query = {};
-    for (const [k, v] of Object.entries(values)) if (v !== '' && v !== false && v !== null) q[k] = v;
+    // Filter forms hold text inputs, selects and checkboxes, never a file or a checkbox group.
+    for (const [k, v] of Object.entries(values)) if (v !== '' && v !== false && v !== null) q[k] = v as Query[string];
     return q;
   }
 
-  private async apply(values: Record<string, any>): Promise<void> {
+  private async apply(values: Values): Promise<void> {
     this.query = this.toQuery(values);
     this.page = 1;
     await this.load(true);

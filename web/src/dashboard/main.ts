@@ -5,7 +5,7 @@
  */
 import { get, hasSession, onSessionEnd, signIn, signOut } from './api.js';
 import { fill, h } from './dom.js';
-import { Form } from './form.js';
+import { Form, str } from './form.js';
 import type { Me } from './model.js';
 import { Screen, ScreenContext, parseHash } from './screen.js';
 import { clearNotice, errorBox, setNoticeRegion } from './ui.js';
@@ -61,7 +61,7 @@ function showLogin(message?: string): void {
     submitLabel: 'Sign in',
     resetOnSuccess: false,
     onSubmit: async (values) => {
-      await signIn(String(values.username).trim(), String(values.password));
+      await signIn(str(values.username).trim(), str(values.password));
       await startSession();
     },
   });

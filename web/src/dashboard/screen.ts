@@ -10,7 +10,7 @@ export interface ScreenContext {
   me: Me;
   isAdmin: boolean;
   /** Navigates to a hash route (`#/stock?product_id=…`). */
-  go(hash: string): void;
+  go: (hash: string) => void;
 }
 
 export interface Screen {

@@ -117,7 +117,7 @@ export interface ButtonOptions {
  */
 export function button(text: string, action: (btn: HTMLButtonElement) => unknown, opts: ButtonOptions = {}): HTMLButtonElement {
   const btn = h('button', { type: 'button', class: opts.kind ?? 'secondary', 'aria-label': opts.label }, text);
-  btn.addEventListener('click', async () => {
+  const onClick = async (): Promise<void> => {
     if (btn.disabled) return;
     btn.disabled = true;
     btn.setAttribute('aria-busy', 'true');
@@ -129,7 +129,8 @@ export function button(text: string, action: (btn: HTMLButtonElement) => unknown
       btn.disabled = false;
       btn.removeAttribute('aria-busy');
     }
-  });
+  };
+  btn.addEventListener('click', () => void onClick());
   return btn;
 }
 
@@ -204,11 +205,12 @@ async function copyText(text: string, fallbackInput?: HTMLInputElement): Promise
 export function copyButton(text: () => string, what: string, input?: HTMLInputElement): HTMLButtonElement {
   const btn = h('button', { type: 'button', class: 'secondary' }, 'Copy');
   btn.setAttribute('aria-label', `Copy ${what}`);
-  btn.addEventListener('click', async () => {
+  const onClick = async (): Promise<void> => {
     const ok = await copyText(text(), input);
     btn.textContent = ok ? 'Copied' : 'Copy failed: select and copy by hand';
     window.setTimeout(() => (btn.textContent = 'Copy'), 2500);
-  });
+  };
+  btn.addEventListener('click', () => void onClick());
   return btn;
 }
 

@@ -6,7 +6,8 @@
 
 export type Child = Node | string | number | null | undefined | false | Child[];
 
-type Handler = (event: any) => unknown;
+/** A listener of any event type (`click` takes a MouseEvent, `keydown` a KeyboardEvent): a method's parameter is bivariant. */
+type Handler = { listener(event: Event): unknown }['listener'];
 
 export interface Attrs {
   class?: string | null;
@@ -31,13 +32,13 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | 
     if (key === 'on') {
       for (const [event, handler] of Object.entries(value as Record<string, Handler>)) el.addEventListener(event, handler);
     } else if (key === 'class') {
-      if (value) el.className = String(value);
+      if (value) el.className = value as string;
     } else if (key === 'dataset') {
       Object.assign(el.dataset, value);
     } else if (PROPERTIES.has(key)) {
       properties.push([key, value]);
     } else {
-      el.setAttribute(key, value === true ? '' : String(value));
+      el.setAttribute(key, value === true ? '' : `${value as string | number}`);
     }
   }
   append(el, children);

@@ -65,6 +65,7 @@ interface InventoryWidgetApi {
   mount(target: HTMLElement | string, options: InventoryWidgetOptions): Promise<InventoryWidgetHandle>;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- merges into the global Window (this file is a script, not a module)
 interface Window {
   InventoryWidget: InventoryWidgetApi;
 }
@@ -140,7 +141,8 @@ interface Window {
     }
     let body: { code?: string; error?: string; retry_after?: number } = {};
     try {
-      body = await res.json();
+      const answer: unknown = await res.json();
+      if (answer && typeof answer === 'object') body = answer;
     } catch {
       /* not ours */
     }
@@ -155,6 +157,7 @@ interface Window {
 
   async function mount(target: HTMLElement | string, options: InventoryWidgetOptions): Promise<InventoryWidgetHandle> {
     const element = typeof target === 'string' ? document.querySelector(target) : target;
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a script may pass anything here; its text names it
     if (!(element instanceof HTMLElement)) throw widgetError('bad_options', `InventoryWidget.mount: no element ${String(target)}.`);
     const fail = (error: InventoryWidgetError): never => {
       showMessage(element, `The inventory widget cannot be shown. ${error.message}`, true);

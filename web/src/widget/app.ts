@@ -31,7 +31,7 @@ export function shell() {
   const byId = <T extends HTMLElement>(id: string, make: () => T): T => (document.getElementById(id) as T | null) ?? document.body.appendChild(make());
   return {
     company: byId('company', () => h('p', { id: 'company', class: 'company' })),
-    qrBadge: byId('qr-badge', () => h('a', { id: 'qr-badge', class: 'qr-badge', hidden: true })) as HTMLAnchorElement,
+    qrBadge: byId<HTMLAnchorElement>('qr-badge', () => h('a', { id: 'qr-badge', class: 'qr-badge', hidden: true })),
     nav: byId('nav', () => h('nav', { id: 'nav', class: 'tabs', 'aria-label': 'Sections', hidden: true })),
     main: byId('main', () => h('main', { id: 'main', tabindex: '-1' })),
     announcer: byId('announcer', () => h('div', { id: 'announcer', class: 'visually-hidden', role: 'status', 'aria-live': 'polite' })),

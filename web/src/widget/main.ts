@@ -116,7 +116,7 @@ function bootEmbedded(): void {
     if (!embedder) showScreen('No key received', 'The embedding page did not hand over an API key. Mount the widget with InventoryWidget.mount(element, { apiKey }).');
   }, KEY_WAIT_MS);
 
-  window.addEventListener('message', async (event: MessageEvent) => {
+  const onMessage = async (event: MessageEvent): Promise<void> => {
     // Only the embedding page, only once.
     if (event.source !== window.parent || embedder !== null) return;
     const handshake = readHandshake(event.data);
@@ -157,7 +157,8 @@ function bootEmbedded(): void {
       },
       onFirstRender: () => post({ type: 'loaded' }),
     });
-  });
+  };
+  window.addEventListener('message', (event: MessageEvent) => void onMessage(event));
   showScreen('Connecting…', 'Waiting for the page to hand over its key.');
   window.parent.postMessage({ source: CHANNEL, type: 'ready', version: 1 }, '*');
 }

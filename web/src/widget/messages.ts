@@ -30,9 +30,7 @@ export function errorText(err: unknown, booking = false): string {
     return `${err.message} You counted from ${d.expected_quantity}, but the stock there is now ${d.current_quantity}. Check the count and book it again.`;
   }
   if (err.code === 'validation_error' || err.status === 400) {
-    const parts = Object.entries(err.details)
-      .filter(([, v]) => typeof v === 'string')
-      .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v}`);
+    const parts = Object.entries(err.details).flatMap(([k, v]) => (typeof v === 'string' ? [`${k.replace(/_/g, ' ')}: ${v}`] : []));
     return parts.length > 0 ? `${err.message} ${parts.join('; ')}.` : err.message;
   }
   if (err.status >= 500) return `${err.message} Please try again in a moment.${err.requestId ? ` (Request ${err.requestId})` : ''}`;

@@ -13,9 +13,9 @@ export class ConfigError extends Error {
 
 /** Validates `env` against `schema` (keys are environment variable names) and returns the converted values. */
 export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv = process.env): T {
-  const { value, error } = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
-  if (error) throw new ConfigError(error.details.map((d) => d.message));
-  return value;
+  const result = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
+  if (result.error) throw new ConfigError(result.error.details.map((d) => d.message));
+  return result.value;
 }
 
 /** Variables every process reads. Secrets have no defaults: the standalone launcher generates them. */

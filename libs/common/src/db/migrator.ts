@@ -12,6 +12,8 @@ export type MigrationFn = (params: { name: string; context: RunSql }) => Promise
 
 const MIGRATION_LOCK_ID = 4_857_301;
 
+const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 function createMigrator(sequelize: Sequelize, log: (msg: string) => void) {
   const runSql: RunSql = (sql) => sequelize.query(sql);
   return new Umzug<RunSql>({
@@ -20,7 +22,7 @@ function createMigrator(sequelize: Sequelize, log: (msg: string) => void) {
     context: () => runSql,
     storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
     logger: {
-      info: (e) => log(`migration ${String(e.event ?? '')} ${String(e.name ?? '')}`),
+      info: (e) => log(`migration ${textOf(e.event)} ${textOf(e.name)}`),
       warn: (e) => log(JSON.stringify(e)),
       error: (e) => log(JSON.stringify(e)),
       debug: () => {},

@@ -24,7 +24,7 @@ export async function findOwned<M extends Owned>(
   /** `lock`: true for FOR UPDATE, or a lock level such as `Transaction.LOCK.SHARE`. */
   opts: { transaction?: Transaction; lock?: boolean | Transaction['LOCK'][keyof Transaction['LOCK']]; what?: string } = {},
 ): Promise<M> {
-  const row = (await model.findByPk(id, { transaction: opts.transaction, lock: opts.lock })) as M | null;
+  const row = await model.findByPk<M>(id, { transaction: opts.transaction, lock: opts.lock });
   checkOwner(row ? [row.companyId] : [], companyId, opts.what ?? 'Record');
   return row!;
 }

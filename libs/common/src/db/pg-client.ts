@@ -26,7 +26,8 @@ export class ResilientClient extends pg.Client {
   }
 
   // Every form pg accepts: (text | config, [values], [callback]); a promise when there is no callback.
-  override query(...args: any[]): any {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one override answers all of pg's overloads (a promise, or nothing with a callback)
+  override query(...args: unknown[]): any {
     const last = args[args.length - 1];
     if (typeof last === 'function') {
       args[args.length - 1] = (err: Error | null, result?: unknown) => {

@@ -94,6 +94,7 @@ export class ResilientSequelize extends Sequelize {
   }
 
   // All of Sequelize's query forms; the overloads are Sequelize's own.
+  /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access -- one override passes every overload of Sequelize's query through as it came */
   override async query(sql: any, options?: any): Promise<any> {
     const transaction: Transaction | undefined = options?.transaction;
     if (transaction) return super.query(this.withSessionLimits(sql, transaction) as string, options);
@@ -102,6 +103,7 @@ export class ResilientSequelize extends Sequelize {
     if (!reads && !RUNS_ALONE.test(text)) return this.transaction((t) => super.query(sql, { ...options, transaction: t }));
     return this.runStatement(() => super.query(sql, options), { reads });
   }
+  /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access */
 
   /**
    * Runs one statement outside any transaction (`run` sends it; it may be plain `pg` on a pooled connection)

@@ -50,7 +50,7 @@ export async function loadOrCreateStandaloneState(dataDir: string, preferredPort
   if (existing) {
     const missing = Object.entries(freshSecrets()).filter(([name]) => !(name in existing.secrets));
     if (missing.length) {
-      existing.secrets = { ...Object.fromEntries(missing), ...existing.secrets } as StandaloneState['secrets'];
+      existing.secrets = { ...Object.fromEntries(missing), ...existing.secrets };
       writeStandaloneState(dataDir, existing);
     }
     return existing;
@@ -176,7 +176,7 @@ export async function openDatabaseUrl(env: NodeJS.ProcessEnv): Promise<{ url: st
   if (await canConnect(url)) return { url, release: async () => {} };
   await settleEmbeddedPort(dataDir, state);
   const embedded = await startEmbeddedPostgres(dataDir, state);
-  return { url: embedded.url, release: embedded.stop };
+  return { url: embedded.url, release: () => embedded.stop() };
 }
 
 export function freePort(): Promise<number> {

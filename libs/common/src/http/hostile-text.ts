@@ -11,6 +11,7 @@
  */
 import { FieldMap, addField, fieldMap } from './field-map';
 
+// eslint-disable-next-line no-control-regex -- NUL is the character this check refuses
 const NUL = /\u0000/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

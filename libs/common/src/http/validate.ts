@@ -58,7 +58,9 @@ function check(schema: Joi.Schema, value: unknown, name: string): { clean: unkno
   const fields = hostileTextFields(value, name);
   const ready = prepared(schema);
   // A schema with preferences of its own keeps them over OPTIONS, as when OPTIONS are passed per call.
-  const { value: clean, error } = ready === schema ? schema.validate(value, OPTIONS) : ready.validate(value);
+  const result: Joi.ValidationResult<unknown> = ready === schema ? schema.validate(value, OPTIONS) : ready.validate(value);
+  const { error } = result;
+  const clean: unknown = result.value;
   if (error) mergeFields(fields, fieldsOf(error, name));
   return Object.keys(fields).length ? { clean, fields } : { clean };
 }
@@ -84,7 +86,7 @@ export function validate(schemas: RequestSchemas): ValidatingHandler {
         if (part !== 'body' || typeof req.body === 'object') mergeFields(fields, hostileTextFields(req[part], part));
         continue;
       }
-      const input = part === 'body' && req.body === undefined ? {} : req[part];
+      const input: unknown = part === 'body' && req.body === undefined ? {} : req[part];
       const result = check(schema, input, part);
       if (result.fields) mergeFields(fields, result.fields);
       else cleaned[part] = result.clean;

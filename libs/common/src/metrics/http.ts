@@ -21,7 +21,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 export interface HttpMetricsOptions {
   /** The route template of a finished request; by default what the path gate or table recorded. */
-  routeOf?(req: Request): string | undefined;
+  routeOf?: (req: Request) => string | undefined;
 }
 
 export function httpMetrics(registry: MetricsRegistry, opts: HttpMetricsOptions = {}): RequestHandler {

@@ -86,6 +86,7 @@ interface SendResult {
 /** Removes every secret, and what PostgreSQL cannot store (NUL), then cuts to `max` characters. */
 function clean(text: string | undefined, secrets: string[], max: number): string | null {
   if (text === undefined || text === null) return null;
+  // eslint-disable-next-line no-control-regex -- NUL is the character PostgreSQL cannot store in text
   const out = redactSecrets(String(text).replace(/\u0000/g, ''), secrets);
   if (out.length <= max) return out;
   // The cut may have left the start of a secret at the end: never keep a tail that begins one.

@@ -62,7 +62,7 @@ export async function createDeliveries(sequelize: Sequelize, transaction: Transa
       transaction: transaction ?? undefined,
     },
   );
-  return rows as NotificationDelivery[];
+  return rows;
 }
 
 /**

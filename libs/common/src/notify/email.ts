@@ -60,7 +60,7 @@ const DEFAULT_HEADLINES: Record<EventBody['type'], string> = {
 };
 
 /** One line, no control characters (a header must not break), at most `max` characters. */
-function oneLine(value: unknown, max = SUBJECT_MAX): string {
+function oneLine(value: string | null | undefined, max = SUBJECT_MAX): string {
   const text = String(value ?? '')
     // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u001f\u007f]+/g, ' ')
@@ -69,7 +69,7 @@ function oneLine(value: unknown, max = SUBJECT_MAX): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-export function escapeHtml(value: unknown): string {
+export function escapeHtml(value: string | null | undefined): string {
   return String(value ?? '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -146,13 +146,13 @@ export function createMailer(settings: EmailSettings, opts: { logger?: Logger } 
     const logger = opts.logger ?? createLogger('email');
     return {
       backend: 'console',
-      send: async (message) => {
+      send: (message) => {
         const started = performance.now();
         logger.info(
           { email: { from: settings.DEFAULT_FROM_EMAIL, to: message.to, subject: message.subject, text: message.text } },
           'email not sent (EMAIL_BACKEND=console)',
         );
-        return { ok: true, responseExcerpt: 'logged by the console email backend, not sent', durationMs: Math.round(performance.now() - started) };
+        return Promise.resolve({ ok: true, responseExcerpt: 'logged by the console email backend, not sent', durationMs: Math.round(performance.now() - started) });
       },
       close: () => {},
     };

@@ -120,6 +120,7 @@ function pinnedAgent({ url, address, family }: ResolvedTarget): http.Agent {
 let axiosLoaded: AxiosStatic | undefined;
 function loadAxios(): AxiosStatic {
   // Its CommonJS build (the one a static import would load), required on first use.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start (above)
   axiosLoaded ??= require('axios') as AxiosStatic;
   return axiosLoaded;
 }

@@ -47,7 +47,9 @@ interface TracingEnv {
  * bad variable.
  */
 export function tracingSettingsFrom(env: NodeJS.ProcessEnv, service: string): TracingSettings {
-  const { value, error } = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
+  const result: Joi.ValidationResult<unknown> = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
+  const { error } = result;
+  const value: unknown = result.value;
   if (error) throw new ConfigError(error.details.map((d) => d.message));
   const v = value as TracingEnv;
   if (v.OTEL_SDK_DISABLED || v.OTEL_TRACES_EXPORTER === 'none') return { enabled: false };

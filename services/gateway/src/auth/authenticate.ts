@@ -4,7 +4,7 @@
  * Each sets `req.identity`, which the proxy forwards to the services in the internal token.
  */
 import type { Request, RequestHandler } from 'express';
-import { AuthenticationError, Identity, PERMISSIONS, Permission, PermissionDeniedError, hashKeyValue, looksLikeKeyValue, permissionForMethod, permissionsOfRole } from '@pi/common';
+import { AuthenticationError, Identity, Permission, PermissionDeniedError, hashKeyValue, looksLikeKeyValue, permissionForMethod, permissionsOfRole } from '@pi/common';
 import { keyAllowsOrigin } from './allowed-origins';
 import type { CredentialCache } from './credential-cache';
 import type { UsageRecorder } from './usage-recorder';

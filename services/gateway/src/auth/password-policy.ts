@@ -23,9 +23,11 @@ let estimator: ZxcvbnFactory | undefined;
  */
 function zxcvbn(): ZxcvbnFactory {
   if (!estimator) {
+    /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, not at start (above) */
     const { ZxcvbnFactory: Factory } = require('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core');
     const common = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
     const english = require('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en');
+    /* eslint-enable @typescript-eslint/no-require-imports */
     estimator = new Factory({ translations: english.translations, graphs: common.adjacencyGraphs, dictionary: { ...common.dictionary, ...english.dictionary } });
   }
   return estimator;

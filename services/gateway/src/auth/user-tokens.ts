@@ -59,8 +59,8 @@ export function verifyUserToken(token: string, kind: TokenKind, secret: string):
   } catch {
     throw new AuthenticationError('Token is invalid or expired.');
   }
-  const ver = claims.ver === undefined ? 0 : claims.ver;
-  if (claims.typ !== kind || typeof claims.sub !== 'string' || typeof claims.cid !== 'string' || !Number.isSafeInteger(ver)) {
+  const ver: unknown = claims.ver === undefined ? 0 : claims.ver;
+  if (claims.typ !== kind || typeof claims.sub !== 'string' || typeof claims.cid !== 'string' || typeof ver !== 'number' || !Number.isSafeInteger(ver)) {
     throw new AuthenticationError('Token is invalid or expired.');
   }
   return { sub: claims.sub, cid: claims.cid, typ: kind, ver };

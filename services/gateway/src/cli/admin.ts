@@ -47,7 +47,7 @@ async function createCompany(sequelize: Sequelize, args: string[], env: NodeJS.P
     company: presentCompany(company),
     user: presentUser(user),
     ...(generated ? { password: generated } : {}),
-    api_key: presentApiKey(apiKey.get({ plain: true }), keyValue),
+    api_key: presentApiKey(apiKey, keyValue),
   };
 }
 

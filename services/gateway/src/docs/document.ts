@@ -8,8 +8,25 @@ import parseJoi from 'joi-to-json';
 import { ApiOperation, ResponseSpec, ServiceApi, errorBodySchema } from '@pi/common';
 import type { Deprecation } from '../proxy/deprecations';
 
-type JsonSchema = Record<string, any>;
+/** A JSON Schema as joi-to-json writes it: the keywords this module reads, and any others. */
+interface JsonSchema {
+  type?: unknown;
+  description?: string;
+  required?: string[];
+  properties?: Record<string, JsonSchema>;
+  allOf?: unknown[];
+  [keyword: string]: unknown;
+}
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an open JSON document: its readers (schema-router, the tests' checks) walk it freely
 export type OpenApiDocument = Record<string, any>;
+
+/** What marking a deprecation touches in an operation object. */
+interface MarkedOperation {
+  description?: string;
+  deprecated?: boolean;
+  responses: Record<string, { $ref?: string; headers?: Record<string, unknown> }>;
+  parameters: Array<{ name: string; in: string; deprecated?: boolean; [field: string]: unknown }>;
+}
 
 /** The API's version: the URL carries its major (`/api/v1/`); minor versions add, never break (docs/api/openapi-and-versioning.md). */
 const API_VERSION = '1.0.0';
@@ -189,8 +206,8 @@ function errorResponse(description: string, status: number) {
   return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 }
 
-function markDeprecated(paths: Record<string, Record<string, any>>, d: Deprecation) {
-  const op = paths[d.path]?.[d.method];
+function markDeprecated(paths: Record<string, Record<string, unknown>>, d: Deprecation) {
+  const op = paths[d.path]?.[d.method] as MarkedOperation | undefined;
   if (!op) throw new Error(`The deprecation table names ${d.method.toUpperCase()} ${d.path}, which is not documented`);
   const note = `Deprecated: ${d.what}.` + (d.sunset ? ` Removal on ${d.sunset} (\`X-API-Sunset\`).` : '');
   op.description = [op.description, note].filter(Boolean).join('\n\n');
@@ -198,14 +215,14 @@ function markDeprecated(paths: Record<string, Record<string, any>>, d: Deprecati
     'X-API-Deprecated': { description: '`true` when the deprecated form was used.', schema: { type: 'string', enum: ['true'] } },
     ...(d.sunset ? { 'X-API-Sunset': { description: 'The removal date (ISO 8601).', schema: { type: 'string', format: 'date' } } } : {}),
   };
-  for (const response of Object.values<any>(op.responses)) {
+  for (const response of Object.values(op.responses)) {
     if (!response.$ref) response.headers = { ...response.headers, ...headers };
   }
   if (!d.parameter) {
     op.deprecated = true;
     return;
   }
-  const parameter = op.parameters.find((p: any) => p.name === d.parameter && p.in === 'query');
+  const parameter = op.parameters.find((p) => p.name === d.parameter && p.in === 'query');
   if (parameter) parameter.deprecated = true;
   else op.parameters.push({ name: d.parameter, in: 'query', required: false, deprecated: true, description: note, schema: { type: 'string' } });
 }
@@ -229,9 +246,9 @@ const parserOptions = {
  * both branches accept (a quantity valid for `set` and for `add`); `anyOf` says what joi means.
  */
 export function toJsonSchema(schema: Joi.Schema, shared: JsonSchema): JsonSchema {
-  const json = oneOfAsAnyOf(parseJoi(schema as any, 'open-api-3.1', {}, parserOptions));
-  const { schemas, ...rest } = json as JsonSchema;
-  for (const [id, definition] of Object.entries<JsonSchema>(schemas ?? {})) {
+  const json = oneOfAsAnyOf(parseJoi(schema, 'open-api-3.1', {}, parserOptions));
+  const { schemas, ...rest } = json as JsonSchema & { schemas?: Record<string, JsonSchema> };
+  for (const [id, definition] of Object.entries(schemas ?? {})) {
     if (shared[id] && JSON.stringify(shared[id]) !== JSON.stringify(definition)) throw new Error(`Two different schemas share the id ${id}`);
     shared[id] = definition;
   }
@@ -239,7 +256,7 @@ export function toJsonSchema(schema: Joi.Schema, shared: JsonSchema): JsonSchema
 }
 
 /** Also drops the every-type `type` list joi-to-json puts beside such branches (renderers warn about it). */
-function oneOfAsAnyOf(value: unknown): any {
+function oneOfAsAnyOf(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(oneOfAsAnyOf);
   if (!value || typeof value !== 'object') return value;
   const entries = Object.entries(value).map(([k, v]) => [k === 'oneOf' ? 'anyOf' : k, oneOfAsAnyOf(v)] as const);

@@ -54,7 +54,10 @@ export function docsUiRouter(): Router {
 function onlyFiles(dir: string, names: string[]): RequestHandler {
   const serve = express.static(dir, ASSET_OPTIONS);
   const allowed = new Set(names.map((name) => `/${name}`));
-  return (req, res, next) => (allowed.has(req.path) ? serve(req, res, next) : next());
+  return (req, res, next) => {
+    if (allowed.has(req.path)) serve(req, res, next);
+    else next();
+  };
 }
 
 /**

@@ -111,8 +111,9 @@ export class RateLimits {
     for (const [scope, key] of steps) if (key) await this.consume(scope, key);
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     if (this.redis) this.redis.disconnect();
+    return Promise.resolve();
   }
 }
 

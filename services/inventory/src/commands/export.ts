@@ -16,7 +16,7 @@ import { presentProduct } from '../presenters/product';
 /** Rows per FETCH. */
 export const EXPORT_CHUNK = 1000;
 
-type Row = Record<string, any>;
+type Row = Record<string, unknown>;
 
 interface Section {
   key: string;

@@ -61,9 +61,9 @@ interface ValidRow {
 const jsonEngineField = (path: string) => (path ? `engine_config.${path}` : 'engine_config');
 
 function jsonCandidates(body: unknown): Candidate[] {
-  const { value, error } = importJsonBody.validate(body ?? {}, { abortEarly: false, errors: { wrap: { label: false } } });
-  if (error) throw new ValidationError(fieldsOf(error));
-  return (value.products as unknown[]).map((input, i) => ({ row: i + 1, input, engineField: jsonEngineField, problems: [] }));
+  const result = importJsonBody.validate(body ?? {}, { abortEarly: false, errors: { wrap: { label: false } } });
+  if (result.error) throw new ValidationError(fieldsOf(result.error));
+  return result.value.products.map((input, i) => ({ row: i + 1, input, engineField: jsonEngineField, problems: [] }));
 }
 
 /** A CSV number cell: plain decimal notation only (no hex, exponents or blanks inside). */
@@ -72,7 +72,7 @@ const NUMBER_CELL = /^-?(\d+(\.\d*)?|\.\d+)$/;
 function csvCandidates(text: string): Candidate[] {
   let records: string[][];
   try {
-    records = parse(text, { bom: true, skip_empty_lines: true, trim: true, relax_column_count: true }) as string[][];
+    records = parse(text, { bom: true, skip_empty_lines: true, trim: true, relax_column_count: true });
   } catch (err) {
     throw new ValidationError({ body: `is not valid CSV: ${(err as Error).message}` }, 'The CSV file could not be read.');
   }
@@ -127,7 +127,9 @@ function checkRow(candidate: Candidate, problems: RowProblem[]): ValidRow | unde
   const { row } = candidate;
   const before = problems.length;
   problems.push(...candidate.problems);
-  const { value, error } = importRow.validate(candidate.input, { abortEarly: false, errors: { wrap: { label: false } } });
+  const result: Joi.ValidationResult<unknown> = importRow.validate(candidate.input, { abortEarly: false, errors: { wrap: { label: false } } });
+  const { error } = result;
+  const value: unknown = result.value;
   if (error) {
     for (const [field, message] of Object.entries(fieldsOf(error, 'row'))) {
       problems.push({ row, field: field.startsWith('engine_config') ? candidate.engineField(field.slice('engine_config.'.length)) : field, message });

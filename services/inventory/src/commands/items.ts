@@ -5,7 +5,7 @@
  */
 import { Op } from 'sequelize';
 import type { Sequelize, WhereOptions } from 'sequelize';
-import { Identity, Location, OrderTerm, PageRequest, PhysicalItem, ProductModel, findOwned, likePattern, pageWindow, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
+import { Identity, OrderTerm, PageRequest, PhysicalItem, findOwned, likePattern, pageWindow, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
 import type { NamedFilters } from '../http/named-filters';
 import { sequelizeNamedFilters } from '../sql/named-filters';
 import { ITEM_ORDERING } from '../sql/orderings';

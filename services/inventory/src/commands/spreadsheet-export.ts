@@ -21,10 +21,11 @@ import type { ProductFilters } from './products';
 import { MovementFilters, movementCondition } from './ledger-reads';
 import { stockFilterLocation } from './stock-levels';
 
-type Row = Record<string, any>;
+/** A row of a sheet's own SELECT, by column name: the database's text, numbers, booleans and dates. */
+type Row = Record<string, Cell>;
 
 /** A quantity with the product's decimals (NUMERIC keeps six places): `5`, `12.25`. */
-const quantityCell = (r: Row) => csvNumber(formatQuantity(r.quantity, r.decimals));
+const quantityCell = (r: Row) => csvNumber(formatQuantity(r.quantity as string, r.decimals as number));
 
 /** One CSV file: its header, its SELECT (with `$n` values) and how a row becomes cells. */
 export interface Sheet {
@@ -68,7 +69,7 @@ export function productSheet(identity: Identity, f: ProductExportFilters): Sheet
            ORDER BY ${orderBySql(PRODUCT_ORDERING, f.ordering)}`,
     bind,
     cells: (r) => [
-      r.sku, r.name, r.profile, r.engine_type, r.unit, r.decimals, csvNumber(r.min_stock), csvNumber(r.max_stock), r.description, r.barcode, r.is_active,
+      r.sku, r.name, r.profile, r.engine_type, r.unit, r.decimals, csvNumber(r.min_stock as string | null), csvNumber(r.max_stock as string | null), r.description, r.barcode, r.is_active,
       r.created_at, r.updated_at, r.id,
     ],
   };

@@ -35,7 +35,9 @@ interface CsvShape {
 function readCsv(text: string, shape: CsvShape): { rows: Cells[]; width: number } {
   let records: string[][];
   try {
-    records = parse(text, { bom: true, skip_empty_lines: true, trim: true, relax_column_count: true }) as string[][];
+    // Without `columns` csv-parse answers each record as an array of its cells.
+    const parsed: string[][] = parse(text, { bom: true, skip_empty_lines: true, trim: true, relax_column_count: true });
+    records = parsed;
   } catch (err) {
     throw new ValidationError({ body: `is not valid CSV: ${(err as Error).message}` }, 'The CSV file could not be read.');
   }
@@ -248,7 +250,7 @@ async function checkStockRows(sequelize: Sequelize, identity: Identity, rows: Ce
       // Physical locations only: the ledger's Inbound and Outbound never hold stock, whatever a location is named.
       const found = oneNamed(locations.filter((l) => l.type !== 'VIRTUAL'), cells.location, (l) => l.name);
       if (found.length > 1) problem('location', `'${cells.location}' names ${found.length} locations; rename them so that each name means one`);
-      else if (!found.length) problem('location', locations.some((l) => l.type === 'VIRTUAL' && key(l.name) === key(cells.location!)) ? 'must be a physical location' : `no location is named '${cells.location}'`);
+      else if (!found.length) problem('location', locations.some((l) => l.type === 'VIRTUAL' && key(l.name) === key(cells.location)) ? 'must be a physical location' : `no location is named '${cells.location}'`);
       else if (!found[0].isActive) problem('location', 'the location is deactivated');
       else location = found[0];
     }

@@ -106,7 +106,9 @@ export function validateEngineConfig(profile: Profile, raw: unknown): EngineConf
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new InvalidEngineConfigError([{ path: '', message: 'engine_config must be an object' }]);
   }
-  const { value, error } = schemaFor(profile).validate(raw, { abortEarly: false, errors: { wrap: { label: false } } });
+  const result: Joi.ValidationResult<unknown> = schemaFor(profile).validate(raw, { abortEarly: false, errors: { wrap: { label: false } } });
+  const { error } = result;
+  const value: unknown = result.value;
   const problems: EngineConfigProblem[] = (error?.details ?? []).map((d) => ({ path: d.path.join('.'), message: d.message }));
   problems.push(...crossFieldProblems(profile, value as EngineConfig));
   if (problems.length) throw new InvalidEngineConfigError(problems);

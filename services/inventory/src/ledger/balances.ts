@@ -49,7 +49,7 @@ export async function takeFromBalance(sequelize: Sequelize, transaction: Transac
       RETURNING quantity`,
     { bind: [key.productId, key.locationId, key.batchId, quantity], transaction },
   );
-  if ((rows as unknown[]).length === 0) {
+  if (rows.length === 0) {
     throw new InsufficientStockError(await readBalance(sequelize, transaction, key), quantity, key.locationId, key.batchId);
   }
 }

@@ -49,7 +49,7 @@ export class RunDispatcher {
       outcome = await dispatchDeliveries(this.sequelize, ids, this.settings, this.queue, { now: this.now });
     } catch (err) {
       if (!(err instanceof QueueUnavailableError)) throw err; // the database failing: the run fails
-      this.counts.queue_error = (err as Error).message;
+      this.counts.queue_error = err.message;
       this.counts.waiting_for_queue += ids.length;
       return;
     }

@@ -41,7 +41,7 @@ export class RunLock {
     const client = this.client;
     this.client = undefined;
     if (!client) return;
-    await client.query('SELECT pg_advisory_unlock($1)', [this.lockId]).catch(() => {});
+    await (client.query('SELECT pg_advisory_unlock($1)', [this.lockId]) as Promise<unknown>).catch(() => {});
     await client.end().catch(() => {});
   }
 

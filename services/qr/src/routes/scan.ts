@@ -35,7 +35,8 @@ export function scanRoutes(sequelize: Sequelize, config: QrConfig): Router {
   });
 
   router.post('/api/v1/widget/exchange_token/', validate({ body: exchangeTokenBody }), async (req, res) => {
-    const { apiKey, expiresAt, code, policy } = await exchangeToken(sequelize, req.body.token, config.QR_TOKEN_SECRET);
+    const body = req.body as { token: string };
+    const { apiKey, expiresAt, code, policy } = await exchangeToken(sequelize, body.token, config.QR_TOKEN_SECRET);
     res.setHeader('Cache-Control', 'no-store');
     res.json({ api_key: apiKey, expires_at: expiresAt, qr: presentQrInfo(code), scan: { policy, signed_in_user: null } });
   });

@@ -150,7 +150,7 @@ export function composeEnvironment(service: any, dotenv: Record<string, string>)
         return at < 0 ? [line, dotenv[line] ?? ''] : [line.slice(0, at), line.slice(at + 1)];
       })
     : Object.entries(raw);
-  return Object.fromEntries(entries.map(([k, v]) => [k, interpolate(v === null || v === undefined ? '' : String(v), dotenv)]));
+  return Object.fromEntries(entries.map(([k, v]) => [k, interpolate(v === null || v === undefined ? '' : String(v as string | number | boolean), dotenv)]));
 }
 
 // ---- Dockerfile ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  */
 import { del, patch, post } from '../api.js';
 import { fill, fromLocalInput, h, time, toLocalInput } from '../dom.js';
-import { FieldSpec, Form, Values, formDialog, lines, text } from '../form.js';
+import { FieldSpec, Form, Values, formDialog, lines, str, text } from '../form.js';
 import { PagedList } from '../list.js';
 import type { Screen } from '../screen.js';
 import { actions, badge, button, confirmAction, notify, panel, screenHeader, secretField } from '../ui.js';
@@ -139,7 +139,7 @@ export const screen: Screen = {
         submitLabel: 'Save key',
         save: async (values) => {
           const changes: Record<string, unknown> = body(values);
-          if (values.expires_at !== initialExpiry) changes.expires_at = fromLocalInput(values.expires_at) ?? null;
+          if (values.expires_at !== initialExpiry) changes.expires_at = fromLocalInput(str(values.expires_at)) ?? null;
           await patch(`/api/v1/api-keys/${key.id}/`, changes);
         },
         after: async (values) => {
@@ -154,7 +154,7 @@ export const screen: Screen = {
       fields: keyFields(),
       submitLabel: 'Create key',
       onSubmit: async (values) => {
-        const expires = fromLocalInput(values.expires_at);
+        const expires = fromLocalInput(str(values.expires_at));
         const created = await post<ApiKey>('/api/v1/api-keys/', { ...body(values), ...(expires ? { expires_at: expires } : {}) });
         showOnce(created, `${created.name} created`);
         await list.reload();

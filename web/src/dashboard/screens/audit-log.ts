@@ -5,6 +5,7 @@
 import { get } from '../api.js';
 import type { Page } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
+import { str } from '../form.js';
 import { PagedList } from '../list.js';
 import type { Screen } from '../screen.js';
 import { badge, screenHeader } from '../ui.js';
@@ -28,8 +29,8 @@ const typeLabel = (type: string) => RESOURCE_TYPES.find((t) => t.value === type)
 function shown(value: unknown): string {
   if (value === null || value === undefined) return '—';
   if (Array.isArray(value)) return value.length ? value.map(shown).join(', ') : '(none)';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  if (typeof value === 'object' || typeof value !== 'string') return JSON.stringify(value);
+  return value;
 }
 
 function changesOf(entry: AuditEntry): HTMLElement {
@@ -83,7 +84,7 @@ export const screen: Screen = {
         { name: 'created_after', label: 'From', type: 'datetime-local' },
         { name: 'created_before', label: 'Until', type: 'datetime-local' },
       ],
-      toQuery: (v) => ({ ...v, created_after: fromLocalInput(v.created_after), created_before: fromLocalInput(v.created_before) }),
+      toQuery: (v) => ({ ...v, created_after: fromLocalInput(str(v.created_after)), created_before: fromLocalInput(str(v.created_before)) }),
       columns: [
         { label: 'When', sort: 'created_at', cell: (e) => time(e.created_at) },
         { label: 'Who', cell: (e) => actorOf(e) },

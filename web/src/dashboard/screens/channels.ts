@@ -7,7 +7,7 @@
  */
 import { del, get, getAll, patch, post } from '../api.js';
 import { fill, h, time } from '../dom.js';
-import { FieldSpec, Form, Values, formDialog, lines, num, text } from '../form.js';
+import { FieldSpec, Form, Values, formDialog, lines, num, str, text } from '../form.js';
 import { table } from '../list.js';
 import { EVENT_TYPES } from '../model.js';
 import type { Screen, ScreenContext } from '../screen.js';
@@ -155,7 +155,7 @@ async function renderList({ root, go }: ScreenContext): Promise<void> {
     fields: channelFields(),
     submitLabel: 'Create channel',
     onSubmit: async (values) => {
-      const created = await post<Channel>('/api/v1/notification-channels/', { kind: values.kind, ...channelBody(values, values.kind) });
+      const created = await post<Channel>('/api/v1/notification-channels/', { kind: values.kind, ...channelBody(values, str(values.kind)) });
       notify(`Channel ${created.name} created.`);
       go(`#/channels/${created.id}`);
     },

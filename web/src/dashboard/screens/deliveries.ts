@@ -75,6 +75,7 @@ function retryButton(d: Delivery, list: () => PagedList<Delivery>): HTMLButtonEl
 /** A list of deliveries (of one channel when `channelId` is given). */
 export function deliveriesList(opts: { channelId?: string; channels?: { id: string; name: string }[]; initial?: Record<string, string> } = {}): PagedList<Delivery> {
   const names = new Map((opts.channels ?? []).map((c) => [c.id, c.name]));
+  // eslint-disable-next-line prefer-const -- the columns' buttons below reload it, so it is declared before it is made
   let list: PagedList<Delivery>;
   const columns: Column<Delivery>[] = [
     { label: 'Created', cell: (d) => time(d.created_at) },

@@ -1,6 +1,7 @@
 /** The event log: what monitoring found, newest first; an OPEN event can be resolved or ignored. */
 import { getAll, post } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
+import { str } from '../form.js';
 import { PagedList } from '../list.js';
 import { SEVERITIES, names, productLabel, productNameCell, productPicker } from '../model.js';
 import type { Screen } from '../screen.js';
@@ -39,7 +40,7 @@ export const screen: Screen = {
         { name: 'created_after', label: 'From', type: 'datetime-local' },
         { name: 'created_before', label: 'Until', type: 'datetime-local' },
       ],
-      toQuery: (v) => ({ ...v, created_after: fromLocalInput(v.created_after), created_before: fromLocalInput(v.created_before) }),
+      toQuery: (v) => ({ ...v, created_after: fromLocalInput(str(v.created_after)), created_before: fromLocalInput(str(v.created_before)) }),
       columns: [
         { label: 'Opened', sort: 'created_at', cell: (e) => time(e.created_at) },
         { label: 'Severity', sort: 'severity', cell: (e) => statusBadge(e.severity) },

@@ -6,7 +6,7 @@
  */
 import { ApiError, download, request } from '../api.js';
 import { fill, fromLocalInput, h } from '../dom.js';
-import { FieldError, Form, text } from '../form.js';
+import { FieldError, Form, str, text } from '../form.js';
 import { table } from '../list.js';
 import type { Screen } from '../screen.js';
 import { button, errorBox, notify, saveBlob, screenHeader, section } from '../ui.js';
@@ -67,7 +67,7 @@ function csvImportForm(spec: CsvImport): HTMLElement {
     onSubmit: async (values) => {
       outcome.replaceChildren();
       const file = values.file as File | null;
-      const content = file ? await file.text() : String(values.content ?? '');
+      const content = file ? await file.text() : str(values.content);
       if (!text(content)) throw new FieldError('file', 'Choose a file or paste the content.');
       const dryRun = Boolean(values.dry_run);
       try {
@@ -100,10 +100,10 @@ const sizeOf = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.ceil(bytes / 10
  * progress bar without an end, since the size is not known before the last row), then it is saved.
  */
 function spreadsheetDownloads(): HTMLElement {
-  const progress = h('progress', { class: 'export-progress', 'aria-label': 'Download progress', hidden: true }) as HTMLProgressElement;
+  const progress = h('progress', { class: 'export-progress', 'aria-label': 'Download progress', hidden: true });
   const status = h('div', { class: 'sheet-status', role: 'status', 'aria-live': 'polite' });
-  const from = h('input', { type: 'datetime-local', id: 'sheet-from', name: 'created_after' }) as HTMLInputElement;
-  const until = h('input', { type: 'datetime-local', id: 'sheet-until', name: 'created_before' }) as HTMLInputElement;
+  const from = h('input', { type: 'datetime-local', id: 'sheet-from', name: 'created_after' });
+  const until = h('input', { type: 'datetime-local', id: 'sheet-until', name: 'created_before' });
   let busy = false;
 
   /** `query` is read when the button is clicked (the movements' period). */
@@ -180,7 +180,7 @@ export const screen: Screen = {
       onSubmit: async (values) => {
         outcome.replaceChildren();
         const file = values.file as File | null;
-        const content = file ? await file.text() : String(values.content ?? '');
+        const content = file ? await file.text() : str(values.content);
         if (!text(content)) throw new FieldError('file', 'Choose a file or paste the content.');
         const json = file ? file.name.toLowerCase().endsWith('.json') || file.type.includes('json') : looksLikeJson(content);
         const dryRun = Boolean(values.dry_run);

@@ -1,5 +1,6 @@
 /** The movement ledger, newest first, with its filters (product, location, kind, batch code, time range). */
 import { fromLocalInput, h, time } from '../dom.js';
+import { str } from '../form.js';
 import { PagedList } from '../list.js';
 import { loadLocations, loadProducts, locationLookup, locationOptions, names, productLookup, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
@@ -39,12 +40,12 @@ export const screen: Screen = {
         { name: 'created_before', label: 'Until', type: 'datetime-local' },
       ],
       toQuery: (v) => ({
-        product_id: v.product_id,
-        location_id: v.location_id,
-        kind: v.kind,
-        batch_code: String(v.batch_code ?? '').trim(),
-        created_after: fromLocalInput(v.created_after),
-        created_before: fromLocalInput(v.created_before),
+        product_id: str(v.product_id),
+        location_id: str(v.location_id),
+        kind: str(v.kind),
+        batch_code: str(v.batch_code).trim(),
+        created_after: fromLocalInput(str(v.created_after)),
+        created_before: fromLocalInput(str(v.created_before)),
       }),
       columns: [
         { label: '#', cell: (m) => String(m.seq), class: 'num' },

@@ -136,7 +136,7 @@ function renderList({ root, go }: ScreenContext): void {
         class: 'actions',
         cell: (p) =>
           actions(
-            button('Edit', () => editProduct(p, () => list.reload()), { label: `Edit ${p.sku}` }),
+            button('Edit', () => editProduct(p, () => void list.reload()), { label: `Edit ${p.sku}` }),
             button('History', () => go(`#/products/${p.id}`), { label: `Stock history of ${p.sku}` }),
             button('Stock', () => go(`#/stock?product_id=${p.id}`), { label: `Stock of ${p.sku}` }),
             button(

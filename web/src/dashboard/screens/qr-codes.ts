@@ -7,7 +7,7 @@
  */
 import { download, post } from '../api.js';
 import { fill, h, time } from '../dom.js';
-import { Form, FieldError, Values, formDialog, num, text } from '../form.js';
+import { Form, FieldError, Values, formDialog, num, str, text } from '../form.js';
 import { PagedList } from '../list.js';
 import { Product, loadProducts, names } from '../model.js';
 import type { Screen } from '../screen.js';
@@ -82,8 +82,8 @@ function linkDialog(codes: string[], products: Product[], done: () => Promise<vo
     ],
     submitLabel: codes.length === 1 ? 'Link code' : `Link ${codes.length} codes`,
     save: async (values: Values) => {
-      const targetType = String(values.target_type);
-      const targetId = targetType === 'PRODUCT' ? String(values.product ?? '') : text(values.target_id);
+      const targetType = str(values.target_type);
+      const targetId = targetType === 'PRODUCT' ? str(values.product) : text(values.target_id);
       if (!targetId) throw new FieldError(targetType === 'PRODUCT' ? 'product' : 'target_id', 'is required');
       const refused: string[] = [];
       for (const code of codes) {
@@ -142,8 +142,8 @@ export const screen: Screen = {
       ],
       submitLabel: 'Download label sheet (PDF)',
       resetOnSuccess: false,
-      onSubmit: (values) => downloadSheet({ status: values.status, page: num(values.page) ?? 1 }, 'qr-labels.pdf'),
-      extra: h('button', { type: 'button', class: 'secondary', on: { click: (): void => previewSheet({ status: bulk.values().status, page: num(bulk.values().page) ?? 1 }, 'Label sheet') } }, 'Preview'),
+      onSubmit: (values) => downloadSheet({ status: str(values.status), page: num(values.page) ?? 1 }, 'qr-labels.pdf'),
+      extra: h('button', { type: 'button', class: 'secondary', on: { click: (): void => previewSheet({ status: str(bulk.values().status), page: num(bulk.values().page) ?? 1 }, 'Label sheet') } }, 'Preview'),
     });
 
     const pageSheet = h('div', { class: 'page-sheet' });

@@ -4,7 +4,7 @@
  */
 import { del, patch, post } from '../api.js';
 import { h } from '../dom.js';
-import { FieldGroup, FieldSpec, Form, Values, compact, formDialog, inputValue, num, text } from '../form.js';
+import { FieldGroup, FieldSpec, Form, Values, compact, formDialog, inputValue, num, str, text } from '../form.js';
 import { ACTIVE_FILTER, PagedList } from '../list.js';
 import { SEVERITIES, loadProducts, names, productLabel, productOptions } from '../model.js';
 import { ruleLabel } from '../../kit/messages.js';
@@ -17,7 +17,8 @@ type Rule = Schema<'MonitoringRule'>;
 const SOURCES: Record<string, string> = { rule: 'rule', engine_config: 'product engine config', attribute: 'product min/max' };
 
 function condition(r: Rule): string {
-  const c = r.condition_config;
+  // THRESHOLD rules have numeric bounds, DATE_OFFSET ones a date field and days (docs/api/monitoring-and-notifications.md).
+  const c = r.condition_config as { min?: number; max?: number; date_field?: string; days_offset?: number };
   if (r.trigger_type === 'THRESHOLD') return [c.min !== undefined ? `below ${c.min}` : '', c.max !== undefined ? `above ${c.max}` : ''].filter(Boolean).join(' or ');
   if (r.trigger_type === 'DATE_OFFSET') return `${c.date_field} within ${c.days_offset} day(s)`;
   return JSON.stringify(c);
@@ -126,7 +127,7 @@ export const screen: Screen = {
         await post('/api/v1/monitoring-rules/', {
           product_id: values.product_id,
           trigger_type: values.trigger_type,
-          condition_config: conditionBody(values.trigger_type, values),
+          condition_config: conditionBody(str(values.trigger_type), values),
           severity: values.severity,
           ...(text(values.name) ? { name: text(values.name) } : {}),
         });

@@ -6,7 +6,7 @@
  */
 import { Page, get, post } from '../api.js';
 import { h } from '../dom.js';
-import { Form, Values, compact, idempotencyKeys, lines, num, text } from '../form.js';
+import { Form, Values, compact, idempotencyKeys, lines, num, str, text } from '../form.js';
 import { PagedList } from '../list.js';
 import { Location, Product, loadLocations, loadProducts, locationOptions, productOptions } from '../model.js';
 import type { Screen } from '../screen.js';
@@ -36,7 +36,7 @@ function movementBody(values: Values, product: Product | undefined, locations: L
   if (product?.profile === 'SERIALIZED') {
     const serials = lines(values.serial_numbers);
     if (op === 'add' && serials.length) body.serial_numbers = serials;
-    if (op !== 'add' && values.item_ids?.length) body.item_ids = values.item_ids;
+    if (op !== 'add' && Array.isArray(values.item_ids) && values.item_ids.length) body.item_ids = values.item_ids;
   }
   return body;
 }
@@ -87,7 +87,7 @@ export const screen: Screen = {
         return path;
       },
       onSubmit: async (values) => {
-        const product = productById.get(values.product_id);
+        const product = productById.get(str(values.product_id));
         const answer = await post<Answer<'createMovement'>>('/api/v1/movements/', movementBody(values, product, locations), keys.options());
         keys.next();
         notify(`Booked ${product ? product.sku : ''}: ${answer.movements.length} movement(s); total now ${answer.new_stock_display}.`);
@@ -103,7 +103,7 @@ export const screen: Screen = {
       const v = form.values();
       const product = productById.get(form.control<HTMLSelectElement>('product_id').value);
       const op = v.operation as Operation;
-      const at = op === 'transfer' ? v.from_location_id : v.location_id;
+      const at = op === 'transfer' ? str(v.from_location_id) : str(v.location_id);
       if (product?.profile === 'BATCH' && op !== 'add') {
         const batches = await get<Page<{ id: string; code: string; expiration_date: string | null; stock_display: string }>>('/api/v1/batches/', { product_id: product.id, has_stock: true, page_size: 500 });
         form.setOptions('batch_id', [{ value: '', label: 'Earliest expiry first' }, ...batches.results.map((b) => ({ value: b.id, label: `${b.code} · ${b.expiration_date ?? 'no expiry'} · ${b.stock_display}` }))]);

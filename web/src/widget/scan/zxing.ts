@@ -22,6 +22,7 @@ export function zxingDecoder(): FrameDecoder {
   ]);
   const reader = new MultiFormatReader();
   reader.setHints(hints);
+  // eslint-disable-next-line @typescript-eslint/require-await -- a FrameDecoder answers a promise (BarcodeDetector is async); zxing decodes at once
   return async (frame) => {
     const { data, width, height } = frame;
     // Luminance of each pixel (ITU-R 601 weights), which is what zxing reads.

@@ -103,6 +103,7 @@ export async function productView(ctx: Ctx, view: HTMLElement, [id]: string[]): 
     fill(details, stockPanel(d), d.batches ? batchesPanel(d.batches) : null, d.items ? itemsPanel(d.items) : null);
     total.textContent = d.product.stock_display;
   };
+  // eslint-disable-next-line prefer-const -- refresh (below) reads it before bookingSection assigns it
   let booking: BookingSection | undefined;
   const refresh = async () => {
     try {

@@ -81,7 +81,7 @@ function configurePanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
         const serialized = (await ctx.products()).filter((p) => p.engine_type === 'serialized');
         const product = h('select', { name: 'item_product' }, option('', 'Choose a product', true), ...serialized.map((p: ProductSummary) => option(p.id, `${p.name} (${p.sku})`)));
         const items = h('div');
-        product.addEventListener('change', async () => {
+        const onProduct = async (): Promise<void> => {
           targetId = '';
           if (!product.value) return items.replaceChildren();
           fill(items, loading());
@@ -91,7 +91,8 @@ function configurePanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
           } catch (err) {
             showError(items, err);
           }
-        });
+        };
+        product.addEventListener('change', () => void onProduct());
         fill(picker, serialized.length === 0 ? h('p', { class: 'muted' }, 'No serialized product has items.') : field('Product of the item', product), items);
       }
     } catch (err) {
@@ -194,7 +195,7 @@ export async function qrView(ctx: Ctx, view: HTMLElement): Promise<void> {
         h('dt', {}, 'State'),
         h('dd', {}, h('span', { class: `badge qr-${qr.status.toLowerCase()}` }, STATUS_TEXT[qr.status] ?? qr.status)),
         h('dt', {}, 'Linked to'),
-        h('dd', {}, qr.target_type ? `${TARGET_NAMES[qr.target_type as TargetType] ?? qr.target_type}: ` : '', target),
+        h('dd', {}, qr.target_type ? `${TARGET_NAMES[qr.target_type] ?? qr.target_type}: ` : '', target),
       ),
       done,
       qr.status === 'VIRGIN' ? configurePanel(ctx, qr, () => void render(true)) : null,

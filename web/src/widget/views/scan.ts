@@ -85,7 +85,7 @@ async function open(ctx: Ctx, scanned: Scanned, box: HTMLElement): Promise<void>
 export function scanView(ctx: Ctx, view: HTMLElement): void {
   const status = h('div', { class: 'scan-status' });
   const result = h('div', { class: 'scan-result' });
-  const video = h('video', { class: 'scan-video', muted: true, playsinline: true, autoplay: true, 'aria-label': 'Camera view', hidden: true }) as HTMLVideoElement;
+  const video = h('video', { class: 'scan-video', muted: true, playsinline: true, autoplay: true, 'aria-label': 'Camera view', hidden: true });
   video.muted = true;
   const retry = h('button', { type: 'button', class: 'secondary', hidden: true, on: { click: () => void start() } }, 'Try again');
 

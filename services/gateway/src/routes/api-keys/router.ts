@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { OrderTerm, ROUTER_OPTIONS, buildPage, idParam, schemas, validate } from '@pi/common';
 import { authenticateUser, requireAdmin } from '../../auth/authenticate';
-import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from '../../commands/api-keys';
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey, type NewApiKey, type ApiKeyChanges } from '../../commands/api-keys';
 import type { GatewayDeps } from '../../deps';
 import { presentApiKey } from '../../presenters';
 import { createKeyBody, listKeysQuery, rotateKeyBody, updateKeyBody } from './schema';
@@ -19,24 +19,26 @@ export function apiKeysRouter({ config, sequelize, credentials }: GatewayDeps): 
   });
 
   router.post(`${base}/`, validate({ body: createKeyBody }), async (req, res) => {
-    const { row, value } = await createApiKey(sequelize, req.identity!, req.body);
-    res.status(201).json(presentApiKey(row.get({ plain: true }), value));
+    const body = req.body as NewApiKey;
+    const { row, value } = await createApiKey(sequelize, req.identity!, body);
+    res.status(201).json(presentApiKey(row, value));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    res.json(presentApiKey((await getApiKey(req.identity!, idParam(req))).get({ plain: true })));
+    res.json(presentApiKey(await getApiKey(req.identity!, idParam(req))));
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateKeyBody }), async (req, res) => {
-    const row = await updateApiKey(sequelize, req.identity!, idParam(req), req.body);
+    const body = req.body as ApiKeyChanges;
+    const row = await updateApiKey(sequelize, req.identity!, idParam(req), body);
     await credentials.settle(); // the change holds on this gateway before it answers (docs/api/authentication.md "Credential cache")
-    res.json(presentApiKey(row.get({ plain: true })));
+    res.json(presentApiKey(row));
   });
 
   router.post(`${base}/:id/rotate/`, validate({ params: schemas.idParams, body: rotateKeyBody }), async (req, res) => {
     const { row, value } = await rotateApiKey(sequelize, req.identity!, idParam(req));
     await credentials.settle();
-    res.json(presentApiKey(row.get({ plain: true }), value));
+    res.json(presentApiKey(row, value));
   });
 
   router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {

@@ -4,18 +4,19 @@ import { ROUTER_OPTIONS, PermissionDeniedError, validate } from '@pi/common';
 import { registerCompany } from '../../commands/register-company';
 import type { GatewayDeps } from '../../deps';
 import { presentApiKey, presentCompany, presentUser } from '../../presenters';
-import { registerBody } from './schema';
+import { RegisterBody, registerBody } from './schema';
 
 export function registerRouter({ config, sequelize }: GatewayDeps): Router {
   const router = Router(ROUTER_OPTIONS);
   router.post('/api/v1/register/', validate({ body: registerBody }), async (req, res) => {
     if (!config.REGISTRATION_OPEN) throw new PermissionDeniedError('Registration is closed on this server.', 'registration_closed');
+    const body = req.body as RegisterBody;
     const { company, user, apiKey, keyValue } = await registerCompany(
       sequelize,
-      { companyName: req.body.company_name, username: req.body.username, password: req.body.password, email: req.body.email },
+      { companyName: body.company_name, username: body.username, password: body.password, email: body.email },
       config.PASSWORD_HASH_COST,
     );
-    res.status(201).json({ company: presentCompany(company), user: presentUser(user), api_key: presentApiKey(apiKey.get({ plain: true }), keyValue) });
+    res.status(201).json({ company: presentCompany(company), user: presentUser(user), api_key: presentApiKey(apiKey, keyValue) });
   });
   return router;
 }

@@ -31,13 +31,15 @@ export function scanSessionsRouter({ config, sequelize, credentials, usage }: Ga
   });
 
   router.patch('/api/v1/scan-settings/', user, requireAdmin, validate({ body: updateScanSettingsBody }), async (req, res) => {
-    res.json(presentScanSettings(await updateScanSettings(sequelize, req.identity!, req.body)));
+    const body = req.body as Parameters<typeof updateScanSettings>[2];
+    res.json(presentScanSettings(await updateScanSettings(sequelize, req.identity!, body)));
   });
 
   // Signing in changes nothing the key could reach by itself: a `read` scan signs in too.
   const apiKey = authenticateApiKey(usage, new URL(config.PUBLIC_BASE_URL).origin, credentials, 'read');
   router.post('/api/v1/widget/sign_in/', apiKey, validate({ body: scanSignInBody }), async (req, res) => {
-    const { value, key, user: signedIn } = await signInToScan(sequelize, req.identity!, req.body.username, req.body.password, config);
+    const body = req.body as { username: string; password: string };
+    const { value, key, user: signedIn } = await signInToScan(sequelize, req.identity!, body.username, body.password, config);
     await credentials.settle(); // the old key stops working here before the new one is handed out
     res.setHeader('Cache-Control', 'no-store');
     res.json({ api_key: value, expires_at: key.expiresAt, scan: { policy: key.scanPolicy, signed_in_user: signedIn } });

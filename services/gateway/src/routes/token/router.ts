@@ -8,10 +8,12 @@ import { loginBody, refreshBody } from './schema';
 export function tokenRouter(config: GatewayConfig): Router {
   const router = Router(ROUTER_OPTIONS);
   router.post('/api/token/', validate({ body: loginBody }), async (req, res) => {
-    res.json(await logIn(req.body.username, req.body.password, config));
+    const body = req.body as { username: string; password: string };
+    res.json(await logIn(body.username, body.password, config));
   });
   router.post('/api/token/refresh/', validate({ body: refreshBody }), async (req, res) => {
-    res.json(await refreshAccess(req.body.refresh, config));
+    const body = req.body as { refresh: string };
+    res.json(await refreshAccess(body.refresh, config));
   });
   return router;
 }

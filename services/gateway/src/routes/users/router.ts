@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { OrderTerm, ROUTER_OPTIONS, buildPage, idParam, schemas, validate } from '@pi/common';
 import { authenticateUser, requireAdmin } from '../../auth/authenticate';
-import { createUser, getUser, listUsers, updateUser } from '../../commands/users';
+import { createUser, getUser, listUsers, updateUser, type NewUser, type UserChanges } from '../../commands/users';
 import type { GatewayDeps } from '../../deps';
 import { presentUser } from '../../presenters';
 import { createUserBody, listUsersQuery, updateUserBody } from './schema';
@@ -23,7 +23,8 @@ export function usersRouter({ config, sequelize, credentials }: GatewayDeps): Ro
   });
 
   router.post(`${base}/`, requireAdmin, validate({ body: createUserBody }), async (req, res) => {
-    res.status(201).json(presentUser(await createUser(sequelize, req.identity!, req.body, config.PASSWORD_HASH_COST)));
+    const body = req.body as NewUser;
+    res.status(201).json(presentUser(await createUser(sequelize, req.identity!, body, config.PASSWORD_HASH_COST)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
@@ -31,7 +32,8 @@ export function usersRouter({ config, sequelize, credentials }: GatewayDeps): Ro
   });
 
   router.patch(`${base}/:id/`, requireAdmin, validate({ params: schemas.idParams, body: updateUserBody }), async (req, res) => {
-    const user = await updateUser(sequelize, req.identity!, idParam(req), req.body, config.PASSWORD_HASH_COST);
+    const body = req.body as UserChanges;
+    const user = await updateUser(sequelize, req.identity!, idParam(req), body, config.PASSWORD_HASH_COST);
     await credentials.settle(); // a password, role or activity change revokes tokens on this gateway before it answers
     res.json(presentUser(user));
   });

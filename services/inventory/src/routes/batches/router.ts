@@ -5,7 +5,7 @@
 import { Router } from 'express';
 import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
-import { BatchFilters, createBatch, getBatch, listBatches, updateBatch } from '../../commands/batches';
+import { BatchFilters, createBatch, getBatch, listBatches, updateBatch, type NewBatch, type BatchChanges } from '../../commands/batches';
 import { presentBatch } from '../../presenters/batch';
 import { createBatchBody, listBatchesQuery, updateBatchBody } from './schema';
 
@@ -20,7 +20,8 @@ export function batchesRouter({ sequelize, config }: InventoryContext): Router {
   });
 
   router.post(`${base}/`, validate({ body: createBatchBody }), async (req, res) => {
-    res.status(201).json(presentBatch(await createBatch(sequelize, req.identity!, req.body)));
+    const body = req.body as NewBatch;
+    res.status(201).json(presentBatch(await createBatch(sequelize, req.identity!, body)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
@@ -28,7 +29,8 @@ export function batchesRouter({ sequelize, config }: InventoryContext): Router {
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateBatchBody }), async (req, res) => {
-    res.json(presentBatch(await updateBatch(sequelize, req.identity!, idParam(req), req.body)));
+    const body = req.body as BatchChanges;
+    res.json(presentBatch(await updateBatch(sequelize, req.identity!, idParam(req), body)));
   });
   return router;
 }

@@ -10,7 +10,6 @@ import type { InventoryContext } from '../../context';
 import { ExportAbortedError, exportCompanyOf, exportFileName, writeCompanyExport } from '../../commands/export';
 import type { Writable } from 'node:stream';
 import { Sheet, movementSheet, productSheet, stockSheet, writeSheet } from '../../commands/spreadsheet-export';
-import type { MovementExportFilters, ProductExportFilters, StockExportFilters } from '../../commands/spreadsheet-export';
 import { exportQuery, movementExportQuery, productExportQuery, stockExportQuery } from './schema';
 
 interface RequestLogger {
@@ -33,7 +32,7 @@ export function exportRouter({ sequelize }: InventoryContext): Router {
   };
 
   router.get('/api/v1/export/products/', validate({ query: productExportQuery }), async (req, res) => {
-    await sendSheet(req, res, productSheet(req.identity!, req.query as unknown as ProductExportFilters));
+    await sendSheet(req, res, productSheet(req.identity!, req.query));
   });
 
   router.get(
@@ -41,7 +40,7 @@ export function exportRouter({ sequelize }: InventoryContext): Router {
     validate({ query: stockExportQuery }),
     ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }),
     async (req, res) => {
-      await sendSheet(req, res, await stockSheet(req.identity!, req.query as unknown as StockExportFilters));
+      await sendSheet(req, res, await stockSheet(req.identity!, req.query));
     },
   );
 
@@ -50,7 +49,7 @@ export function exportRouter({ sequelize }: InventoryContext): Router {
     validate({ query: movementExportQuery }),
     ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location, batch_id: ID_OWNERS.batch }),
     async (req, res) => {
-      await sendSheet(req, res, movementSheet(req.identity!, req.query as unknown as MovementExportFilters));
+      await sendSheet(req, res, movementSheet(req.identity!, req.query));
     },
   );
   return router;

@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
-import { ItemFilters, createItem, getItem, listItems, renameItem } from '../../commands/items';
+import { ItemFilters, createItem, getItem, listItems, renameItem, type NewItem } from '../../commands/items';
 import { bookingContext, idempotencyClaim, sendBooking } from '../../http/booking-request';
 import { presentItem } from '../../presenters/item';
 import { createItemBody, listItemsQuery, updateItemBody } from './schema';
@@ -23,7 +23,8 @@ export function itemsRouter(ctx: InventoryContext): Router {
   });
 
   router.post(`${base}/`, validate({ body: createItemBody }), async (req, res) => {
-    sendBooking(res, await createItem(bookingContext(ctx, req), req.body, idempotencyClaim(req)));
+    const body = req.body as NewItem;
+    sendBooking(res, await createItem(bookingContext(ctx, req), body, idempotencyClaim(req)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
@@ -31,7 +32,8 @@ export function itemsRouter(ctx: InventoryContext): Router {
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateItemBody }), async (req, res) => {
-    res.json(presentItem(await renameItem(sequelize, req.identity!, idParam(req), req.body.serial_number)));
+    const body = req.body as { serial_number: string };
+    res.json(presentItem(await renameItem(sequelize, req.identity!, idParam(req), body.serial_number)));
   });
   return router;
 }

@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { buildPage, idParam, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
-import { createLocation, getLocation, listLocations, updateLocation } from '../../commands/locations';
+import { createLocation, getLocation, listLocations, updateLocation, type NewLocation, type LocationChanges } from '../../commands/locations';
 import { importLocations } from '../../commands/spreadsheet-import';
 import { csvBody, csvText } from '../../http/csv-body';
 import { presentLocation } from '../../presenters/location';
@@ -20,7 +20,8 @@ export function locationsRouter({ sequelize, config }: InventoryContext): Router
   });
 
   router.post(`${base}/`, validate({ body: createLocationBody }), async (req, res) => {
-    res.status(201).json(presentLocation(await createLocation(sequelize, req.identity!, req.body)));
+    const body = req.body as NewLocation;
+    res.status(201).json(presentLocation(await createLocation(sequelize, req.identity!, body)));
   });
 
   /** CSV `name, type, parent`: all or nothing, with a dry run. Routed before `{id}/`, which would claim it. */
@@ -36,7 +37,8 @@ export function locationsRouter({ sequelize, config }: InventoryContext): Router
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateLocationBody }), async (req, res) => {
-    res.json(presentLocation(await updateLocation(sequelize, req.identity!, idParam(req), req.body)));
+    const body = req.body as LocationChanges;
+    res.json(presentLocation(await updateLocation(sequelize, req.identity!, idParam(req), body)));
   });
 
   /** Locations are deactivated, never deleted: the ledger keeps referring to them. */

@@ -1,7 +1,7 @@
 /** `/api/v1/movements/`: the company's ledger (list) and a movement between two locations (create). */
 import { Router } from 'express';
 import { ID_OWNERS, buildPage, ownedFilters, validate } from '@pi/common';
-import { bookCoreMovement } from '../../commands/bookings';
+import { bookCoreMovement, type CoreMovementRequest } from '../../commands/bookings';
 import { MovementFilters, listMovements } from '../../commands/ledger-reads';
 import type { InventoryContext } from '../../context';
 import { coreMovementBody } from '../../http/booking-schemas';
@@ -23,7 +23,8 @@ export function movementsRouter(ctx: InventoryContext): Router {
     },
   );
   router.post('/api/v1/movements/', validate({ body: coreMovementBody }), async (req, res) => {
-    sendBooking(res, await bookCoreMovement(bookingContext(ctx, req), req.body, idempotencyClaim(req)));
+    const body = req.body as CoreMovementRequest;
+    sendBooking(res, await bookCoreMovement(bookingContext(ctx, req), body, idempotencyClaim(req)));
   });
   return router;
 }

@@ -6,7 +6,7 @@ import express, { Router } from 'express';
 import { AppError, buildPage, idParam, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
 import { ImportRequest, importProducts } from '../../commands/import';
-import { createProduct, deleteProduct, getProduct, listProducts, replaceProduct, updateProduct } from '../../commands/products';
+import { createProduct, deleteProduct, getProduct, listProducts, replaceProduct, updateProduct, type NewProduct, type ProductChanges } from '../../commands/products';
 import type { ProductFilters } from '../../commands/products';
 import { presentProduct } from '../../presenters/product';
 import { createProductBody, importQuery, listProductsQuery, replaceProductBody, updateProductBody } from './schema';
@@ -25,7 +25,8 @@ export function productModelsRouter({ sequelize, config }: InventoryContext): Ro
   });
 
   router.post(`${base}/`, validate({ body: createProductBody }), async (req, res) => {
-    res.status(201).json(presentProduct(await createProduct(sequelize, req.identity!, req.body)));
+    const body = req.body as NewProduct;
+    res.status(201).json(presentProduct(await createProduct(sequelize, req.identity!, body)));
   });
 
   router.post(
@@ -45,11 +46,13 @@ export function productModelsRouter({ sequelize, config }: InventoryContext): Ro
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateProductBody }), async (req, res) => {
-    res.json(presentProduct(await updateProduct(sequelize, req.identity!, idParam(req), req.body)));
+    const body = req.body as ProductChanges;
+    res.json(presentProduct(await updateProduct(sequelize, req.identity!, idParam(req), body)));
   });
 
   router.put(`${base}/:id/`, validate({ params: schemas.idParams, body: replaceProductBody }), async (req, res) => {
-    res.json(presentProduct(await replaceProduct(sequelize, req.identity!, idParam(req), req.body)));
+    const body = req.body as NewProduct;
+    res.json(presentProduct(await replaceProduct(sequelize, req.identity!, idParam(req), body)));
   });
 
   /** Only an unused product can be deleted (409 `product_in_use` otherwise); used ones are deactivated. */

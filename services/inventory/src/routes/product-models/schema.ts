@@ -54,7 +54,7 @@ export const listProductsQuery = Joi.object({ ...schemas.pagination, ...productF
 export const importRow = createProductBody;
 
 /** The JSON import document; the rows themselves are checked by `importRow`. */
-export const importJsonBody = Joi.object({
+export const importJsonBody = Joi.object<{ products: unknown[] }>({
   products: Joi.array().items(Joi.any()).min(1).max(MAX_IMPORT_ROWS).required(),
 });
 

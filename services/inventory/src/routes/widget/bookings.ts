@@ -1,7 +1,7 @@
 /** Widget bookings (API key): `{id}/transaction/`, `move/` (signed quantity) and `transfer/`. */
 import { Router } from 'express';
 import { idParam, schemas, validate } from '@pi/common';
-import { bookSignedMove, bookTransaction, bookTransfer } from '../../commands/bookings';
+import { bookSignedMove, bookTransaction, bookTransfer, type SignedMoveRequest, type TransferStockRequest, type TransactionRequest } from '../../commands/bookings';
 import type { InventoryContext } from '../../context';
 import { signedMoveBody, transactionBody, transferBody } from '../../http/booking-schemas';
 import { bookingContext, idempotencyClaim, sendBooking } from '../../http/booking-request';
@@ -9,13 +9,16 @@ import { bookingContext, idempotencyClaim, sendBooking } from '../../http/bookin
 export function widgetBookingsRouter(ctx: InventoryContext): Router {
   const router = Router();
   router.post('/api/v1/widget/move/', validate({ body: signedMoveBody }), async (req, res) => {
-    sendBooking(res, await bookSignedMove(bookingContext(ctx, req), req.body, idempotencyClaim(req)));
+    const body = req.body as SignedMoveRequest;
+    sendBooking(res, await bookSignedMove(bookingContext(ctx, req), body, idempotencyClaim(req)));
   });
   router.post('/api/v1/widget/transfer/', validate({ body: transferBody }), async (req, res) => {
-    sendBooking(res, await bookTransfer(bookingContext(ctx, req), req.body, idempotencyClaim(req)));
+    const body = req.body as TransferStockRequest;
+    sendBooking(res, await bookTransfer(bookingContext(ctx, req), body, idempotencyClaim(req)));
   });
   router.post('/api/v1/widget/:id/transaction/', validate({ params: schemas.idParams, body: transactionBody }), async (req, res) => {
-    sendBooking(res, await bookTransaction(bookingContext(ctx, req), idParam(req), req.body, idempotencyClaim(req)));
+    const body = req.body as TransactionRequest;
+    sendBooking(res, await bookTransaction(bookingContext(ctx, req), idParam(req), body, idempotencyClaim(req)));
   });
   return router;
 }

@@ -1,7 +1,7 @@
 /** Widget (API key): `locations/` lists active physical locations; `create_location/` adds one (never for a QR scan's key). */
 import { Router } from 'express';
 import { validate } from '@pi/common';
-import { createLocation, listWidgetLocations } from '../../commands/locations';
+import { createLocation, listWidgetLocations, type NewLocation } from '../../commands/locations';
 import type { InventoryContext } from '../../context';
 import { noScans } from '../../http/scan-scope';
 import { presentWidgetLocation } from '../../presenters/location';
@@ -14,7 +14,8 @@ export function widgetLocationsRouter({ sequelize }: InventoryContext): Router {
     res.json({ locations: rows.map(presentWidgetLocation) });
   });
   router.post('/api/v1/widget/create_location/', noScans, validate({ body: createLocationBody }), async (req, res) => {
-    const location = await createLocation(sequelize, req.identity!, req.body);
+    const body = req.body as NewLocation;
+    const location = await createLocation(sequelize, req.identity!, body);
     res.status(201).json({ success: true, location: presentWidgetLocation(location) });
   });
   return router;

@@ -5,7 +5,7 @@
 import { Router } from 'express';
 import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
-import { WorkOrderFilters, createWorkOrder, getWorkOrder, listWorkOrders, updateWorkOrder } from '../../commands/work-orders';
+import { WorkOrderFilters, createWorkOrder, getWorkOrder, listWorkOrders, updateWorkOrder, type NewWorkOrder, type WorkOrderChanges } from '../../commands/work-orders';
 import { presentWorkOrder } from '../../presenters/work-order';
 import { createWorkOrderBody, listWorkOrdersQuery, updateWorkOrderBody } from './schema';
 
@@ -20,7 +20,8 @@ export function workOrdersRouter({ sequelize, config }: InventoryContext): Route
   });
 
   router.post(`${base}/`, validate({ body: createWorkOrderBody }), async (req, res) => {
-    res.status(201).json(presentWorkOrder(await createWorkOrder(sequelize, req.identity!, req.body)));
+    const body = req.body as NewWorkOrder;
+    res.status(201).json(presentWorkOrder(await createWorkOrder(sequelize, req.identity!, body)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
@@ -28,7 +29,8 @@ export function workOrdersRouter({ sequelize, config }: InventoryContext): Route
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateWorkOrderBody }), async (req, res) => {
-    res.json(presentWorkOrder(await updateWorkOrder(sequelize, req.identity!, idParam(req), req.body)));
+    const body = req.body as WorkOrderChanges;
+    res.json(presentWorkOrder(await updateWorkOrder(sequelize, req.identity!, idParam(req), body)));
   });
   return router;
 }

@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { MonitorContext } from '../../context';
-import { RuleFilters, createRule, deleteRule, getRule, listRules, updateRule } from '../../commands/rules';
+import { RuleFilters, createRule, deleteRule, getRule, listRules, updateRule, type NewRule, type RuleChanges } from '../../commands/rules';
 import { presentRule } from '../../presenters/rule';
 import { createRuleBody, listRulesQuery, updateRuleBody } from './schema';
 
@@ -21,7 +21,8 @@ export function monitoringRulesRouter({ sequelize, config }: MonitorContext): Ro
   });
 
   router.post(`${base}/`, validate({ body: createRuleBody }), async (req, res) => {
-    res.status(201).json(presentRule(await createRule(sequelize, req.identity!, req.body)));
+    const body = req.body as NewRule;
+    res.status(201).json(presentRule(await createRule(sequelize, req.identity!, body)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
@@ -29,7 +30,8 @@ export function monitoringRulesRouter({ sequelize, config }: MonitorContext): Ro
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateRuleBody }), async (req, res) => {
-    res.json(presentRule(await updateRule(sequelize, req.identity!, idParam(req), req.body)));
+    const body = req.body as RuleChanges;
+    res.json(presentRule(await updateRule(sequelize, req.identity!, idParam(req), body)));
   });
 
   router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {

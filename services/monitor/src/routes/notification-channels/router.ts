@@ -22,6 +22,7 @@ import { presentChannel } from '../../presenters/channel';
 import { presentDelivery } from '../../presenters/delivery';
 import { requireAdmin } from '../admin-only';
 import { createChannelBody, emptyBody, listChannelsQuery, updateChannelBody } from './schema';
+import type { NewChannel, ChannelChanges } from '../../commands/channels';
 
 export function notificationChannelsRouter(ctx: MonitorContext): Router {
   const router = Router();
@@ -36,7 +37,8 @@ export function notificationChannelsRouter(ctx: MonitorContext): Router {
   });
 
   router.post(`${base}/`, validate({ body: createChannelBody }), async (req, res) => {
-    res.status(201).json(present(await createChannel(ctx, req.identity!, req.body)));
+    const body = req.body as NewChannel;
+    res.status(201).json(present(await createChannel(ctx, req.identity!, body)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
@@ -44,7 +46,8 @@ export function notificationChannelsRouter(ctx: MonitorContext): Router {
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateChannelBody }), async (req, res) => {
-    res.json(present(await updateChannel(ctx, req.identity!, idParam(req), req.body)));
+    const body = req.body as ChannelChanges;
+    res.json(present(await updateChannel(ctx, req.identity!, idParam(req), body)));
   });
 
   router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {

@@ -1,7 +1,7 @@
 /** `/api/v1/qr-codes/` (dashboard, bearer): generate VIRGIN codes in batches, list, look one up, link one to a target. */
 import { Router } from 'express';
 import type { Sequelize } from 'sequelize';
-import { buildPage, ownedFilters, validate } from '@pi/common';
+import { QrTargetType, buildPage, ownedFilters, validate } from '@pi/common';
 import { CodeFilters, generateCodes, listCodes, ownedCode, targetIdOwner } from '../../commands/codes';
 import type { QrConfig } from '../../config';
 import { configureCode } from '../../commands/transitions';
@@ -13,7 +13,8 @@ export function qrCodesRouter(sequelize: Sequelize, config: QrConfig): Router {
   const base = '/api/v1/qr-codes';
 
   router.post(`${base}/`, validate({ body: generateCodesBody }), async (req, res) => {
-    const codes = await generateCodes(sequelize, req.identity!, req.body.count);
+    const body = req.body as { count: number };
+    const codes = await generateCodes(sequelize, req.identity!, body.count);
     res.status(201).json({ count: codes.length, results: codes.map((c) => presentQrCode(c, config.PUBLIC_BASE_URL)) });
   });
 
@@ -29,7 +30,8 @@ export function qrCodesRouter(sequelize: Sequelize, config: QrConfig): Router {
 
   /** The widget's `configure_qr/` move for a signed-in user of the dashboard. */
   router.post(`${base}/:code/configure/`, validate({ params: codeParams, body: configureCodeBody }), async (req, res) => {
-    const code = await configureCode(sequelize, req.identity!, String(req.params.code), req.body.target_type, req.body.target_id);
+    const body = req.body as { target_type: QrTargetType; target_id: string };
+    const code = await configureCode(sequelize, req.identity!, String(req.params.code), body.target_type, body.target_id);
     res.json(presentQrCode(code, config.PUBLIC_BASE_URL));
   });
   return router;

@@ -30,7 +30,8 @@ export async function setCodeScanPolicy(identity: Identity, code: string, policy
 export function codeScanPolicyRouter(config: QrConfig): Router {
   const router = Router();
   router.put('/api/v1/qr-codes/:code/scan_policy/', validate({ params: codeParams, body: scanPolicyBody }), async (req, res) => {
-    const row = await setCodeScanPolicy(req.identity!, String(req.params.code), req.body.scan_policy);
+    const body = req.body as { scan_policy: ScanPolicy | null };
+    const row = await setCodeScanPolicy(req.identity!, String(req.params.code), body.scan_policy);
     res.json({ ...presentQrCode(row, config.PUBLIC_BASE_URL), scan_policy: row.scanPolicy });
   });
   return router;
