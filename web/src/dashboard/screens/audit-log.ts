@@ -6,6 +6,8 @@ import { get } from '../api.js';
 import type { Page } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
 import { PagedList } from '../list.js';
+import { locationNameCell, productLabel, productNameCell, recordNameCell } from '../model.js';
+import { ruleLabel } from '../../kit/messages.js';
 import type { Screen } from '../screen.js';
 import { badge, screenHeader } from '../ui.js';
 import type { Schema } from '../../kit/api-types.js';
@@ -30,6 +32,21 @@ function shown(value: unknown): string {
   if (Array.isArray(value)) return value.length ? value.map(shown).join(', ') : '(none)';
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
+}
+
+/** The record's name as the entry itself holds it (a creation, a deletion or a rename carries it): no request. */
+function nameInChanges(entry: AuditEntry): string | null {
+  const changes = entry.changes as Record<string, { before: unknown; after: unknown } | undefined>;
+  const value = (field: string): string | null => {
+    const change = changes[field];
+    const v = change ? (entry.action === 'delete' ? change.before : change.after) : undefined;
+    return typeof v === 'string' && v ? v : null;
+  };
+  if (entry.resource_type === 'product_model') {
+    const [sku, name] = [value('sku'), value('name')];
+    return sku && name ? productLabel({ sku, name }) : null;
+  }
+  return value('name') ?? value('username') ?? value('email');
 }
 
 function changesOf(entry: AuditEntry): HTMLElement {
@@ -59,6 +76,23 @@ export const screen: Screen = {
       get<Page<Schema<'ApiKey'>>>('/api/v1/api-keys/', { page_size: 500, include_revoked: true }),
     ]);
     const actorName = new Map<string, string>([...users.results.map((u) => [u.id, u.username] as const), ...keys.results.map((k) => [k.id, `key “${k.name}”`] as const)]);
+    // Each record by name: from the entry when it holds one, else read by id once per record as rows show them
+    // (users and keys are loaded above for the "Who" filter). A record that can no longer be read keeps its short id.
+    const productName = productNameCell(productLabel);
+    const locationName = locationNameCell();
+    const channelName = recordNameCell<{ name: string }>('/api/v1/notification-channels/', (c) => c.name);
+    const ruleName = recordNameCell<Schema<'MonitoringRule'>>('/api/v1/monitoring-rules/', ruleLabel);
+    const recordOf = (e: AuditEntry): HTMLElement | string => {
+      const named = nameInChanges(e) ?? actorName.get(e.resource_id)?.replace(/^key “(.*)”$/, '$1');
+      if (named) return h('strong', null, named);
+      if (e.resource_type === 'company') return 'your company';
+      if (e.resource_type === 'product_model') return productName(e.resource_id);
+      if (e.resource_type === 'location') return locationName(e.resource_id);
+      if (e.resource_type === 'notification_channel') return channelName(e.resource_id);
+      if (e.resource_type === 'monitoring_rule') return ruleName(e.resource_id);
+      // Deliveries have no name: the Deliveries screen names them by this short id too.
+      return h('code', { class: 'muted small' }, e.resource_id.slice(0, 8));
+    };
     const actorOf = (e: AuditEntry) => (e.actor.type === 'operator' ? 'operator (command line)' : (actorName.get(e.actor.id ?? '') ?? (e.actor.type === 'api_key' ? 'an API key' : 'a user')));
 
     const list = new PagedList<AuditEntry>({
@@ -88,7 +122,7 @@ export const screen: Screen = {
         { label: 'When', sort: 'created_at', cell: (e) => time(e.created_at) },
         { label: 'Who', cell: (e) => actorOf(e) },
         { label: 'Action', sort: 'action', cell: (e) => badge(e.action.replace(/_/g, ' '), e.action === 'delete' || e.action === 'revoke' ? 'bad' : e.action === 'create' ? 'ok' : 'info') },
-        { label: 'Record', sort: 'resource_type', cell: (e) => [typeLabel(e.resource_type), ' ', h('code', { class: 'muted small' }, e.resource_id.slice(0, 8))] },
+        { label: 'Record', sort: 'resource_type', cell: (e) => [typeLabel(e.resource_type), ' ', recordOf(e)] },
         { label: 'Changes', cell: (e) => changesOf(e), class: 'wide' },
       ],
     });
