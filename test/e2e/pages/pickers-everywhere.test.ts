@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import type { Locator, Page, Request } from 'playwright-core';
-import { get, post } from '../../support/api';
+import { get, patch, post } from '../../support/api';
 import { BrowserPage, DESKTOP, PHONE, screenshotChecked, useBrowser } from '../../support/browser';
 import { TestCompany, addStock, buildCompany, configuredCode, generateCode, unique } from '../../support/builders';
 import { DASHBOARD_CHECKS, goTo, navigate, notice, openPanel, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
@@ -205,7 +205,19 @@ describe('dashboard: pickers that search and names instead of ids on every scree
     const codes = await tableText(page);
     expect(codes).to.include(`Work order ${order.number} — ${order.title}`).and.include(`Product ${needle.sku} — ${needle.name}`);
 
-    await expectPagedLookups(lookups, 'rules and QR codes');
+    // The audit log names each record and the ids its changes hold (a product, a parent), never an id fragment.
+    expect((await patch(`/api/v1/product-models/${needle.id}/`, { description: `Sharp ${tag}` }, { token: company.token })).status).to.equal(200);
+    expect((await patch(`/api/v1/locations/${bay}/`, { parent_id: hall }, { token: company.token })).status).to.equal(200);
+    await navigate(page, 'Audit log');
+    const audit = await tableText(page);
+    expect(audit).to.include(`Product ${needle.sku} — ${needle.name}`).and.include(`Location Bay 00 ${tag}`).and.include(`— → Hall ${tag}`);
+    const ruleRow = await page.locator('table tbody tr', { hasText: 'Monitoring rule' }).first().innerText();
+    expect(ruleRow, 'the rule named, its product named in its changes').to.include('Threshold rule').and.include(`${needle.sku} — ${needle.name}`);
+    const entries = (await get('/api/v1/audit-log/?page_size=20&ordering=-created_at', { token: company.token })).body.results as Array<{ resource_id: string; changes: Record<string, { after: unknown }> }>;
+    for (const e of entries) expect(audit, `no fragment of ${e.resource_id}`).to.not.include(e.resource_id.slice(0, 8));
+    await screenshotChecked(page, 'pickers-everywhere-audit-1280', DASHBOARD_CHECKS);
+
+    await expectPagedLookups(lookups, 'rules, QR codes and the audit log');
     expect(unexpectedProblems(bp)).to.deep.equal([]);
   });
 

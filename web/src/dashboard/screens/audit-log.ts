@@ -49,15 +49,23 @@ function nameInChanges(entry: AuditEntry): string | null {
   return value('name') ?? value('username') ?? value('email');
 }
 
-function changesOf(entry: AuditEntry): HTMLElement {
+/** Fields that hold the id of a product or a location: shown by name (read once per id), never as an id. */
+type NameCell = (id: string | null | undefined) => HTMLElement | string;
+
+function changesOf(entry: AuditEntry, idFields: Record<string, NameCell>): HTMLElement {
   const fields = Object.entries(entry.changes as Record<string, { before: unknown; after: unknown }>);
   if (!fields.length) return h('span', { class: 'muted' }, '—');
+  const value = (field: string, v: unknown) => (idFields[field] && typeof v === 'string' ? idFields[field](v) : shown(v));
   return h(
     'dl',
     { class: 'changes' },
     fields.map(([field, { before, after }]) => [
-      h('dt', null, field.replace(/_/g, ' ')),
-      h('dd', null, entry.action === 'create' ? shown(after) : entry.action === 'delete' ? shown(before) : `${shown(before)} → ${shown(after)}`),
+      h('dt', null, field.replace(/_id$/, '').replace(/_/g, ' ')),
+      h(
+        'dd',
+        null,
+        entry.action === 'create' ? value(field, after) : entry.action === 'delete' ? value(field, before) : [value(field, before), ' → ', value(field, after)],
+      ),
     ]),
   );
 }
@@ -82,9 +90,10 @@ export const screen: Screen = {
     const locationName = locationNameCell();
     const channelName = recordNameCell<{ name: string }>('/api/v1/notification-channels/', (c) => c.name);
     const ruleName = recordNameCell<Schema<'MonitoringRule'>>('/api/v1/monitoring-rules/', ruleLabel);
+    const idFields: Record<string, NameCell> = { product_id: productName, parent_id: locationName, location_id: locationName, channel_id: channelName };
     const recordOf = (e: AuditEntry): HTMLElement | string => {
       const named = nameInChanges(e) ?? actorName.get(e.resource_id)?.replace(/^key “(.*)”$/, '$1');
-      if (named) return h('strong', null, named);
+      if (named) return named;
       if (e.resource_type === 'company') return 'your company';
       if (e.resource_type === 'product_model') return productName(e.resource_id);
       if (e.resource_type === 'location') return locationName(e.resource_id);
@@ -123,7 +132,7 @@ export const screen: Screen = {
         { label: 'Who', cell: (e) => actorOf(e) },
         { label: 'Action', sort: 'action', cell: (e) => badge(e.action.replace(/_/g, ' '), e.action === 'delete' || e.action === 'revoke' ? 'bad' : e.action === 'create' ? 'ok' : 'info') },
         { label: 'Record', sort: 'resource_type', cell: (e) => [typeLabel(e.resource_type), ' ', recordOf(e)] },
-        { label: 'Changes', cell: (e) => changesOf(e), class: 'wide' },
+        { label: 'Changes', cell: (e) => changesOf(e, idFields), class: 'wide' },
       ],
     });
     root.append(list.el);
