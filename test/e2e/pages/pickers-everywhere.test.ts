@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { Locator, Page, Request } from 'playwright-core';
 import { get, patch, post } from '../../support/api';
 import { BrowserPage, DESKTOP, PHONE, screenshotChecked, useBrowser } from '../../support/browser';
-import { TestCompany, addStock, buildCompany, configuredCode, generateCode, unique } from '../../support/builders';
+import { TestCompany, addStock, buildCompany, buildProduct, configuredCode, generateCode, unique } from '../../support/builders';
 import { DASHBOARD_CHECKS, goTo, navigate, notice, openPanel, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
 
 const PRODUCTS = 120;
@@ -100,6 +100,7 @@ describe('dashboard: pickers that search and names instead of ids on every scree
   let rack: string;
   let bay: string;
   let order: { id: string; number: string; title: string };
+  let item: { id: string; serial_number: string };
 
   before(async () => {
     company = await buildCompany();
@@ -128,6 +129,10 @@ describe('dashboard: pickers that search and names instead of ids on every scree
     const wo = await post('/api/v1/work-orders/', { title: `Repair ${tag}` }, { token: company.token });
     expect(wo.status, JSON.stringify(wo.body)).to.equal(201);
     order = wo.body;
+    const drill = await buildProduct(company, { profile: 'SERIALIZED', sku: `${tag}-drill`, name: `Drill ${tag}` });
+    await addStock(company, drill.id, hall, 1, { serial_numbers: [`SN-${tag}`] });
+    item = (await get(`/api/v1/items/?search=${encodeURIComponent(`SN-${tag}`)}`, { token: company.token })).body.results[0];
+    expect(item.serial_number).to.equal(`SN-${tag}`);
   });
   beforeEach(async () => {
     bp = await chromium.newPage();
@@ -177,7 +182,7 @@ describe('dashboard: pickers that search and names instead of ids on every scree
     expect(unexpectedProblems(bp)).to.deep.equal([]);
   });
 
-  it('at 1280 px: Rules and QR codes name their products and targets; a code is linked to a work order found by its number', async () => {
+  it('at 1280 px: Rules and QR codes name their products and targets; codes are linked to a work order found by its number and an item found by its serial; the audit log names its records', async () => {
     const { page } = bp;
     await page.setViewportSize(DESKTOP);
     const lookups = recordLookups(page);
@@ -189,6 +194,7 @@ describe('dashboard: pickers that search and names instead of ids on every scree
     await findByTyping(page, ruleForm, 'product_id', 'needle', `${needle.sku} — ${needle.name}`);
 
     const virgin = await generateCode(company);
+    const forItem = await generateCode(company);
     await navigate(page, 'QR codes');
     await page.getByRole('button', { name: `Link ${virgin}`, exact: true }).click();
     const dialog = page.getByRole('dialog');
@@ -202,8 +208,19 @@ describe('dashboard: pickers that search and names instead of ids on every scree
     await settled(page);
     const linked = await get(`/api/v1/qr-codes/${virgin}/`, { token: company.token });
     expect(linked.body).to.include({ status: 'CONFIGURED', target_type: 'WORK_ORDER', target_id: order.id });
+    await page.getByRole('button', { name: `Link ${forItem}`, exact: true }).click();
+    await dialog.getByLabel('Link to').selectOption('ITEM');
+    await findByTyping(page, dialog, 'item', `sn-${tag}`, `Serial SN-${tag}`);
+    await dialog.locator('select[name="item"]').selectOption(item.id);
+    await dialog.getByRole('button', { name: 'Link code' }).click();
+    await notice(page, '1 code(s) linked.');
+    await settled(page);
+    expect((await get(`/api/v1/qr-codes/${forItem}/`, { token: company.token })).body).to.include({ status: 'CONFIGURED', target_type: 'ITEM', target_id: item.id });
     const codes = await tableText(page);
-    expect(codes).to.include(`Work order ${order.number} — ${order.title}`).and.include(`Product ${needle.sku} — ${needle.name}`);
+    expect(codes)
+      .to.include(`Work order ${order.number} — ${order.title}`)
+      .and.include(`Product ${needle.sku} — ${needle.name}`)
+      .and.include(`Item Serial SN-${tag} · ${tag}-drill — Drill ${tag}`);
 
     // The audit log names each record and the ids its changes hold (a product, a parent), never an id fragment.
     expect((await patch(`/api/v1/product-models/${needle.id}/`, { description: `Sharp ${tag}` }, { token: company.token })).status).to.equal(200);

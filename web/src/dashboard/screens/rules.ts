@@ -108,7 +108,7 @@ export const screen: Screen = {
                     { kind: 'danger', label: `Delete rule ${ruleLabel(r)}` },
                   ),
                 )
-              : button('Edit on product', () => go(`#/products/${r.product_id}`), { label: `Rule managed by its product (${ruleLabel(r)}): open the product` }),
+              : button('Edit on product', () => go('#/products'), { label: `Rule ${ruleLabel(r)} is managed by its product: open products` }),
         },
       ],
     });
