@@ -1,5 +1,5 @@
 /** The API's records as the dashboard reads them (docs/api/), and the pickers built from them. */
-import { type Page, type Query, get, getAll } from './api.js';
+import { type Page, type Query, get } from './api.js';
 import { h } from './dom.js';
 import type { FieldSpec, Option } from './form.js';
 import type { Schema } from '../kit/api-types.js';
@@ -16,16 +16,6 @@ export const DIMENSIONAL_UNITS = ['mm', 'cm', 'm', 'km', 'in', 'ft', 'yd', 'cm2'
 export const PHYSICAL_LOCATION_TYPES = ['WAREHOUSE', 'STORE', 'SHELF', 'VEHICLE'];
 export const SEVERITIES = ['INFO', 'WARNING', 'CRITICAL'];
 export const EVENT_TYPES = ['THRESHOLD', 'DATE_OFFSET', 'TEST'];
-
-/** Every product of the company (active ones first), for pickers and names. */
-export async function loadProducts(): Promise<Product[]> {
-  const all = await getAll<Product>('/api/v1/product-models/');
-  return all.sort((a, b) => Number(b.is_active) - Number(a.is_active));
-}
-
-export async function loadLocations(): Promise<Location[]> {
-  return getAll<Location>('/api/v1/locations/');
-}
 
 export const productLabel = (p: Pick<Product, 'sku' | 'name'>) => `${p.sku} — ${p.name}`;
 
@@ -105,6 +95,9 @@ const LOCATIONS = '/api/v1/locations/';
 export const productById = (id: string) => recordById<Product>(PRODUCTS, id);
 export const locationById = (id: string) => recordById<Location>(LOCATIONS, id);
 
+/** Forgets what was read of a location (after it was renamed or moved), so that its name is read again. */
+export const forgetLocation = (id: string) => byId.get(LOCATIONS)?.delete(id);
+
 /** A record's name in a list cell: the short id at once, the name as soon as it is read (once per id). */
 function nameCell<T>(read: (id: string) => Promise<T | null>, label: (r: T) => string) {
   return (id: string | null | undefined): HTMLElement | string => {
@@ -120,6 +113,8 @@ function nameCell<T>(read: (id: string) => Promise<T | null>, label: (r: T) => s
 /** `id → name` cells for products and locations, read as the rows show them. */
 export const productNameCell = (label: (p: Product) => string = (p) => p.sku) => nameCell(productById, label);
 export const locationNameCell = (label: (l: Location) => string = (l) => l.name) => nameCell(locationById, label);
+/** `id → name` cells for records of any other path that answers `GET <path><id>/` (channels, rules, …). */
+export const recordNameCell = <T>(path: string, label: (r: T) => string) => nameCell((id: string) => recordById<T>(path, id), label);
 
 // -------------------------------------------------------------------------------- pickers that search
 

@@ -7,6 +7,8 @@ import type { Page } from '../api.js';
 import { fromLocalInput, h, time } from '../dom.js';
 import { str } from '../form.js';
 import { PagedList } from '../list.js';
+import { locationNameCell, productLabel, productNameCell, recordNameCell } from '../model.js';
+import { ruleLabel } from '../../kit/messages.js';
 import type { Screen } from '../screen.js';
 import { badge, screenHeader } from '../ui.js';
 import type { Schema } from '../../kit/api-types.js';
@@ -33,15 +35,38 @@ function shown(value: unknown): string {
   return value;
 }
 
-function changesOf(entry: AuditEntry): HTMLElement {
+/** The record's name as the entry itself holds it (a creation, a deletion or a rename carries it): no request. */
+function nameInChanges(entry: AuditEntry): string | null {
+  const changes = entry.changes as Record<string, { before: unknown; after: unknown } | undefined>;
+  const value = (field: string): string | null => {
+    const change = changes[field];
+    const v = change ? (entry.action === 'delete' ? change.before : change.after) : undefined;
+    return typeof v === 'string' && v ? v : null;
+  };
+  if (entry.resource_type === 'product_model') {
+    const [sku, name] = [value('sku'), value('name')];
+    return sku && name ? productLabel({ sku, name }) : null;
+  }
+  return value('name') ?? value('username') ?? value('email');
+}
+
+/** Fields that hold the id of a product or a location: shown by name (read once per id), never as an id. */
+type NameCell = (id: string | null | undefined) => HTMLElement | string;
+
+function changesOf(entry: AuditEntry, idFields: Record<string, NameCell>): HTMLElement {
   const fields = Object.entries(entry.changes as Record<string, { before: unknown; after: unknown }>);
   if (!fields.length) return h('span', { class: 'muted' }, '—');
+  const value = (field: string, v: unknown) => (idFields[field] && typeof v === 'string' ? idFields[field](v) : shown(v));
   return h(
     'dl',
     { class: 'changes' },
     fields.map(([field, { before, after }]) => [
-      h('dt', null, field.replace(/_/g, ' ')),
-      h('dd', null, entry.action === 'create' ? shown(after) : entry.action === 'delete' ? shown(before) : `${shown(before)} → ${shown(after)}`),
+      h('dt', null, field.replace(/_id$/, '').replace(/_/g, ' ')),
+      h(
+        'dd',
+        null,
+        entry.action === 'create' ? value(field, after) : entry.action === 'delete' ? value(field, before) : [value(field, before), ' → ', value(field, after)],
+      ),
     ]),
   );
 }
@@ -60,6 +85,24 @@ export const screen: Screen = {
       get<Page<Schema<'ApiKey'>>>('/api/v1/api-keys/', { page_size: 500, include_revoked: true }),
     ]);
     const actorName = new Map<string, string>([...users.results.map((u) => [u.id, u.username] as const), ...keys.results.map((k) => [k.id, `key “${k.name}”`] as const)]);
+    // Each record by name: from the entry when it holds one, else read by id once per record as rows show them
+    // (users and keys are loaded above for the "Who" filter). A record that can no longer be read keeps its short id.
+    const productName = productNameCell(productLabel);
+    const locationName = locationNameCell();
+    const channelName = recordNameCell<{ name: string }>('/api/v1/notification-channels/', (c) => c.name);
+    const ruleName = recordNameCell<Schema<'MonitoringRule'>>('/api/v1/monitoring-rules/', ruleLabel);
+    const idFields: Record<string, NameCell> = { product_id: productName, parent_id: locationName, location_id: locationName, channel_id: channelName };
+    const recordOf = (e: AuditEntry): HTMLElement | string => {
+      const named = nameInChanges(e) ?? actorName.get(e.resource_id)?.replace(/^key “(.*)”$/, '$1');
+      if (named) return named;
+      if (e.resource_type === 'company') return 'your company';
+      if (e.resource_type === 'product_model') return productName(e.resource_id);
+      if (e.resource_type === 'location') return locationName(e.resource_id);
+      if (e.resource_type === 'notification_channel') return channelName(e.resource_id);
+      if (e.resource_type === 'monitoring_rule') return ruleName(e.resource_id);
+      // Deliveries have no name: the Deliveries screen names them by this short id too.
+      return h('code', { class: 'muted small' }, e.resource_id.slice(0, 8));
+    };
     const actorOf = (e: AuditEntry) => (e.actor.type === 'operator' ? 'operator (command line)' : (actorName.get(e.actor.id ?? '') ?? (e.actor.type === 'api_key' ? 'an API key' : 'a user')));
 
     const list = new PagedList<AuditEntry>({
@@ -89,8 +132,8 @@ export const screen: Screen = {
         { label: 'When', sort: 'created_at', cell: (e) => time(e.created_at) },
         { label: 'Who', cell: (e) => actorOf(e) },
         { label: 'Action', sort: 'action', cell: (e) => badge(e.action.replace(/_/g, ' '), e.action === 'delete' || e.action === 'revoke' ? 'bad' : e.action === 'create' ? 'ok' : 'info') },
-        { label: 'Record', sort: 'resource_type', cell: (e) => [typeLabel(e.resource_type), ' ', h('code', { class: 'muted small' }, e.resource_id.slice(0, 8))] },
-        { label: 'Changes', cell: (e) => changesOf(e), class: 'wide' },
+        { label: 'Record', sort: 'resource_type', cell: (e) => [typeLabel(e.resource_type), ' ', recordOf(e)] },
+        { label: 'Changes', cell: (e) => changesOf(e, idFields), class: 'wide' },
       ],
     });
     root.append(list.el);

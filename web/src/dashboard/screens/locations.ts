@@ -3,19 +3,20 @@ import { del, patch, post } from '../api.js';
 import { h } from '../dom.js';
 import { Form, formDialog, text } from '../form.js';
 import { ACTIVE_FILTER, PagedList } from '../list.js';
-import { Location, PHYSICAL_LOCATION_TYPES, loadLocations, locationOptions, names } from '../model.js';
+import { Location, PHYSICAL_LOCATION_TYPES, forgetLocation, locationNameCell, locationPicker } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, activeBadge, badge, button, confirmAction, notify, panel, screenHeader } from '../ui.js';
 
-function editLocation(location: Location, all: Location[], done: () => void): void {
+function editLocation(location: Location, done: () => void): void {
   formDialog(`Edit ${location.name}`, {
     fields: [
       { name: 'name', label: 'Name', required: true, value: location.name },
-      { name: 'parent_id', label: 'Parent location', type: 'select', options: locationOptions(all, 'None', (l) => l.type !== 'VIRTUAL' && l.id !== location.id), value: location.parent_id ?? '' },
+      locationPicker({ name: 'parent_id', label: 'Parent location', empty: 'None', only: (l) => l.type !== 'VIRTUAL' && l.id !== location.id, value: location.parent_id }),
     ],
     submitLabel: 'Save location',
     save: (values) => patch(`/api/v1/locations/${location.id}/`, { name: text(values.name) ?? '', parent_id: values.parent_id || null }),
     after: (values) => {
+      forgetLocation(location.id);
       notify(`Location ${text(values.name)} saved.`);
       done();
     },
@@ -28,14 +29,11 @@ export const screen: Screen = {
   group: 'Stock',
   async render({ root }) {
     root.append(screenHeader('Locations', 'Where stock is kept. Inbound and Outbound are the virtual system locations that additions come from and subtractions go to.'));
-    let all = await loadLocations();
-    let nameOf = names(all, (l) => l.name);
-    const refresh = async () => {
-      all = await loadLocations();
-      nameOf = names(all, (l) => l.name);
-      form.setOptions('parent_id', locationOptions(all, 'None'));
-      await list.reload();
-    };
+    // The list pages like any other and shows each location's parent by name, read per parent id (once each)
+    // as rows show them; the parent pickers search as one types and show the hierarchy of what they find. No
+    // part of this screen needs the whole tree, so none is loaded.
+    const parentName = locationNameCell();
+    const refresh = () => list.reload();
 
     const list: PagedList<Location> = new PagedList<Location>({
       path: '/api/v1/locations/',
@@ -49,7 +47,7 @@ export const screen: Screen = {
       columns: [
         { label: 'Name', sort: 'name', cell: (l) => h('strong', null, l.name), class: 'wide' },
         { label: 'Type', sort: 'type', cell: (l) => l.type },
-        { label: 'Parent', cell: (l) => (l.parent_id ? nameOf(l.parent_id) : '—') },
+        { label: 'Parent', cell: (l) => parentName(l.parent_id) },
         { label: 'Status', cell: (l) => [activeBadge(l.is_active), l.is_system ? [' ', badge('system', 'info')] : null] },
         {
           label: 'Actions',
@@ -58,7 +56,7 @@ export const screen: Screen = {
             l.is_system
               ? h('span', { class: 'muted' }, 'managed by the system')
               : actions(
-                  button('Edit', () => editLocation(l, all, () => void refresh()), { label: `Edit ${l.name}` }),
+                  button('Edit', () => editLocation(l, () => void refresh()), { label: `Edit ${l.name}` }),
                   l.is_active
                     ? button(
                         'Deactivate',
@@ -89,7 +87,7 @@ export const screen: Screen = {
       fields: [
         { name: 'name', label: 'Name', required: true },
         { name: 'type', label: 'Type', type: 'select', options: PHYSICAL_LOCATION_TYPES, value: 'WAREHOUSE' },
-        { name: 'parent_id', label: 'Parent location', type: 'select', options: locationOptions(all, 'None') },
+        locationPicker({ name: 'parent_id', label: 'Parent location', empty: 'None' }),
       ],
       submitLabel: 'Create location',
       onSubmit: async (values) => {

@@ -2,7 +2,7 @@
 import { fromLocalInput, h, time } from '../dom.js';
 import { str } from '../form.js';
 import { PagedList } from '../list.js';
-import { loadLocations, loadProducts, locationLookup, locationOptions, names, productLookup, productOptions } from '../model.js';
+import { locationNameCell, locationPicker, productNameCell, productPicker } from '../model.js';
 import type { Screen } from '../screen.js';
 import { badge, screenHeader } from '../ui.js';
 import type { Schema } from '../../kit/api-types.js';
@@ -19,9 +19,9 @@ export const screen: Screen = {
   group: 'Stock',
   async render({ root, query }) {
     root.append(screenHeader('Movements', 'The append-only stock ledger: every booking, newest first.'));
-    const [products, locations] = await Promise.all([loadProducts(), loadLocations()]);
-    const productName = names(products, (p) => p.sku);
-    const locationName = names(locations, (l) => l.name);
+    // Names are read per id as rows show them, pickers search as one types: no screen loads the whole catalog.
+    const productName = productNameCell();
+    const locationName = locationNameCell();
     const list = new PagedList<Movement>({
       path: '/api/v1/movements/',
       search: 'Search reason, SKU or product name',
@@ -32,8 +32,8 @@ export const screen: Screen = {
       // Older links name the batch by id; it stays a fixed filter of the list.
       fixed: query.get('batch_id') ? { batch_id: query.get('batch_id') } : undefined,
       filters: [
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products'), lookup: productLookup('All products') },
-        { name: 'location_id', label: 'Location (either side)', type: 'select', options: locationOptions(locations, 'All locations', () => true), lookup: locationLookup('All locations', () => true) },
+        productPicker({ name: 'product_id', label: 'Product', empty: 'All products', value: query.get('product_id') ?? '' }),
+        locationPicker({ name: 'location_id', label: 'Location (either side)', empty: 'All locations', only: () => true, value: query.get('location_id') ?? '' }),
         { name: 'kind', label: 'Kind', type: 'select', options: [{ value: '', label: 'Any kind' }, ...KINDS] },
         { name: 'batch_code', label: 'Batch code' },
         { name: 'created_after', label: 'From', type: 'datetime-local' },
@@ -52,7 +52,7 @@ export const screen: Screen = {
         { label: 'When', sort: 'created_at', cell: (m) => time(m.created_at) },
         { label: 'Kind', sort: 'kind', cell: (m) => badge(m.kind, KIND_TONES[m.kind] ?? 'muted') },
         { label: 'Product', cell: (m) => productName(m.product_id) },
-        { label: 'From → to', cell: (m) => `${locationName(m.from_location_id)} → ${locationName(m.to_location_id)}` },
+        { label: 'From → to', cell: (m) => [locationName(m.from_location_id), ' → ', locationName(m.to_location_id)] },
         {
           label: 'Quantity',
           sort: 'quantity',

@@ -6,7 +6,7 @@
 import { get } from '../api.js';
 import { field, h, option } from '../../kit/dom.js';
 import { StockHistory, drawHistoryChart, periodLabel } from '../history-chart.js';
-import { Product, loadLocations, locationOptions } from '../model.js';
+import { Product, locationLookup } from '../model.js';
 import type { ScreenContext } from '../screen.js';
 import { actions, button, errorBox, facts, screenHeader, section } from '../ui.js';
 
@@ -32,9 +32,35 @@ export function historySummary(history: StockHistory): string {
 }
 
 export async function renderProductPage({ root, id, go }: ScreenContext): Promise<void> {
-  const [product, locations] = await Promise.all([get<Product>(`/api/v1/product-models/${id}/`), loadLocations()]);
+  const product = await get<Product>(`/api/v1/product-models/${id}/`);
   const interval = h('select', { name: 'interval' }, INTERVALS.map(([value, label]) => option(value, label, value === 'day')));
-  const location = h('select', { name: 'location_id' }, locationOptions(locations, 'All locations', (l) => l.type !== 'VIRTUAL').map((o) => option(o.value, o.label)));
+  // The location picker searches as one types (one page of matches, in their hierarchy), like the forms' pickers.
+  const location = h('select', { name: 'location_id' }, option('', 'All locations'));
+  const lookup = locationLookup('All locations', (l) => l.type !== 'VIRTUAL');
+  const locationSearch = h('input', { type: 'search', class: 'picker-search', 'aria-label': 'Search', placeholder: 'Type to search', autocomplete: 'off', maxlength: '200' });
+  let asked = 0;
+  const searchLocations = async (): Promise<void> => {
+    const ask = ++asked;
+    const chosen = location.selectedOptions[0];
+    const found = await lookup(locationSearch.value.trim()).catch(() => null);
+    if (ask !== asked || !found) return;
+    if (chosen?.value && !found.some((o) => o.value === chosen.value)) found.splice(1, 0, { value: chosen.value, label: chosen.label });
+    const keep = location.value;
+    location.replaceChildren(...found.map((o) => option(o.value, o.label)));
+    location.value = keep;
+  };
+  let pause: ReturnType<typeof setTimeout> | undefined;
+  locationSearch.addEventListener('input', () => {
+    clearTimeout(pause);
+    pause = setTimeout(() => void searchLocations(), 300);
+  });
+  locationSearch.addEventListener('keydown', (event) => {
+    if (event.key === 'ArrowDown') {
+      event.preventDefault();
+      location.focus();
+    }
+  });
+  void searchLocations();
   const summary = h('p', { class: 'history-summary', role: 'status', 'aria-live': 'polite' }, 'Loading…');
   // The canvas repeats the summary and the table: hidden from assistive technology, which reads those.
   const chartBox = h('div', { class: 'history-chart', 'aria-hidden': 'true' });
@@ -62,6 +88,16 @@ export async function renderProductPage({ root, id, go }: ScreenContext): Promis
     removeChart?.();
     removeChart = await drawHistoryChart(chartBox, history);
   }
+  /** The location field: its label names the picker, the search box above it is described by that label. */
+  function locationField(): HTMLElement {
+    const wrapper = field('Location', location);
+    const label = wrapper.querySelector('label')!;
+    label.id = `${location.id}-label`;
+    locationSearch.setAttribute('aria-describedby', label.id);
+    locationSearch.setAttribute('aria-controls', location.id);
+    label.after(locationSearch);
+    return wrapper;
+  }
   interval.addEventListener('change', () => void load());
   location.addEventListener('change', () => void load());
 
@@ -78,7 +114,7 @@ export async function renderProductPage({ root, id, go }: ScreenContext): Promis
     ]),
     section(
       'Stock over time',
-      h('div', { class: 'history-controls' }, field('Interval', interval), field('Location', location)),
+      h('div', { class: 'history-controls' }, field('Interval', interval), locationField()),
       summary,
       problem,
       h('figure', { class: 'history-figure' }, chartBox),

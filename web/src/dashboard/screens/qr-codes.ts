@@ -5,16 +5,35 @@
  * (`POST /api/v1/qr-codes/{code}/configure/`, one request a code; docs/api/barcodes-and-camera.md).
  * Label files need the bearer token, so they are fetched and handed to the browser as downloads.
  */
-import { download, post } from '../api.js';
+import { type Page, download, get, post } from '../api.js';
 import { fill, h, time } from '../dom.js';
-import { Form, FieldError, Values, formDialog, num, str, text } from '../form.js';
+import { FieldError, FieldSpec, Form, Option, Values, formDialog, num, str } from '../form.js';
 import { PagedList } from '../list.js';
-import { Product, loadProducts, names } from '../model.js';
+import { productLabel, productNameCell, productPicker, recordNameCell } from '../model.js';
 import type { Screen } from '../screen.js';
 import { actions, button, errorBox, notify, openDialog, panel, saveBlob, screenHeader, statusBadge } from '../ui.js';
 import type { Schema } from '../../kit/api-types.js';
 
 type QrCode = Schema<'QrCode'>;
+type Item = Schema<'Item'>;
+type WorkOrder = Schema<'WorkOrder'>;
+
+const ITEMS = '/api/v1/items/';
+const WORK_ORDERS = '/api/v1/work-orders/';
+const itemLabel = (i: Pick<Item, 'serial_number'>) => `Serial ${i.serial_number}`;
+const workOrderLabel = (w: Pick<WorkOrder, 'number' | 'title'>) => `${w.number} — ${w.title}`;
+
+/**
+ * A picker of items (by serial number) or work orders (by number or title) that asks the API as one types:
+ * one page of matches, never the whole list.
+ */
+function searchPicker<T extends { id: string }>(name: string, label: string, path: string, show: (r: T) => string, query: Record<string, string | boolean>, empty: string, hidden: boolean): FieldSpec {
+  const lookup = async (search: string): Promise<Option[]> => {
+    const found = await get<Page<T>>(path, { ...query, search, page_size: 50 });
+    return [{ value: '', label: empty }, ...found.results.map((r) => ({ value: r.id, label: show(r) }))];
+  };
+  return { name, label, type: 'select', options: [{ value: '', label: empty }], lookup, remote: true, hidden };
+}
 
 const QR_STATUSES = ['VIRGIN', 'CONFIGURED', 'LOCKED'];
 const TARGET_TYPES = ['PRODUCT', 'ITEM', 'WORK_ORDER'];
@@ -72,19 +91,27 @@ function sheetButtons(codes: string[]): HTMLElement {
 }
 
 /** The dialog that links `codes` (VIRGIN) to one target; answers after every code was tried. */
-function linkDialog(codes: string[], products: Product[], done: () => Promise<void>): void {
+const PICKER_OF: Record<string, string> = { PRODUCT: 'product', ITEM: 'item', WORK_ORDER: 'work_order' };
+
+function linkDialog(codes: string[], done: () => Promise<void>): void {
   const title = codes.length === 1 ? `Link code ${codes[0]}` : `Link ${codes.length} codes`;
   formDialog(title, {
     fields: [
       { name: 'target_type', label: 'Link to', type: 'select', options: [{ value: 'PRODUCT', label: 'A product' }, { value: 'ITEM', label: 'An item' }, { value: 'WORK_ORDER', label: 'A work order' }], value: 'PRODUCT' },
-      { name: 'product', label: 'Product', type: 'select', options: products.map((p) => ({ value: p.id, label: `${p.sku} · ${p.name}` })) },
-      { name: 'target_id', label: 'Item or work order id', autocomplete: 'off', help: 'For an item or a work order: its id, from the Items or Work orders screen.' },
+      productPicker({ name: 'product', label: 'Product', empty: 'Choose a product' }),
+      searchPicker<Item>('item', 'Item', ITEMS, (i) => itemLabel(i), { is_active: true }, 'Choose an item (search its serial number)', true),
+      searchPicker<WorkOrder>('work_order', 'Work order', WORK_ORDERS, workOrderLabel, {}, 'Choose a work order (search its number or title)', true),
     ],
     submitLabel: codes.length === 1 ? 'Link code' : `Link ${codes.length} codes`,
+    setup: (form) =>
+      form.onChange('target_type', (type: string) => {
+        for (const [target, field] of Object.entries(PICKER_OF)) form.show(field, target === type);
+      }),
     save: async (values: Values) => {
       const targetType = str(values.target_type);
-      const targetId = targetType === 'PRODUCT' ? str(values.product) : text(values.target_id);
-      if (!targetId) throw new FieldError(targetType === 'PRODUCT' ? 'product' : 'target_id', 'is required');
+      const field = PICKER_OF[targetType] ?? 'product';
+      const targetId = str(values[field]);
+      if (!targetId) throw new FieldError(field, 'is required');
       const refused: string[] = [];
       for (const code of codes) {
         try {
@@ -109,8 +136,17 @@ export const screen: Screen = {
     root.append(
       screenHeader('QR codes', 'Codes start VIRGIN, are linked to a product, item or work order here or from the widget (CONFIGURED), and can be LOCKED. A scan opens the widget.'),
     );
-    const products = await loadProducts();
-    const productName = names(products, (p) => p.sku);
+    // Targets are named per id as rows show them (read once each), never by loading every product.
+    const productName = productNameCell(productLabel);
+    const itemName = recordNameCell<Item>(ITEMS, itemLabel);
+    const workOrderName = recordNameCell<WorkOrder>(WORK_ORDERS, workOrderLabel);
+    const targetOf = (c: QrCode) => {
+      if (!c.target_type || !c.target_id) return '—';
+      const product = c.product_model_id ? productName(c.product_model_id) : null;
+      if (c.target_type === 'PRODUCT') return ['Product ', product ?? '—'];
+      const target = c.target_type === 'ITEM' ? ['Item ', itemName(c.target_id)] : ['Work order ', workOrderName(c.target_id)];
+      return product ? [...target, ' · ', product] : target;
+    };
     const result = h('div', { class: 'generated' });
 
     const generate = new Form({
@@ -149,7 +185,7 @@ export const screen: Screen = {
     const pageSheet = h('div', { class: 'page-sheet' });
     /** The VIRGIN codes ticked in the list, linked together to one target. */
     const selected = new Set<string>();
-    const linkSelected = button('Link the ticked codes', () => linkDialog([...selected], products, () => list.reload()), { kind: 'primary' });
+    const linkSelected = button('Link the ticked codes', () => linkDialog([...selected], () => list.reload()), { kind: 'primary' });
     const selection = h('div', { class: 'bulk-link' }, linkSelected);
     const showSelection = () => {
       linkSelected.disabled = selected.size === 0;
@@ -188,7 +224,7 @@ export const screen: Screen = {
         },
         { label: 'Code', sort: 'code', cell: (c) => h('code', { class: 'qr-code' }, c.code) },
         { label: 'Status', sort: 'status', cell: (c) => statusBadge(c.status) },
-        { label: 'Target', cell: (c) => (c.target_type ? `${c.target_type}${c.product_model_id ? ` · ${productName(c.product_model_id)}` : ''}` : '—') },
+        { label: 'Target', cell: targetOf },
         { label: 'Configured', cell: (c) => time(c.configured_at) },
         { label: 'Locked', cell: (c) => time(c.locked_at) },
         { label: 'Created', sort: 'created_at', cell: (c) => time(c.created_at) },
@@ -197,7 +233,7 @@ export const screen: Screen = {
           class: 'actions',
           cell: (c) =>
             actions(
-              c.status === 'VIRGIN' ? button('Link', () => linkDialog([c.code], products, () => list.reload()), { label: `Link ${c.code}` }) : null,
+              c.status === 'VIRGIN' ? button('Link', () => linkDialog([c.code], () => list.reload()), { label: `Link ${c.code}` }) : null,
               button('Label', () => previewSheet({ codes: c.code }, `Label ${c.code}`), { label: `Label of ${c.code}` }),
               button(
                 'PNG',

@@ -6,7 +6,7 @@ import { del, patch, post } from '../api.js';
 import { h } from '../dom.js';
 import { FieldGroup, FieldSpec, Form, Values, compact, formDialog, inputValue, num, str, text } from '../form.js';
 import { ACTIVE_FILTER, PagedList } from '../list.js';
-import { SEVERITIES, loadProducts, names, productLabel, productOptions } from '../model.js';
+import { SEVERITIES, productLabel, productNameCell, productPicker } from '../model.js';
 import { ruleLabel } from '../../kit/messages.js';
 import type { Screen } from '../screen.js';
 import { actions, activeBadge, button, confirmAction, notify, panel, screenHeader, statusBadge } from '../ui.js';
@@ -49,10 +49,9 @@ export const screen: Screen = {
   path: 'rules',
   title: 'Rules',
   group: 'Monitoring',
-  async render({ root, go }) {
+  async render({ root, query, go }) {
     root.append(screenHeader('Monitoring rules', 'Evaluated per product by each monitor run (check_rules); a rule that holds opens an event and notifies the channels.'));
-    const products = await loadProducts();
-    const productName = names(products, productLabel);
+    const productName = productNameCell(productLabel);
 
     const editRule = (r: Rule) =>
       formDialog(`Edit rule ${r.name ?? r.trigger_type}`, {
@@ -69,8 +68,9 @@ export const screen: Screen = {
       path: '/api/v1/monitoring-rules/',
       caption: 'Monitoring rules',
       empty: 'No rules match.',
+      initial: { product_id: query.get('product_id') ?? '' },
       filters: [
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products') },
+        productPicker({ name: 'product_id', label: 'Product', empty: 'All products', value: query.get('product_id') ?? '' }),
         { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: '', label: 'Any trigger' }, 'THRESHOLD', 'DATE_OFFSET'] },
         { name: 'source', label: 'Source', type: 'select', options: [{ value: '', label: 'Any source' }, ...Object.entries(SOURCES).map(([value, label]) => ({ value, label }))] },
         ACTIVE_FILTER,
@@ -109,7 +109,7 @@ export const screen: Screen = {
                     { kind: 'danger', label: `Delete rule ${ruleLabel(r)}` },
                   ),
                 )
-              : button('Edit on product', () => go('#/products'), { label: `Rule managed by product ${productName(r.product_id)}: open products` }),
+              : button('Edit on product', () => go('#/products'), { label: `Rule ${ruleLabel(r)} is managed by its product: open products` }),
         },
       ],
     });
@@ -117,7 +117,7 @@ export const screen: Screen = {
     const form = new Form({
       label: 'New rule',
       fields: [
-        { name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a product') },
+        productPicker({ name: 'product_id', label: 'Product', required: true, empty: 'Choose a product' }),
         { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: 'THRESHOLD', label: 'THRESHOLD: stock below/above' }, { value: 'DATE_OFFSET', label: 'DATE_OFFSET: batch near expiry' }] },
         ...common(),
         ...conditionFields(),

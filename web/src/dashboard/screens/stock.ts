@@ -8,7 +8,7 @@ import { Page, get, post } from '../api.js';
 import { h } from '../dom.js';
 import { Form, Values, compact, idempotencyKeys, lines, num, str, text } from '../form.js';
 import { PagedList } from '../list.js';
-import { Location, Product, loadLocations, loadProducts, locationOptions, productOptions } from '../model.js';
+import { Location, Product, locationPicker, productById, productPicker } from '../model.js';
 import type { Screen } from '../screen.js';
 import { button, notify, panel, screenHeader } from '../ui.js';
 import type { Answer, Schema } from '../../kit/api-types.js';
@@ -47,8 +47,17 @@ export const screen: Screen = {
   group: 'Stock',
   async render({ root, query, go }) {
     root.append(screenHeader('Stock', 'Levels are calculated from the movement ledger; every booking below adds a movement.'));
-    const [products, locations] = await Promise.all([loadProducts(), loadLocations()]);
-    const productById = new Map(products.map((p) => [p.id, p]));
+    // Only what the screen needs: the virtual locations additions and removals book against, and whether there is
+    // an active product at all. The pickers search as one types; the chosen product is read by id (cached).
+    const [virtual, anyActive] = await Promise.all([
+      get<Page<Location>>('/api/v1/locations/', { type: 'VIRTUAL', page_size: 50 }),
+      get<Page<Product>>('/api/v1/product-models/', { is_active: true, page_size: 1 }),
+    ]);
+    const locations = virtual.results;
+    const chosenProduct = async (): Promise<Product | undefined> => {
+      const id = form.control<HTMLSelectElement>('product_id').value;
+      return id ? ((await productById(id)) ?? undefined) : undefined;
+    };
     const initialProduct = query.get('product_id') ?? '';
 
     const form = new Form({
@@ -65,10 +74,10 @@ export const screen: Screen = {
           ],
           value: 'add',
         },
-        { name: 'product_id', label: 'Product', type: 'select', required: true, options: productOptions(products, 'Choose a product', (p) => p.is_active), value: initialProduct },
-        { name: 'location_id', label: 'Location', type: 'select', required: true, options: locationOptions(locations, 'Choose a location') },
-        { name: 'from_location_id', label: 'From location', type: 'select', required: true, options: locationOptions(locations, 'Choose a location'), hidden: true },
-        { name: 'to_location_id', label: 'To location', type: 'select', required: true, options: locationOptions(locations, 'Choose a location'), hidden: true },
+        productPicker({ name: 'product_id', label: 'Product', required: true, empty: 'Choose a product', query: { is_active: true }, value: initialProduct }),
+        locationPicker({ name: 'location_id', label: 'Location', required: true, empty: 'Choose a location', query: { is_active: true } }),
+        { ...locationPicker({ name: 'from_location_id', label: 'From location', required: true, empty: 'Choose a location', query: { is_active: true } }), hidden: true },
+        { ...locationPicker({ name: 'to_location_id', label: 'To location', required: true, empty: 'Choose a location', query: { is_active: true } }), hidden: true },
         { name: 'quantity', label: 'Quantity', type: 'number', min: 0, inputmode: 'decimal', help: 'For serialized products, leave empty to count the serial numbers or items.' },
         { name: 'batch_code', label: 'Batch code', hidden: true, help: 'Found by code, or created when new.' },
         { name: 'batch_expiration_date', label: 'Batch expiration date', type: 'date', hidden: true },
@@ -87,7 +96,8 @@ export const screen: Screen = {
         return path;
       },
       onSubmit: async (values) => {
-        const product = productById.get(str(values.product_id));
+        const productId = str(values.product_id);
+        const product = productId ? ((await productById(productId)) ?? undefined) : undefined;
         const answer = await post<Answer<'createMovement'>>('/api/v1/movements/', movementBody(values, product, locations), keys.options());
         keys.next();
         notify(`Booked ${product ? product.sku : ''}: ${answer.movements.length} movement(s); total now ${answer.new_stock_display}.`);
@@ -101,7 +111,7 @@ export const screen: Screen = {
     /** The batches and items the chosen product has at the chosen place (for removals and transfers). */
     async function loadChoices(): Promise<void> {
       const v = form.values();
-      const product = productById.get(form.control<HTMLSelectElement>('product_id').value);
+      const product = await chosenProduct();
       const op = v.operation as Operation;
       const at = op === 'transfer' ? str(v.from_location_id) : str(v.location_id);
       if (product?.profile === 'BATCH' && op !== 'add') {
@@ -114,9 +124,9 @@ export const screen: Screen = {
       }
     }
 
-    function arrange(): void {
+    async function arrange(): Promise<void> {
       const op = form.control<HTMLSelectElement>('operation').value as Operation;
-      const profile = productById.get(form.control<HTMLSelectElement>('product_id').value)?.profile;
+      const profile = (await chosenProduct())?.profile;
       form.show('location_id', op !== 'transfer');
       form.show('from_location_id', op === 'transfer');
       form.show('to_location_id', op === 'transfer');
@@ -127,8 +137,9 @@ export const screen: Screen = {
       form.show('item_ids', profile === 'SERIALIZED' && op !== 'add');
       void loadChoices().catch(() => undefined);
     }
-    for (const name of ['operation', 'product_id', 'location_id', 'from_location_id']) form.onChange(name, arrange);
-    arrange();
+    const rearrange = () => void arrange().catch(() => undefined);
+    for (const name of ['operation', 'product_id', 'location_id', 'from_location_id']) form.onChange(name, rearrange);
+    await arrange();
 
     const list: PagedList<StockRow> = new PagedList<StockRow>({
       path: '/api/v1/stock/',
@@ -139,8 +150,8 @@ export const screen: Screen = {
       // The overview links here with `below_min=true` (docs/api/overview-and-appearance.md).
       initial: { product_id: initialProduct, location_id: query.get('location_id') ?? '', below_min: query.get('below_min') ?? '' },
       filters: [
-        { name: 'product_id', label: 'Product', type: 'select', options: productOptions(products, 'All products') },
-        { name: 'location_id', label: 'Location', type: 'select', options: locationOptions(locations, 'All locations'), help: 'Totals then count this location only.' },
+        productPicker({ name: 'product_id', label: 'Product', empty: 'All products', value: initialProduct }),
+        locationPicker({ name: 'location_id', label: 'Location', empty: 'All locations', value: query.get('location_id') ?? '', help: 'Totals then count this location only.' }),
         { name: 'below_min', label: 'Minimum stock', type: 'select', options: [{ value: '', label: 'Any level' }, { value: 'true', label: 'Below minimum' }, { value: 'false', label: 'At or above minimum, or none set' }] },
       ],
       columns: [
@@ -156,7 +167,7 @@ export const screen: Screen = {
     });
 
     root.append(panel('Book stock', form.el, true), list.el);
-    if (!products.some((p) => p.is_active)) root.insertBefore(h('p', { class: 'notice notice-info' }, 'Create a product first (Products).'), root.children[1]);
+    if (!anyActive.count) root.insertBefore(h('p', { class: 'notice notice-info' }, 'Create a product first (Products).'), root.children[1]);
     await list.load();
   },
 };
