@@ -60,7 +60,12 @@ function options(argv) {
     duration: whole('--duration', values.duration ?? env.BENCH_DURATION ?? 5, 1, 120),
     warmup: whole('--warmup', values.warmup ?? env.BENCH_WARMUP ?? 1, 0, 60),
     pairs: whole('--pairs', values.pairs ?? env.BENCH_PAIRS ?? 3, 1, 20),
-    connections: connectionsRaw === undefined ? undefined : String(connectionsRaw).split(',').map((c) => whole('--connections', c.trim(), 1, 1000)),
+    connections:
+      connectionsRaw === undefined
+        ? undefined
+        : String(connectionsRaw)
+            .split(',')
+            .map((c) => whole('--connections', c.trim(), 1, 1000)),
   };
 }
 
@@ -126,7 +131,12 @@ async function compare(ctx, scenario, seed, connections, opts) {
   const of = (which, f) => median(pairs.map((p) => f(p[which].result)));
   return {
     connections,
-    system: { rps: of('system', (r) => r.requests.average), p50: of('system', (r) => r.latency.p50), p99: of('system', (r) => r.latency.p99), cpu: cpuMedian('system') },
+    system: {
+      rps: of('system', (r) => r.requests.average),
+      p50: of('system', (r) => r.latency.p50),
+      p99: of('system', (r) => r.latency.p99),
+      cpu: cpuMedian('system'),
+    },
     raw: { rps: of('raw', (r) => r.requests.average), p50: of('raw', (r) => r.latency.p50), p99: of('raw', (r) => r.latency.p99), cpu: cpuMedian('raw') },
     ratio: median(pairs.map((p) => p.system.result.requests.average / p.raw.result.requests.average)),
     failures: pairs.reduce((n, p) => n + failures(p.system.result) + failures(p.raw.result), 0),
@@ -144,7 +154,11 @@ function targetCell(scenario, row) {
 
 const PROCESSES = ['gateway', 'inventory', 'qr', 'monitor', 'notifier', 'postgres', 'bench'];
 
-const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 const loadAtStart = loadAverage();
 
 function printReport(rows, opts, target) {

@@ -50,8 +50,10 @@ async function seedCompany(api, label) {
 }
 
 async function createLocations(api, company, count) {
-  return mapLimit(Array.from({ length: count }, (_, i) => i), SEED_CONCURRENCY, async (i) =>
-    api.post('/api/v1/locations/', { name: `Warehouse ${i + 1}`, type: 'WAREHOUSE' }, { token: company.token }),
+  return mapLimit(
+    Array.from({ length: count }, (_, i) => i),
+    SEED_CONCURRENCY,
+    async (i) => api.post('/api/v1/locations/', { name: `Warehouse ${i + 1}`, type: 'WAREHOUSE' }, { token: company.token }),
   );
 }
 

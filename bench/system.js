@@ -30,7 +30,16 @@ async function startStandalone(log) {
   while (ports.size < 6) ports.add(await freePort());
   const [gateway, inventory, qr, monitor, notifier, pg] = ports;
   const env = { ...process.env };
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'JWT_SECRET', 'INTERNAL_JWT_SECRET', 'SECRET_ENCRYPTION_KEY', 'PUBLIC_BASE_URL', 'TEST_DATABASE', 'NODE_ENV']) {
+  for (const name of [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'JWT_SECRET',
+    'INTERNAL_JWT_SECRET',
+    'SECRET_ENCRYPTION_KEY',
+    'PUBLIC_BASE_URL',
+    'TEST_DATABASE',
+    'NODE_ENV',
+  ]) {
     delete env[name];
   }
   Object.assign(env, {

@@ -39,7 +39,10 @@ describe(`passwords: a strength estimate of at least ${MIN_PASSWORD_SCORE} (zxcv
     const company = await buildCompany();
     const username = unique('newbie');
     for (const password of [...COMMON, username, company.name, `${username}@example.com`]) {
-      expectWeakPassword(await post('/api/v1/users/', { username, password, email: `${username}@example.com` }, { token: company.token }), JSON.stringify(password));
+      expectWeakPassword(
+        await post('/api/v1/users/', { username, password, email: `${username}@example.com` }, { token: company.token }),
+        JSON.stringify(password),
+      );
     }
     expect(await count('SELECT count(*) FROM users WHERE username = $1', [username])).to.equal(0);
   });
@@ -51,7 +54,10 @@ describe(`passwords: a strength estimate of at least ${MIN_PASSWORD_SCORE} (zxcv
       expectWeakPassword(await patch(`/api/v1/users/${member.id}/`, { password }, { token: company.token }), JSON.stringify(password));
     }
     // With other changes in the same request: nothing of it is applied.
-    expectWeakPassword(await patch(`/api/v1/users/${member.id}/`, { password: 'password', role: 'admin', email: 'changed@example.com' }, { token: company.token }), 'with a role');
+    expectWeakPassword(
+      await patch(`/api/v1/users/${member.id}/`, { password: 'password', role: 'admin', email: 'changed@example.com' }, { token: company.token }),
+      'with a role',
+    );
     const user = await get(`/api/v1/users/${member.id}/`, { token: company.token });
     expect(user.body).to.include({ role: 'member', email: null });
     expect((await logIn(member.username, member.password)).access).to.be.a('string');
@@ -64,10 +70,14 @@ describe(`passwords: a strength estimate of at least ${MIN_PASSWORD_SCORE} (zxcv
     const name = unique('CLI Weak');
     const username = unique('cliweak');
     const admin = (password: string) =>
-      runToExit(process.execPath, [path.join(ROOT, 'services/gateway/dist/src/cli/admin.js'), 'create-company', '--name', name, '--username', username, '--password-stdin'], {
-        env: { PATH: process.env.PATH, DATABASE_URL: testDatabaseUrl(), PASSWORD_HASH_COST: '14' },
-        input: `${password}\n`,
-      });
+      runToExit(
+        process.execPath,
+        [path.join(ROOT, 'services/gateway/dist/src/cli/admin.js'), 'create-company', '--name', name, '--username', username, '--password-stdin'],
+        {
+          env: { PATH: process.env.PATH, DATABASE_URL: testDatabaseUrl(), PASSWORD_HASH_COST: '14' },
+          input: `${password}\n`,
+        },
+      );
     for (const password of ['12345678', username]) {
       const res = await admin(password);
       expect(res.code, res.text).to.equal(1);
@@ -93,7 +103,13 @@ describe('an expired API key stays expired', () => {
     const { company, key } = await expiredKey();
     const before = (await get(`/api/v1/api-keys/${key.id}/`, { token: company.token })).body;
     const later = new Date(Date.now() + 30 * 86_400_000).toISOString();
-    for (const body of [{ expires_at: null }, { expires_at: later }, { name: 'renamed' }, { permissions: ['read', 'write'] }, { allowed_domains: ['example.com'] }]) {
+    for (const body of [
+      { expires_at: null },
+      { expires_at: later },
+      { name: 'renamed' },
+      { permissions: ['read', 'write'] },
+      { allowed_domains: ['example.com'] },
+    ]) {
       const res = await patch(`/api/v1/api-keys/${key.id}/`, body, { token: company.token });
       expectErrorShape(res, 409, 'key_expired');
       expect(res.body.error).to.match(/create a new key/);

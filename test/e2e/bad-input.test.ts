@@ -141,8 +141,7 @@ describe('POST /api/v1/users/ with bad input', () => {
 });
 
 describe('PATCH /api/v1/users/{id}/ with bad input', () => {
-  const readUser = (id: string) =>
-    row('SELECT username, email, role, is_active, password_hash, updated_at FROM users WHERE id = $1', [id]);
+  const readUser = (id: string) => row('SELECT username, email, role, is_active, password_hash, updated_at FROM users WHERE id = $1', [id]);
 
   const cases: BadCase[] = [
     { when: 'the body is empty', body: {}, fields: ['body'] },
@@ -211,10 +210,9 @@ describe('POST /api/v1/api-keys/ with bad input', () => {
 
 describe('PATCH /api/v1/api-keys/{id}/ with bad input', () => {
   const readKey = (id: string) =>
-    row(
-      'SELECT name, prefix, key_hash, permissions, allowed_domains, tier, is_widget_key, expires_at, revoked_at, updated_at FROM api_keys WHERE id = $1',
-      [id],
-    );
+    row('SELECT name, prefix, key_hash, permissions, allowed_domains, tier, is_widget_key, expires_at, revoked_at, updated_at FROM api_keys WHERE id = $1', [
+      id,
+    ]);
 
   const cases: BadCase[] = [
     { when: 'the body is empty', body: {}, fields: ['body'] },

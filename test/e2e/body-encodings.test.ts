@@ -33,7 +33,10 @@ describe('Content-Encoding that does not match the body', () => {
         expect(res.body.details.body, `${encoding} ${c.path}`).to.include('Content-Encoding');
       }
       // A truncated stream of the right kind is no better.
-      expectValidationError(await rawRequest('POST', c.path, { ...c.opts, body: gzipSync(c.body).subarray(0, 12), headers: { 'content-encoding': 'gzip' } }), 'body');
+      expectValidationError(
+        await rawRequest('POST', c.path, { ...c.opts, body: gzipSync(c.body).subarray(0, 12), headers: { 'content-encoding': 'gzip' } }),
+        'body',
+      );
     }
     expect(await count('SELECT count(*) FROM companies WHERE name = $1', [name])).to.equal(0);
     expect(await count('SELECT count(*) FROM locations WHERE name = $1', [name])).to.equal(0);
@@ -51,7 +54,11 @@ describe('Content-Encoding that does not match the body', () => {
     const bomb = gzipSync(Buffer.concat([Buffer.from('{"name":"'), Buffer.alloc(8 * 1024 * 1024, 'a'), Buffer.from('"}')]));
     expect(bomb.length).to.be.below(64 * 1024);
     const company = await buildCompany();
-    expectErrorShape(await rawRequest('POST', '/api/v1/locations/', { token: company.token, body: bomb, headers: { 'content-encoding': 'gzip' } }), 413, 'payload_too_large');
+    expectErrorShape(
+      await rawRequest('POST', '/api/v1/locations/', { token: company.token, body: bomb, headers: { 'content-encoding': 'gzip' } }),
+      413,
+      'payload_too_large',
+    );
     expectErrorShape(await rawRequest('POST', '/api/token/', { body: bomb, headers: { 'content-encoding': 'gzip' } }), 413, 'payload_too_large');
   });
 
@@ -60,10 +67,17 @@ describe('Content-Encoding that does not match the body', () => {
     const compress: Record<string, (b: Buffer) => Buffer> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
     for (const encoding of encodings) {
       const pack = compress[encoding.toLowerCase()];
-      const login = await rawRequest('POST', '/api/token/', { body: pack(json({ username: company.admin.username, password: company.admin.password })), headers: { 'content-encoding': encoding } });
+      const login = await rawRequest('POST', '/api/token/', {
+        body: pack(json({ username: company.admin.username, password: company.admin.password })),
+        headers: { 'content-encoding': encoding },
+      });
       expect(login.status, encoding).to.equal(200);
       const name = unique(`Gz ${encoding}`);
-      const created = await rawRequest('POST', '/api/v1/locations/', { token: company.token, body: pack(json({ name, type: 'WAREHOUSE' })), headers: { 'content-encoding': encoding } });
+      const created = await rawRequest('POST', '/api/v1/locations/', {
+        token: company.token,
+        body: pack(json({ name, type: 'WAREHOUSE' })),
+        headers: { 'content-encoding': encoding },
+      });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       expect(created.body.name).to.equal(name);
     }
@@ -73,10 +87,18 @@ describe('Content-Encoding that does not match the body', () => {
     const company = await buildCompany();
     const sku = unique('SKU');
     const csv = `sku,name,profile,engine_type\n${sku},Encoded,STANDARD,counter\n`;
-    const res = await rawRequest('POST', '/api/v1/product-models/import/', { token: company.token, body: csv, headers: { 'content-type': 'text/csv', 'content-encoding': 'gzip' } });
+    const res = await rawRequest('POST', '/api/v1/product-models/import/', {
+      token: company.token,
+      body: csv,
+      headers: { 'content-type': 'text/csv', 'content-encoding': 'gzip' },
+    });
     expectValidationError(res, 'body');
     expect(await count('SELECT count(*) FROM product_models WHERE sku = $1', [sku])).to.equal(0);
-    const ok = await rawRequest('POST', '/api/v1/product-models/import/', { token: company.token, body: gzipSync(csv), headers: { 'content-type': 'text/csv', 'content-encoding': 'gzip' } });
+    const ok = await rawRequest('POST', '/api/v1/product-models/import/', {
+      token: company.token,
+      body: gzipSync(csv),
+      headers: { 'content-type': 'text/csv', 'content-encoding': 'gzip' },
+    });
     expect(ok.status, JSON.stringify(ok.body)).to.equal(201);
   });
 });
@@ -106,7 +128,10 @@ describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
 
   it(`nesting up to ${MAX_JSON_DEPTH} levels is parsed and left to validation (which names the field)`, async () => {
     const company = await buildCompany();
-    const res = await rawRequest('POST', '/api/v1/locations/', { token: company.token, body: `{"name":"x","type":"WAREHOUSE","parent_id":${nested(MAX_JSON_DEPTH - 1)}}` });
+    const res = await rawRequest('POST', '/api/v1/locations/', {
+      token: company.token,
+      body: `{"name":"x","type":"WAREHOUSE","parent_id":${nested(MAX_JSON_DEPTH - 1)}}`,
+    });
     expectValidationError(res, 'parent_id');
   });
 
@@ -125,7 +150,11 @@ describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
     ] as const) {
       const res = await rawRequest('POST', path, { baseUrl: system().serviceUrls[service], headers, body: `{"x":${nested(50_000)}}` });
       expectValidationError(res, 'body');
-      const encoded = await rawRequest('POST', path, { baseUrl: system().serviceUrls[service], headers: { ...headers, 'content-encoding': 'gzip' }, body: '{"x":1}' });
+      const encoded = await rawRequest('POST', path, {
+        baseUrl: system().serviceUrls[service],
+        headers: { ...headers, 'content-encoding': 'gzip' },
+        body: '{"x":1}',
+      });
       expectValidationError(encoded, 'body');
     }
   });

@@ -9,7 +9,10 @@ const ADMIN = 'https://admin.example.com';
 const EXPOSED = ['Retry-After', 'X-Request-Id', 'X-API-Deprecated', 'X-API-Sunset', 'Idempotent-Replayed'];
 
 const preflight = (path: string, origin: string, opts: ApiOptions = {}) =>
-  api('OPTIONS', path, { ...opts, headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key', ...opts.headers } });
+  api('OPTIONS', path, {
+    ...opts,
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key', ...opts.headers },
+  });
 const list = (value: string | null) => (value ?? '').split(',').map((s) => s.trim().toLowerCase());
 const corsHeaders = (headers: Headers) => [...headers.keys()].filter((k) => k.startsWith('access-control-'));
 
@@ -90,10 +93,19 @@ describe('CORS and unsupported methods', () => {
     });
 
     it('answers a preflight from a DASHBOARD_ORIGINS origin, Authorization allowed', async () => {
-      const res = await preflight('/api/v1/locations/', ADMIN, { baseUrl: gw.url, headers: { 'access-control-request-headers': 'authorization,content-type' } });
+      const res = await preflight('/api/v1/locations/', ADMIN, {
+        baseUrl: gw.url,
+        headers: { 'access-control-request-headers': 'authorization,content-type' },
+      });
       expect(res.status).to.equal(204);
       expect(res.headers.get('access-control-allow-origin')).to.equal(ADMIN);
-      expect(list(res.headers.get('access-control-allow-headers'))).to.include.members(['authorization', 'content-type', 'x-api-key', 'idempotency-key', 'x-request-id']);
+      expect(list(res.headers.get('access-control-allow-headers'))).to.include.members([
+        'authorization',
+        'content-type',
+        'x-api-key',
+        'idempotency-key',
+        'x-request-id',
+      ]);
       expect(list(res.headers.get('access-control-allow-methods'))).to.include.members(['get', 'post', 'patch', 'delete']);
       expect(res.headers.get('access-control-max-age')).to.equal('600');
       expect(res.headers.get('access-control-allow-credentials')).to.equal(null);

@@ -44,7 +44,7 @@ describe('credential cache', () => {
   const everywhere = async (key: string) => Promise.all(both().map((url) => keyStatus(key, url)));
 
   describe('API keys', () => {
-    it('serves a key it has read from memory (a silent revocation goes unseen), and drops the company\'s keys on a company change', async () => {
+    it("serves a key it has read from memory (a silent revocation goes unseen), and drops the company's keys on a company change", async () => {
       const key = await buildApiKey(company);
       expect(await everywhere(key.key)).to.deep.equal([200, 200]);
       await silently('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [key.id]);
@@ -66,7 +66,8 @@ describe('credential cache', () => {
       const origin = { origin: 'https://shop.example.com' };
       for (const baseUrl of both()) expect((await get(WIDGET_LOCATIONS, { apiKey: key.key, baseUrl, headers: origin })).status).to.equal(200);
       expect((await patch(`/api/v1/api-keys/${key.id}/`, { allowed_domains: ['other.example.com'] }, { token: company.token })).status).to.equal(200);
-      for (const baseUrl of both()) expect((await get(WIDGET_LOCATIONS, { apiKey: key.key, baseUrl, headers: origin })).body.code).to.equal('origin_not_allowed');
+      for (const baseUrl of both())
+        expect((await get(WIDGET_LOCATIONS, { apiKey: key.key, baseUrl, headers: origin })).body.code).to.equal('origin_not_allowed');
 
       const soon = new Date(Date.now() + 1500).toISOString();
       expect((await patch(`/api/v1/api-keys/${key.id}/`, { expires_at: soon }, { token: company.token })).status).to.equal(200);
@@ -121,13 +122,19 @@ describe('credential cache', () => {
       expect(before.length).to.be.at.least(2);
 
       // This run's database only: the listeners of the test gateways.
-      await query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [LISTENER_APPLICATION_NAME]);
+      await query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [
+        LISTENER_APPLICATION_NAME,
+      ]);
       // Still answering, whatever the listeners' state.
       expect(await everywhere(key.key)).to.deep.equal([200, 200]);
-      await eventually(async () => {
-        const now = (await listeners()).map((l) => l.pid);
-        return now.length === before.length && now.every((pid) => !before.includes(pid));
-      }, 'every gateway to listen again', 10_000);
+      await eventually(
+        async () => {
+          const now = (await listeners()).map((l) => l.pid);
+          return now.length === before.length && now.every((pid) => !before.includes(pid));
+        },
+        'every gateway to listen again',
+        10_000,
+      );
 
       // What was cached before the outage is gone: a silent revocation is seen.
       await silently('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [key.id]);
@@ -146,10 +153,11 @@ describe('credential cache', () => {
     const value = generateKeyValue();
     for (const baseUrl of both()) expect(await keyStatus(value.value, baseUrl)).to.equal(401);
     // Inserted straight in SQL (nothing is notified on insert): no refusal was remembered.
-    await query(
-      `INSERT INTO api_keys (company_id, name, prefix, key_hash, permissions) VALUES ($1, 'inserted', $2, $3, ARRAY['read']) RETURNING id`,
-      [company.id, value.prefix, value.hash],
-    );
+    await query(`INSERT INTO api_keys (company_id, name, prefix, key_hash, permissions) VALUES ($1, 'inserted', $2, $3, ARRAY['read']) RETURNING id`, [
+      company.id,
+      value.prefix,
+      value.hash,
+    ]);
     expect(await everywhere(value.value)).to.deep.equal([200, 200]);
   });
 });

@@ -92,7 +92,12 @@ async function timed(method: string, path: string, opts: ApiOptions, deadlineMs:
  * error if the connection ended without one (`fetch` hides the difference between a truncated chunked body and
  * an error behind one generic TypeError).
  */
-function rawGet(baseUrl: string, path: string, headers: Record<string, string>, deadlineMs: number): Promise<{ status?: number; body: string; complete: boolean; error?: string; ms: number }> {
+function rawGet(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+  deadlineMs: number,
+): Promise<{ status?: number; body: string; complete: boolean; error?: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
     let status: number | undefined;
@@ -163,14 +168,21 @@ describe('gateway hardening: answers when a service behind it fails, and its own
     }
 
     it('a change (POST) that never reached the service: 503 service_unavailable, nothing happened', async () => {
-      const res = await timed('POST', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url, body: { name: 'Never sent', type: 'WAREHOUSE' } }, 5000);
+      const res = await timed(
+        'POST',
+        '/api/v1/locations/',
+        { token: company.token, baseUrl: gateway.url, body: { name: 'Never sent', type: 'WAREHOUSE' } },
+        5000,
+      );
       expectServiceUnavailable(res, 'POST refused');
     });
 
     it('the refusal is logged with the request id and the target, and the other routes still work', async () => {
       const mark = system().logs.lines.length;
       await timed('GET', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url, headers: { 'x-request-id': 'hardening-log-1' } }, 5000);
-      const line = system().logs.lines.slice(mark).find((l) => l.includes('hardening-log-1') && l.includes('upstream unavailable'));
+      const line = system()
+        .logs.lines.slice(mark)
+        .find((l) => l.includes('hardening-log-1') && l.includes('upstream unavailable'));
       expect(line, 'the upstream failure is logged').to.be.a('string');
       expect(JSON.parse(line!)).to.include({ level: 50 });
       // The gateway's own routes do not depend on the services.
@@ -204,24 +216,47 @@ describe('gateway hardening: answers when a service behind it fails, and its own
 
     it("sends the gateway's own X-Request-Deadline (when it stops waiting, less a margin), never the client's", async () => {
       const before = Date.now();
-      await timed('GET', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url, headers: { 'x-request-deadline': '99999999999999' } }, PROXY_TIMEOUT_MS + 4000);
+      await timed(
+        'GET',
+        '/api/v1/locations/',
+        { token: company.token, baseUrl: gateway.url, headers: { 'x-request-deadline': '99999999999999' } },
+        PROXY_TIMEOUT_MS + 4000,
+      );
       const after = Date.now();
-      const values = fake.lastHead.split('\r\n').filter((l) => /^x-request-deadline:/i.test(l)).map((l) => l.split(':')[1].trim());
+      const values = fake.lastHead
+        .split('\r\n')
+        .filter((l) => /^x-request-deadline:/i.test(l))
+        .map((l) => l.split(':')[1].trim());
       expect(values, fake.lastHead).to.have.length(1);
       const deadline = Number(values[0]);
-      expect(deadline).to.be.within(before + PROXY_TIMEOUT_MS - deadlineMarginMs(PROXY_TIMEOUT_MS), after + PROXY_TIMEOUT_MS - deadlineMarginMs(PROXY_TIMEOUT_MS));
+      expect(deadline).to.be.within(
+        before + PROXY_TIMEOUT_MS - deadlineMarginMs(PROXY_TIMEOUT_MS),
+        after + PROXY_TIMEOUT_MS - deadlineMarginMs(PROXY_TIMEOUT_MS),
+      );
     });
 
     it('the timeout is logged with the request id, the target and the timeout', async () => {
       const mark = system().logs.lines.length;
-      await timed('GET', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url, headers: { 'x-request-id': 'hardening-timeout-1' } }, PROXY_TIMEOUT_MS + 4000);
-      const line = system().logs.lines.slice(mark).find((l) => l.includes('hardening-timeout-1') && l.includes('upstream unavailable'));
+      await timed(
+        'GET',
+        '/api/v1/locations/',
+        { token: company.token, baseUrl: gateway.url, headers: { 'x-request-id': 'hardening-timeout-1' } },
+        PROXY_TIMEOUT_MS + 4000,
+      );
+      const line = system()
+        .logs.lines.slice(mark)
+        .find((l) => l.includes('hardening-timeout-1') && l.includes('upstream unavailable'));
       expect(line, 'the timeout is logged').to.be.a('string');
       expect(JSON.parse(line!)).to.include({ target: fake.url, timeout_ms: PROXY_TIMEOUT_MS });
     });
 
     it('a change (POST) times out the same way, and the answer says its outcome is unknown and a retry with the same key is safe', async () => {
-      const res = await timed('POST', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url, body: { name: 'Never stored', code: 'NEVER-1' } }, PROXY_TIMEOUT_MS + 4000);
+      const res = await timed(
+        'POST',
+        '/api/v1/locations/',
+        { token: company.token, baseUrl: gateway.url, body: { name: 'Never stored', code: 'NEVER-1' } },
+        PROXY_TIMEOUT_MS + 4000,
+      );
       expectUpstreamTimeout(res, 'POST', 'POST');
       expect(res.ms).to.be.within(PROXY_TIMEOUT_MS - 50, PROXY_TIMEOUT_MS + 1500);
     });
@@ -277,7 +312,12 @@ describe('gateway hardening: answers when a service behind it fails, and its own
 
     it('a change (POST) read and then cut off before any byte of answer: 503 outcome_unknown, a retry with the same key is safe', async () => {
       const gateway = await gatewayBehind((socket) => socket.destroy());
-      const res = await timed('POST', '/api/v1/locations/', { token: company.token, baseUrl: gateway.url, body: { name: 'Maybe stored', type: 'WAREHOUSE' } }, 5000);
+      const res = await timed(
+        'POST',
+        '/api/v1/locations/',
+        { token: company.token, baseUrl: gateway.url, body: { name: 'Maybe stored', type: 'WAREHOUSE' } },
+        5000,
+      );
       expectServiceUnavailable(res, 'POST cut off', 503, 'outcome_unknown');
       expect(res.body.error).to.include('same Idempotency-Key');
     });
@@ -303,7 +343,7 @@ describe('gateway hardening: answers when a service behind it fails, and its own
       expect(Number(res.headers.get('content-length'))).to.equal(Buffer.byteLength(JSON.stringify(res.body)));
     });
 
-    it('silent mid-body for PROXY_TIMEOUT_MS: the client\'s connection is cut after about the timeout, never a hang', async () => {
+    it("silent mid-body for PROXY_TIMEOUT_MS: the client's connection is cut after about the timeout, never a hang", async () => {
       const gateway = await gatewayBehind((socket) => {
         socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"cou\r\n');
       });
@@ -339,10 +379,38 @@ describe('gateway hardening: answers when a service behind it fails, and its own
     const cases: Array<{ what: string; method: string; path: string; opts: ApiOptions; status: number; code: string }> = [
       { what: 'an unknown path', method: 'GET', path: '/api/v1/no-such-thing/', opts: {}, status: 404, code: 'not_found' },
       { what: 'an unknown path outside /api', method: 'GET', path: '/no/such/page', opts: {}, status: 404, code: 'not_found' },
-      { what: 'malformed JSON (gateway route)', method: 'POST', path: '/api/v1/register/', opts: { rawBody: '{"company_name": "x",' }, status: 400, code: 'validation_error' },
-      { what: 'malformed JSON (proxied route)', method: 'POST', path: '/api/v1/locations/', opts: { rawBody: '{"name": ' }, status: 400, code: 'validation_error' },
-      { what: 'a body over the limit (gateway route)', method: 'POST', path: '/api/v1/register/', opts: { rawBody: JSON.stringify({ company_name: 'x'.repeat(1_200_000) }) }, status: 413, code: 'payload_too_large' },
-      { what: 'a body over the limit (proxied route)', method: 'POST', path: '/api/v1/locations/', opts: { rawBody: JSON.stringify({ name: 'x'.repeat(1_200_000) }) }, status: 413, code: 'payload_too_large' },
+      {
+        what: 'malformed JSON (gateway route)',
+        method: 'POST',
+        path: '/api/v1/register/',
+        opts: { rawBody: '{"company_name": "x",' },
+        status: 400,
+        code: 'validation_error',
+      },
+      {
+        what: 'malformed JSON (proxied route)',
+        method: 'POST',
+        path: '/api/v1/locations/',
+        opts: { rawBody: '{"name": ' },
+        status: 400,
+        code: 'validation_error',
+      },
+      {
+        what: 'a body over the limit (gateway route)',
+        method: 'POST',
+        path: '/api/v1/register/',
+        opts: { rawBody: JSON.stringify({ company_name: 'x'.repeat(1_200_000) }) },
+        status: 413,
+        code: 'payload_too_large',
+      },
+      {
+        what: 'a body over the limit (proxied route)',
+        method: 'POST',
+        path: '/api/v1/locations/',
+        opts: { rawBody: JSON.stringify({ name: 'x'.repeat(1_200_000) }) },
+        status: 413,
+        code: 'payload_too_large',
+      },
     ];
 
     for (const c of cases) {

@@ -14,11 +14,23 @@ import { count, query } from '../support/sql';
 const BUILT_IN_KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', 'isPrototypeOf', '__defineSetter__'];
 
 /** `body` as JSON text with one more key: `{"__proto__": …}` must reach the server as a key, not a prototype. */
-const withKey = (body: Record<string, unknown>, key: string, value: unknown = 1) => `${JSON.stringify(body).slice(0, -1)},${JSON.stringify(key)}:${JSON.stringify(value)}}`;
+const withKey = (body: Record<string, unknown>, key: string, value: unknown = 1) =>
+  `${JSON.stringify(body).slice(0, -1)},${JSON.stringify(key)}:${JSON.stringify(value)}}`;
 
 /** The rows of the company's tables, to show that a refused request changed nothing. */
 async function companyRows(companyId: string) {
-  const tables = ['users', 'api_keys', 'locations', 'product_models', 'stock_movements', 'stock_balances', 'batches', 'work_orders', 'monitoring_rules', 'notification_channels'];
+  const tables = [
+    'users',
+    'api_keys',
+    'locations',
+    'product_models',
+    'stock_movements',
+    'stock_balances',
+    'batches',
+    'work_orders',
+    'monitoring_rules',
+    'notification_channels',
+  ];
   const counts: Record<string, number> = {};
   for (const table of tables) counts[table] = await count(`SELECT count(*) FROM ${table} WHERE company_id = $1`, [companyId]);
   const [{ sum }] = await query<{ sum: string }>('SELECT COALESCE(SUM(quantity), 0)::text AS sum FROM stock_balances WHERE company_id = $1', [companyId]);
@@ -38,13 +50,49 @@ describe('keys named like built-in properties', () => {
 
   /** Valid requests that an extra key must turn into a 400 naming it (each was a 500 or stored raw input). */
   const requests = () => [
-    { name: 'a booking', method: 'POST', path: `/api/v1/widget/${product.id}/transaction/`, auth: { apiKey: company.apiKey }, body: { operation: 'add', quantity: 2, location_id: location.id } },
-    { name: 'a move', method: 'POST', path: '/api/v1/widget/move/', auth: { apiKey: company.apiKey }, body: { product_id: product.id, location_id: location.id, quantity: -1 } },
-    { name: 'a new user', method: 'POST', path: '/api/v1/users/', auth: { token: company.token }, body: { username: unique('user'), password: 'pw-long-enough' } },
+    {
+      name: 'a booking',
+      method: 'POST',
+      path: `/api/v1/widget/${product.id}/transaction/`,
+      auth: { apiKey: company.apiKey },
+      body: { operation: 'add', quantity: 2, location_id: location.id },
+    },
+    {
+      name: 'a move',
+      method: 'POST',
+      path: '/api/v1/widget/move/',
+      auth: { apiKey: company.apiKey },
+      body: { product_id: product.id, location_id: location.id, quantity: -1 },
+    },
+    {
+      name: 'a new user',
+      method: 'POST',
+      path: '/api/v1/users/',
+      auth: { token: company.token },
+      body: { username: unique('user'), password: 'pw-long-enough' },
+    },
     { name: 'a new API key', method: 'POST', path: '/api/v1/api-keys/', auth: { token: company.token }, body: { name: unique('key') } },
-    { name: 'a product with an untrimmed SKU', method: 'POST', path: '/api/v1/product-models/', auth: { token: company.token }, body: { sku: `  ${unique('SKU')}  `, name: 'n', profile: 'STANDARD', engine_config: { engine_type: 'counter' } } },
-    { name: 'a location change with is_active "false"', method: 'PATCH', path: `/api/v1/locations/${location.id}/`, auth: { token: company.token }, body: { is_active: 'false' } },
-    { name: 'a registration', method: 'POST', path: '/api/v1/register/', auth: {}, body: { company_name: unique('Company'), username: unique('reg'), password: 'pw-long-enough' } },
+    {
+      name: 'a product with an untrimmed SKU',
+      method: 'POST',
+      path: '/api/v1/product-models/',
+      auth: { token: company.token },
+      body: { sku: `  ${unique('SKU')}  `, name: 'n', profile: 'STANDARD', engine_config: { engine_type: 'counter' } },
+    },
+    {
+      name: 'a location change with is_active "false"',
+      method: 'PATCH',
+      path: `/api/v1/locations/${location.id}/`,
+      auth: { token: company.token },
+      body: { is_active: 'false' },
+    },
+    {
+      name: 'a registration',
+      method: 'POST',
+      path: '/api/v1/register/',
+      auth: {},
+      body: { company_name: unique('Company'), username: unique('reg'), password: 'pw-long-enough' },
+    },
   ];
 
   for (const key of BUILT_IN_KEYS) {
@@ -81,7 +129,11 @@ describe('keys named like built-in properties', () => {
 
   it('still cleans a body without such keys (trimmed SKU, defaults)', async () => {
     const sku = unique('SKU');
-    const res = await post('/api/v1/product-models/', { sku: `  ${sku}  `, name: 'n', profile: 'STANDARD', engine_config: { engine_type: 'counter' } }, { token: company.token });
+    const res = await post(
+      '/api/v1/product-models/',
+      { sku: `  ${sku}  `, name: 'n', profile: 'STANDARD', engine_config: { engine_type: 'counter' } },
+      { token: company.token },
+    );
     expect(res.status).to.equal(201);
     expect(res.body.sku).to.equal(sku);
   });
@@ -107,14 +159,44 @@ describe('text PostgreSQL cannot store (NUL, unpaired surrogates)', () => {
 
   const bodies = () => [
     { path: '/api/v1/locations/', auth: { token: company.token }, body: (s: string) => ({ name: s, type: 'WAREHOUSE' }), field: 'name' },
-    { path: '/api/v1/product-models/', auth: { token: company.token }, body: (s: string) => ({ sku: s, name: 'n', profile: 'STANDARD', engine_config: { engine_type: 'counter' } }), field: 'sku' },
-    { path: '/api/v1/product-models/', auth: { token: company.token }, body: (s: string) => ({ sku: unique('SKU'), name: 'n', profile: 'STANDARD', engine_config: { engine_type: 'counter', unit: s } }), field: 'engine_config.unit' },
+    {
+      path: '/api/v1/product-models/',
+      auth: { token: company.token },
+      body: (s: string) => ({ sku: s, name: 'n', profile: 'STANDARD', engine_config: { engine_type: 'counter' } }),
+      field: 'sku',
+    },
+    {
+      path: '/api/v1/product-models/',
+      auth: { token: company.token },
+      body: (s: string) => ({ sku: unique('SKU'), name: 'n', profile: 'STANDARD', engine_config: { engine_type: 'counter', unit: s } }),
+      field: 'engine_config.unit',
+    },
     { path: '/api/v1/work-orders/', auth: { token: company.token }, body: (s: string) => ({ number: unique('WO'), title: s }), field: 'title' },
-    { path: `/api/v1/widget/${product.id}/transaction/`, auth: { apiKey: company.apiKey }, body: (s: string) => ({ operation: 'add', quantity: 1, location_id: location.id, reason: s }), field: 'reason' },
-    { path: '/api/v1/users/', auth: { token: company.token }, body: (s: string) => ({ username: unique('user'), password: `pw-${s}-long` }), field: 'password' },
+    {
+      path: `/api/v1/widget/${product.id}/transaction/`,
+      auth: { apiKey: company.apiKey },
+      body: (s: string) => ({ operation: 'add', quantity: 1, location_id: location.id, reason: s }),
+      field: 'reason',
+    },
+    {
+      path: '/api/v1/users/',
+      auth: { token: company.token },
+      body: (s: string) => ({ username: unique('user'), password: `pw-${s}-long` }),
+      field: 'password',
+    },
     { path: '/api/v1/api-keys/', auth: { token: company.token }, body: (s: string) => ({ name: s }), field: 'name' },
-    { path: '/api/v1/notification-channels/', auth: { token: company.token }, body: (s: string) => ({ name: s, kind: 'EMAIL', recipients: ['ops@example.com'], events: ['TEST'] }), field: 'name' },
-    { path: '/api/v1/register/', auth: {}, body: (s: string) => ({ company_name: s, username: unique('reg'), password: 'pw-long-enough' }), field: 'company_name' },
+    {
+      path: '/api/v1/notification-channels/',
+      auth: { token: company.token },
+      body: (s: string) => ({ name: s, kind: 'EMAIL', recipients: ['ops@example.com'], events: ['TEST'] }),
+      field: 'name',
+    },
+    {
+      path: '/api/v1/register/',
+      auth: {},
+      body: (s: string) => ({ company_name: s, username: unique('reg'), password: 'pw-long-enough' }),
+      field: 'company_name',
+    },
     { path: '/api/token/', auth: {}, body: (s: string) => ({ username: s, password: 'pw-long-enough' }), field: 'username' },
   ];
 
@@ -127,7 +209,6 @@ describe('text PostgreSQL cannot store (NUL, unpaired surrogates)', () => {
       }
       expect(await companyRows(company.id)).to.deep.equal(before);
     });
-
   }
 
   // A URL cannot carry a lone surrogate (its bytes decode to U+FFFD), so queries and paths are tried with NULs.
@@ -145,7 +226,11 @@ describe('text PostgreSQL cannot store (NUL, unpaired surrogates)', () => {
 
   it('refuses a NUL or a lone surrogate in the key of a free-form object (engine_config), naming the object', async () => {
     for (const key of ['unit\u0000', '\ud800']) {
-      const res = await post('/api/v1/product-models/', { sku: unique('SKU'), name: 'n', profile: 'STANDARD', engine_config: { engine_type: 'counter', [key]: 1 } }, { token: company.token });
+      const res = await post(
+        '/api/v1/product-models/',
+        { sku: unique('SKU'), name: 'n', profile: 'STANDARD', engine_config: { engine_type: 'counter', [key]: 1 } },
+        { token: company.token },
+      );
       expectValidationError(res, 'engine_config');
     }
   });
@@ -162,14 +247,22 @@ describe('text PostgreSQL cannot store (NUL, unpaired surrogates)', () => {
 
   const csvCases: Array<[string, string, { row: number; field: string }]> = [
     ['a NUL in a SKU cell', 'sku,name,profile,engine_type\nA-1\u0000,one,STANDARD,counter\n', { row: 1, field: 'sku' }],
-    ['a NUL in a name cell of the second row', 'sku,name,profile,engine_type\nA-1,one,STANDARD,counter\nA-2,t\u0000wo,STANDARD,counter\n', { row: 2, field: 'name' }],
+    [
+      'a NUL in a name cell of the second row',
+      'sku,name,profile,engine_type\nA-1,one,STANDARD,counter\nA-2,t\u0000wo,STANDARD,counter\n',
+      { row: 2, field: 'name' },
+    ],
     ['a NUL in a number cell', 'sku,name,profile,engine_type,decimals\nA-1,one,STANDARD,counter,1\u0000\n', { row: 1, field: 'decimals' }],
     ['a NUL in a quoted description', 'sku,name,profile,engine_type,description\nA-1,one,STANDARD,counter,"a \u0000 b"\n', { row: 1, field: 'description' }],
   ];
   for (const [what, csv, problem] of csvCases) {
     it(`refuses a CSV import with ${what} (400 import_failed naming row and column), and imports nothing`, async () => {
       const before = await companyRows(company.id);
-      const res = await api('POST', '/api/v1/product-models/import/', { token: company.token, rawBody: csv.replace(/A-(\d)/g, (_m, n) => `${company.id.slice(0, 8)}-${n}`), headers: { 'content-type': 'text/csv' } });
+      const res = await api('POST', '/api/v1/product-models/import/', {
+        token: company.token,
+        rawBody: csv.replace(/A-(\d)/g, (_m, n) => `${company.id.slice(0, 8)}-${n}`),
+        headers: { 'content-type': 'text/csv' },
+      });
       expectErrorShape(res, 400, 'import_failed');
       expect(res.body.details.rows).to.deep.include({ row: problem.row, field: problem.field, message: `${problem.field} must not contain a NUL character` });
       expect(await companyRows(company.id)).to.deep.equal(before);
@@ -177,7 +270,11 @@ describe('text PostgreSQL cannot store (NUL, unpaired surrogates)', () => {
   }
 
   it('refuses a NUL in a CSV header cell, naming the column by its number', async () => {
-    const res = await api('POST', '/api/v1/product-models/import/', { token: company.token, rawBody: 'sku,na\u0000me,profile,engine_type\nA,b,STANDARD,counter\n', headers: { 'content-type': 'text/csv' } });
+    const res = await api('POST', '/api/v1/product-models/import/', {
+      token: company.token,
+      rawBody: 'sku,na\u0000me,profile,engine_type\nA,b,STANDARD,counter\n',
+      headers: { 'content-type': 'text/csv' },
+    });
     expectValidationError(res, 'header.2');
   });
 
@@ -248,7 +345,10 @@ describe('dates outside the years 0001–9999', () => {
       expectValidationError(await get(`/api/v1/batches/?expires_before=${encodeURIComponent(date)}`, { token: company.token }), 'expires_before');
       expectValidationError(await post('/api/v1/work-orders/', { number: unique('WO'), title: 't', due_date: date }, { token: company.token }), 'due_date');
       const product = await buildProduct(company, { profile: 'BATCH' });
-      expectValidationError(await post('/api/v1/batches/', { product_id: product.id, code: unique('LOT'), expiration_date: date }, { token: company.token }), 'expiration_date');
+      expectValidationError(
+        await post('/api/v1/batches/', { product_id: product.id, code: unique('LOT'), expiration_date: date }, { token: company.token }),
+        'expiration_date',
+      );
     });
   }
 

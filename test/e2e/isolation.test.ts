@@ -13,13 +13,9 @@ import { count, query, row } from '../support/sql';
 
 type Member = Awaited<ReturnType<typeof buildUser>>;
 
-const readUser = (id: string) =>
-  row('SELECT company_id, username, email, role, is_active, password_hash, updated_at FROM users WHERE id = $1', [id]);
+const readUser = (id: string) => row('SELECT company_id, username, email, role, is_active, password_hash, updated_at FROM users WHERE id = $1', [id]);
 const readKey = (id: string) =>
-  row(
-    'SELECT company_id, name, prefix, key_hash, permissions, allowed_domains, tier, expires_at, revoked_at, updated_at FROM api_keys WHERE id = $1',
-    [id],
-  );
+  row('SELECT company_id, name, prefix, key_hash, permissions, allowed_domains, tier, expires_at, revoked_at, updated_at FROM api_keys WHERE id = $1', [id]);
 const readLocation = (id: string) => row('SELECT company_id, name, type, parent_id, is_active, updated_at FROM locations WHERE id = $1', [id]);
 
 /** Every id in a paginated list (page_size 500, so one page holds a test company's records). */
@@ -335,7 +331,7 @@ describe('members are not admins', () => {
     expect((await get(`/api/v1/users/${other.id}/`, { token: aMember.token })).status).to.equal(200);
   });
 
-  it("answers 403 permission_denied to a member on every /api/v1/api-keys/ call, with no key value or prefix in the answer", async () => {
+  it('answers 403 permission_denied to a member on every /api/v1/api-keys/ call, with no key value or prefix in the answer', async () => {
     const { a, aMember } = await twoCompanies();
     const keysBefore = await count('SELECT count(*) FROM api_keys WHERE company_id = $1', [a.id]);
     const before = await readKey(a.apiKeyId);

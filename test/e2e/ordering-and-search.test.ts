@@ -37,7 +37,10 @@ async function buildWorld(company: TestCompany, tag: string): Promise<World> {
     [banana, bay, 5, `count 50x_x ${tag}`],
     [apple, bay, 7, `delivery ${tag}`],
   ] as const) {
-    ok(await post(`/api/v1/widget/${product.id}/transaction/`, { operation: 'add', quantity, location_id: location.id, reason }, { apiKey: company.apiKey }), 200);
+    ok(
+      await post(`/api/v1/widget/${product.id}/transaction/`, { operation: 'add', quantity, location_id: location.id, reason }, { apiKey: company.apiKey }),
+      200,
+    );
   }
   ok(await post('/api/v1/movements/', { product_id: apple.id, from_location_id: bay.id, to_location_id: aisle.id, quantity: 1, reason: `move ${tag}` }, auth));
   const batchProduct = await buildProduct(company, { profile: 'BATCH', sku: `LOTS-${tag}`, name: `lots ${tag}` });
@@ -73,11 +76,10 @@ async function buildWorld(company: TestCompany, tag: string): Promise<World> {
       `INSERT INTO check_rules_runs (trigger, started_at, finished_at) VALUES ('command', now() - $1 * interval '1 minute', now()) RETURNING id`,
       [minutesAgo],
     );
-    await query(`INSERT INTO check_rules_run_companies (run_id, company_id, status, started_at) VALUES ($1, $2, 'completed', now() - $3 * interval '1 minute')`, [
-      run.id,
-      company.id,
-      minutesAgo,
-    ]);
+    await query(
+      `INSERT INTO check_rules_run_companies (run_id, company_id, status, started_at) VALUES ($1, $2, 'completed', now() - $3 * interval '1 minute')`,
+      [run.id, company.id, minutesAgo],
+    );
   }
   await buildUser(company, { username: unique('bob') });
   await buildUser(company, { username: unique('al') });
@@ -207,7 +209,10 @@ describe('ordering and search on every list', function () {
       const found = await list(a, s.path, `search=${encodeURIComponent('50%_')}`);
       expect(found, JSON.stringify(found)).to.have.length(s.expect);
       const other = new Set((await list(b, s.path, '')).map(rowKey));
-      expect(found.filter((r) => other.has(rowKey(r))), 'rows of company B').to.deep.equal([]);
+      expect(
+        found.filter((r) => other.has(rowKey(r))),
+        'rows of company B',
+      ).to.deep.equal([]);
       if (s.path !== '/api/v1/movements/') for (const r of found) expect(s.text(r)).to.include('50%_');
       const upper = await list(a, s.path, `search=${encodeURIComponent(tag.toUpperCase())}`);
       const lower = await list(a, s.path, `search=${encodeURIComponent(tag)}`);
@@ -237,7 +242,7 @@ describe('ordering and search on every list', function () {
   });
 
   describe('filters by names and codes', () => {
-    it('movements: sku, location_name and batch_code, ignoring case, only the company\'s own', async () => {
+    it("movements: sku, location_name and batch_code, ignoring case, only the company's own", async () => {
       const bySku = await list(a, '/api/v1/movements/', `sku=${a.products.banana.sku.toLowerCase()}`);
       expect(bySku.map((m) => m.product_id)).to.deep.equal([a.products.banana.id]);
       const byLocation = await list(a, '/api/v1/movements/', `location_name=${encodeURIComponent(a.locations.bay.name.toUpperCase())}`);
@@ -268,7 +273,11 @@ describe('ordering and search on every list', function () {
     });
 
     it('answers 400 naming the filter for an empty or overlong value', async () => {
-      for (const [path, filter] of [['/api/v1/movements/', 'sku'], ['/api/v1/stock/', 'location_name'], ['/api/v1/batches/', 'batch_code']]) {
+      for (const [path, filter] of [
+        ['/api/v1/movements/', 'sku'],
+        ['/api/v1/stock/', 'location_name'],
+        ['/api/v1/batches/', 'batch_code'],
+      ]) {
         for (const value of ['', 'x'.repeat(201)]) {
           const res = await get(`${path}?${filter}=${value}`, { token: a.company.token });
           expect(res.status, `${path} ${filter}=${value.slice(0, 3)}`).to.equal(400);

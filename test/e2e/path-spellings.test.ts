@@ -37,11 +37,18 @@ function refusedSpellings(template: string, params: Record<string, string> = {})
   const literal = segments.map((s, i) => (s.literal ? i : -1)).filter((i) => i >= 0);
   const first = literal[0];
   const last = literal[literal.length - 1];
-  const withSegment = (i: number, text: string) => join(texts.map((t, j) => (j === i ? text : t)), slash);
+  const withSegment = (i: number, text: string) =>
+    join(
+      texts.map((t, j) => (j === i ? text : t)),
+      slash,
+    );
   const capitalized = (t: string) => t[0].toUpperCase() + t.slice(1);
   return [
     // case
-    join(texts.map((t, i) => (segments[i].literal ? t.toUpperCase() : t)), slash),
+    join(
+      texts.map((t, i) => (segments[i].literal ? t.toUpperCase() : t)),
+      slash,
+    ),
     withSegment(last, capitalized(texts[last])),
     withSegment(first, capitalized(texts[first])),
     withSegment(last, texts[last].slice(0, -1) + texts[last].slice(-1).toUpperCase()),
@@ -74,9 +81,20 @@ function refusedSpellings(template: string, params: Record<string, string> = {})
 function acceptedSpellings(template: string, params: Record<string, string> = {}): string[] {
   const { slash, segments } = segmentsOf(template, params);
   const texts = segments.map((s) => s.text);
-  const last = segments.map((s, i) => (s.literal ? i : -1)).filter((i) => i >= 0).pop()!;
+  const last = segments
+    .map((s, i) => (s.literal ? i : -1))
+    .filter((i) => i >= 0)
+    .pop()!;
   const escaped = (lower: boolean) => texts.map((t, i) => (i === last ? `%${lower ? hex(t[0]).toLowerCase() : hex(t[0])}${t.slice(1)}` : t));
-  return [join(texts, !slash), join(escaped(false), slash), join(escaped(true), !slash), join(texts.map((t, i) => (i === 0 ? `%${hex(t[0])}${t.slice(1)}` : t)), slash)];
+  return [
+    join(texts, !slash),
+    join(escaped(false), slash),
+    join(escaped(true), !slash),
+    join(
+      texts.map((t, i) => (i === 0 ? `%${hex(t[0])}${t.slice(1)}` : t)),
+      slash,
+    ),
+  ];
 }
 
 /** A gateway of its own with rate limits on, closed after `body`. */
@@ -100,7 +118,17 @@ describe('path spellings reach a route with all of its policies, or nothing (doc
   it('the spelling classes are what they claim: every refused one differs from the path, every accepted one too', () => {
     const refused = refusedSpellings('/api/token/');
     const accepted = acceptedSpellings('/api/token/');
-    expect(refused).to.include.members(['/API/TOKEN/', '/api/Token/', '//api/token/', '/api//token/', '/api%2Ftoken/', '/api/./token/', '/api/x/../token/', '/api\\token/', '/api/token/;jsessionid=0123ABCD']);
+    expect(refused).to.include.members([
+      '/API/TOKEN/',
+      '/api/Token/',
+      '//api/token/',
+      '/api//token/',
+      '/api%2Ftoken/',
+      '/api/./token/',
+      '/api/x/../token/',
+      '/api\\token/',
+      '/api/token/;jsessionid=0123ABCD',
+    ]);
     expect(accepted).to.include.members(['/api/token', '/api/%74oken/']);
     expect(new Set([...refused, ...accepted]).size).to.equal(refused.length + accepted.length);
   });
@@ -124,7 +152,8 @@ describe('path spellings reach a route with all of its policies, or nothing (doc
         for (const path of [...acceptedSpellings('/api/token/'), '/api/token/']) {
           expectRateLimited(await rawRequest('POST', path, at({ body: loginBody(company) })), 'login');
         }
-        for (const path of refusedSpellings('/api/token/refresh/')) expectRefused(await rawRequest('POST', path, at({ body: { refresh: company.refresh } })), path);
+        for (const path of refusedSpellings('/api/token/refresh/'))
+          expectRefused(await rawRequest('POST', path, at({ body: { refresh: company.refresh } })), path);
         for (const path of acceptedSpellings('/api/token/refresh/')) {
           expectRateLimited(await rawRequest('POST', path, at({ body: { refresh: company.refresh } })), 'login');
         }
@@ -157,7 +186,10 @@ describe('path spellings reach a route with all of its policies, or nothing (doc
         const username = unique('spelled');
         for (const path of refusedSpellings('/api/v1/users/')) {
           expectRefused(await rawRequest('GET', path, at({ token: company.token })), path);
-          expectRefused(await rawRequest('POST', path, at({ token: company.token, body: { username, password: `pw-${randomBytes(8).toString('hex')}` } })), path);
+          expectRefused(
+            await rawRequest('POST', path, at({ token: company.token, body: { username, password: `pw-${randomBytes(8).toString('hex')}` } })),
+            path,
+          );
         }
         for (const path of refusedSpellings('/api/v1/users/me/')) expectRefused(await rawRequest('GET', path, at({ token: company.token })), path);
         expect(await count('SELECT count(*) FROM users WHERE username = $1', [username])).to.equal(0);
@@ -186,10 +218,11 @@ describe('path spellings reach a route with all of its policies, or nothing (doc
       for (const path of refusedSpellings('/api/v1/locations/')) expectRefused(await rawRequest('GET', path, { token: company.token }), path);
     });
 
-    it("admin-only paths: a member is refused 403 by every accepted spelling, and reaches nothing by a refused one", async () => {
+    it('admin-only paths: a member is refused 403 by every accepted spelling, and reaches nothing by a refused one', async () => {
       const company = await buildCompany();
       const member = await buildUser(company);
-      for (const path of acceptedSpellings('/api/v1/api-keys/')) expectPermissionDenied(await rawRequest('POST', path, { token: member.token, body: { name: 'x' } }));
+      for (const path of acceptedSpellings('/api/v1/api-keys/'))
+        expectPermissionDenied(await rawRequest('POST', path, { token: member.token, body: { name: 'x' } }));
       for (const path of acceptedSpellings('/api/v1/api-keys/{id}/rotate/', { id: company.apiKeyId })) {
         expectPermissionDenied(await rawRequest('POST', path, { token: member.token }));
       }
@@ -322,11 +355,13 @@ describe('path spellings reach a route with all of its policies, or nothing (doc
       );
       const headers = { 'x-internal-auth': token };
       const inventory = system().serviceUrls.inventory;
-      for (const path of acceptedSpellings('/api/v1/locations/')) expect((await rawRequest('GET', path, { baseUrl: inventory, headers })).status, path).to.equal(200);
+      for (const path of acceptedSpellings('/api/v1/locations/'))
+        expect((await rawRequest('GET', path, { baseUrl: inventory, headers })).status, path).to.equal(200);
       for (const path of [...refusedSpellings('/api/v1/locations/'), '/api/v1/widget/LOCATIONS/', '/api/v1/Product-Models/']) {
         expectRefused(await rawRequest('GET', path, { baseUrl: inventory, headers }), path);
       }
-      for (const path of refusedSpellings('/api/v1/qr-codes/')) expectRefused(await rawRequest('GET', path, { baseUrl: system().serviceUrls.qr, headers }), path);
+      for (const path of refusedSpellings('/api/v1/qr-codes/'))
+        expectRefused(await rawRequest('GET', path, { baseUrl: system().serviceUrls.qr, headers }), path);
       expectRefused(await rawRequest('GET', '/api/v1/qr-codes/LABELS.SVG', { baseUrl: system().serviceUrls.qr, headers }), 'LABELS.SVG');
     });
 
@@ -338,10 +373,12 @@ describe('path spellings reach a route with all of its policies, or nothing (doc
         }
         const [a, b, c] = acceptedSpellings('/api/v1/product-models/import/');
         // An empty import is refused by the service (400): it reached it, and was counted.
-        for (const path of [a, b]) expectErrorShape(await rawRequest('POST', path, at({ token: company.token, body: { products: [] } })), 400, 'validation_error');
+        for (const path of [a, b])
+          expectErrorShape(await rawRequest('POST', path, at({ token: company.token, body: { products: [] } })), 400, 'validation_error');
         expectRateLimited(await rawRequest('POST', c, at({ token: company.token, body: { products: [] } })), 'product_import');
 
-        for (const path of refusedSpellings('/api/v1/widget/qr_info/')) expectRefused(await rawRequest('GET', `${path}?code=NOSUCHCODE01`, at({ apiKey: company.apiKey })), path);
+        for (const path of refusedSpellings('/api/v1/widget/qr_info/'))
+          expectRefused(await rawRequest('GET', `${path}?code=NOSUCHCODE01`, at({ apiKey: company.apiKey })), path);
         const [x, y, z] = acceptedSpellings('/api/v1/widget/qr_info/');
         for (const path of [x, y]) expect((await rawRequest('GET', `${path}?code=NOSUCHCODE01`, at({ apiKey: company.apiKey }))).status, path).to.equal(404);
         expectRateLimited(await rawRequest('GET', `${z}?code=NOSUCHCODE01`, at({ apiKey: company.apiKey })), 'qr_api');

@@ -29,7 +29,10 @@ async function widget(company: TestCompany, gw: RunningGateway): Promise<ApiResp
 }
 
 /** Log lines written since `mark` (an index into the captured lines) that contain `text`. */
-const linesSince = (mark: number, text: string) => system().logs.lines.slice(mark).filter((line) => line.includes(text));
+const linesSince = (mark: number, text: string) =>
+  system()
+    .logs.lines.slice(mark)
+    .filter((line) => line.includes(text));
 
 async function waitForLines(mark: number, text: string, count: number, timeoutMs: number): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;

@@ -36,7 +36,6 @@ async function withGateway(env: Record<string, string>, body: (gw: RunningGatewa
   }
 }
 
-
 describe('rate limits (docs/api/rate-limits-cors-headers.md)', () => {
   it('login endpoints: 10 per minute per client address, refresh included; then 429 with Retry-After', async () => {
     const company = await buildCompany();
@@ -44,7 +43,8 @@ describe('rate limits (docs/api/rate-limits-cors-headers.md)', () => {
       const ok = await post('/api/token/', { username: company.admin.username, password: company.admin.password }, at());
       expect(ok.status).to.equal(200);
       expectNoRateLimitHeaders(ok);
-      for (let i = 2; i <= 9; i++) expectPassed(await post('/api/token/', { username: company.admin.username, password: 'wrong-password' }, at()), `login ${i}`);
+      for (let i = 2; i <= 9; i++)
+        expectPassed(await post('/api/token/', { username: company.admin.username, password: 'wrong-password' }, at()), `login ${i}`);
       expectPassed(await post('/api/token/refresh/', { refresh: company.refresh }, at()), 'refresh as the 10th');
       expectLimited(await post('/api/token/', { username: company.admin.username, password: company.admin.password }, at()), 'login');
       expectLimited(await post('/api/token/refresh/', { refresh: company.refresh }, at()), 'login');
@@ -123,9 +123,15 @@ describe('rate limits (docs/api/rate-limits-cors-headers.md)', () => {
       for (let i = 1; i <= 3; i++) expect((await post('/api/v1/qr-codes/', { count: 1 }, at({ token: company.token }))).status).to.equal(201);
       expectLimited(await post('/api/v1/qr-codes/', { count: 1 }, at({ token: company.token })), 'qr_api');
       for (let i = 1; i <= 3; i++) {
-        expectPassed(await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: product.id }, at({ apiKey: company.apiKey })), `configure ${i}`);
+        expectPassed(
+          await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: product.id }, at({ apiKey: company.apiKey })),
+          `configure ${i}`,
+        );
       }
-      expectLimited(await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: product.id }, at({ apiKey: company.apiKey })), 'qr_api');
+      expectLimited(
+        await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: product.id }, at({ apiKey: company.apiKey })),
+        'qr_api',
+      );
       // Other widget endpoints of the same key are not QR API requests.
       expect((await get('/api/v1/widget/', at({ apiKey: company.apiKey }))).status).to.equal(200);
     });
@@ -238,7 +244,12 @@ describe('rate limits (docs/api/rate-limits-cors-headers.md)', () => {
   it('the default test gateway has rate limits off; the setting defaults to on elsewhere', async () => {
     expect(system().gateway.config.RATE_LIMITS).to.equal('off');
     const { loadGatewayConfig } = await import('@pi/gateway');
-    const config = loadGatewayConfig({ DATABASE_URL: 'postgres://x@localhost/x', INTERNAL_JWT_SECRET: 'x'.repeat(32), JWT_SECRET: 'y'.repeat(32), PUBLIC_BASE_URL: 'http://localhost:8000' });
+    const config = loadGatewayConfig({
+      DATABASE_URL: 'postgres://x@localhost/x',
+      INTERNAL_JWT_SECRET: 'x'.repeat(32),
+      JWT_SECRET: 'y'.repeat(32),
+      PUBLIC_BASE_URL: 'http://localhost:8000',
+    });
     expect(config.RATE_LIMITS).to.equal('on');
     expect(() => loadGatewayConfig({ ...process.env, RATE_LIMIT_OVERRIDES: 'nonsense=1' })).to.throw();
   });

@@ -14,7 +14,11 @@ import { count } from '../support/sql';
 describe('X-Request-Deadline at the services', () => {
   let company: TestCompany;
   const tokenFor = (c: TestCompany) =>
-    signInternalToken({ companyId: c.id, principal: { kind: 'user', id: c.admin.id }, permissions: ['read', 'write'], role: 'admin' }, randomUUID(), system().internalJwtSecret);
+    signInternalToken(
+      { companyId: c.id, principal: { kind: 'user', id: c.admin.id }, permissions: ['read', 'write'], role: 'admin' },
+      randomUUID(),
+      system().internalJwtSecret,
+    );
   const createLocation = (headers: Record<string, string>, name: string) =>
     api('POST', '/api/v1/locations/', { baseUrl: system().serviceUrls.inventory, headers, body: { name, type: 'WAREHOUSE' } });
   const locationsNamed = (name: string) => count('SELECT count(*) FROM locations WHERE company_id = $1 AND name = $2', [company.id, name]);
@@ -46,7 +50,11 @@ describe('X-Request-Deadline at the services', () => {
       const res = await createLocation({ 'x-internal-auth': tokenFor(company), 'x-request-deadline': value }, name);
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       expect(await locationsNamed(name)).to.equal(1);
-      expect(system().logs.lines.slice(mark).some((l) => l.includes('malformed x-request-deadline'))).to.equal(true);
+      expect(
+        system()
+          .logs.lines.slice(mark)
+          .some((l) => l.includes('malformed x-request-deadline')),
+      ).to.equal(true);
     });
   }
 
@@ -57,7 +65,11 @@ describe('X-Request-Deadline at the services', () => {
 
   it("never forwards a client's deadline: one long past sent through the gateway does not refuse the request", async () => {
     const name = `Through the gateway ${randomUUID()}`;
-    const res = await api('POST', '/api/v1/locations/', { token: company.token, headers: { 'x-request-deadline': String(Date.now() - 60_000) }, body: { name, type: 'WAREHOUSE' } });
+    const res = await api('POST', '/api/v1/locations/', {
+      token: company.token,
+      headers: { 'x-request-deadline': String(Date.now() - 60_000) },
+      body: { name, type: 'WAREHOUSE' },
+    });
     expect(res.status).to.equal(201);
     expect(await locationsNamed(name)).to.equal(1);
   });

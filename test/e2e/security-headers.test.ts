@@ -40,7 +40,7 @@ describe('Security headers', () => {
   const defaults = helmetDefaults();
   const defaultCsp = csp(defaults['content-security-policy']);
 
-  it('API answers keep every header of helmet\'s defaults, unchanged', async () => {
+  it("API answers keep every header of helmet's defaults, unchanged", async () => {
     expect(defaults).to.include.keys('content-security-policy', 'x-frame-options', 'strict-transport-security', 'x-content-type-options');
     for (const path of ['/api/schema/', '/api/v1/widget/locations/', '/api/v1/products/', '/api/no-such-thing/', '/widgets/', '/dashboards/']) {
       const { headers } = await headersOf(path);
@@ -68,7 +68,7 @@ describe('Security headers', () => {
     }
   });
 
-  it('/dashboard/ and below may be framed by no site: frame-ancestors \'none\' and X-Frame-Options: DENY', async () => {
+  it("/dashboard/ and below may be framed by no site: frame-ancestors 'none' and X-Frame-Options: DENY", async () => {
     for (const path of ['/dashboard/', '/dashboard', '/dashboard/assets/none.js', '/Dashboard/x']) {
       const { headers } = await headersOf(path);
       const policy = csp(headers.get('content-security-policy'));
@@ -79,7 +79,7 @@ describe('Security headers', () => {
     }
   });
 
-  it('the documentation UIs: Redoc may start workers from blob: URLs, nothing else is looser than helmet\'s defaults', async () => {
+  it("the documentation UIs: Redoc may start workers from blob: URLs, nothing else is looser than helmet's defaults", async () => {
     const redoc = await headersOf('/api/redoc/');
     expect(redoc.status).to.equal(200);
     const redocPolicy = csp(redoc.headers.get('content-security-policy'));

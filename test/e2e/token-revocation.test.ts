@@ -11,7 +11,7 @@ import { TestCompany, buildCompany, buildUser, logIn } from '../support/builders
 import { system } from '../support/hooks';
 import type { RunningGateway } from '../support/system';
 
-describe('revoking a user\'s tokens', () => {
+describe("revoking a user's tokens", () => {
   let second: RunningGateway;
   before(async () => {
     second = await system().startGateway();

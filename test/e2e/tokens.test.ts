@@ -79,7 +79,7 @@ describe('POST /api/token/ and /api/token/refresh/', () => {
     expect((await get('/api/v1/users/', { token: forged })).status).to.equal(401);
   });
 
-  it("refuses an unsigned token (alg: none), for access and for refresh", async () => {
+  it('refuses an unsigned token (alg: none), for access and for refresh', async () => {
     const company = await buildCompany();
     const unsigned = (token: string) => {
       const claims = decode(token);

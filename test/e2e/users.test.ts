@@ -59,7 +59,11 @@ describe('/api/v1/users/', () => {
   it('retrieves and updates a user; a new password works and the old one no longer does', async () => {
     const company = await buildCompany();
     const member = await buildUser(company);
-    const updated = await patch(`/api/v1/users/${member.id}/`, { email: 'new@example.com', role: 'admin', password: 'brand new secret' }, { token: company.token });
+    const updated = await patch(
+      `/api/v1/users/${member.id}/`,
+      { email: 'new@example.com', role: 'admin', password: 'brand new secret' },
+      { token: company.token },
+    );
     expect(updated.status).to.equal(200);
     expect(updated.body).to.include({ email: 'new@example.com', role: 'admin' });
     expect((await get(`/api/v1/users/${member.id}/`, { token: company.token })).body.email).to.equal('new@example.com');
@@ -134,7 +138,11 @@ describe('/api/v1/api-keys/', () => {
   it('updates name, permissions, allowed_domains and expiry', async () => {
     const company = await buildCompany();
     const id = (await post('/api/v1/api-keys/', { name: 'k' }, { token: company.token })).body.id;
-    const res = await patch(`/api/v1/api-keys/${id}/`, { name: 'renamed', permissions: ['read', 'delete'], allowed_domains: ['*.example.com'], expires_at: null }, { token: company.token });
+    const res = await patch(
+      `/api/v1/api-keys/${id}/`,
+      { name: 'renamed', permissions: ['read', 'delete'], allowed_domains: ['*.example.com'], expires_at: null },
+      { token: company.token },
+    );
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ name: 'renamed', expires_at: null });
     expect(res.body.permissions).to.deep.equal(['read', 'delete']);

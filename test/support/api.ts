@@ -39,7 +39,8 @@ export async function api<T = any>(method: string, path: string, opts: ApiOption
 
 /** `res`, when its status is `status`; otherwise an error naming `what` and showing the body. */
 export function expectStatus<T>(res: ApiResponse<T>, status: number, what: string): ApiResponse<T> {
-  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status}: ${typeof res.body === 'string' ? res.body.slice(0, 500) : JSON.stringify(res.body)}`);
+  if (res.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${res.status}: ${typeof res.body === 'string' ? res.body.slice(0, 500) : JSON.stringify(res.body)}`);
   return res;
 }
 

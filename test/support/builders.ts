@@ -91,7 +91,13 @@ export async function buildProduct(
   const engine_config = overrides.engine_config ?? { engine_type: ENGINE_OF[profile], ...(profile === 'DIMENSIONAL' ? { unit: 'm' } : {}) };
   const res = await post(
     '/api/v1/product-models/',
-    { sku: overrides.sku ?? unique('SKU'), name: overrides.name ?? unique('Product'), profile, engine_config, ...(overrides.barcode ? { barcode: overrides.barcode } : {}) },
+    {
+      sku: overrides.sku ?? unique('SKU'),
+      name: overrides.name ?? unique('Product'),
+      profile,
+      engine_config,
+      ...(overrides.barcode ? { barcode: overrides.barcode } : {}),
+    },
     { token: company.token },
   );
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
@@ -130,10 +136,7 @@ export async function buildStock(
   given: { company?: TestCompany; product?: TestProduct; location?: { id: string; name: string }; quantity?: number; profile?: Profile } = {},
 ): Promise<TestStock> {
   const company = given.company ?? (await buildCompany());
-  const [product, location] = await Promise.all([
-    given.product ?? buildProduct(company, { profile: given.profile }),
-    given.location ?? buildLocation(company),
-  ]);
+  const [product, location] = await Promise.all([given.product ?? buildProduct(company, { profile: given.profile }), given.location ?? buildLocation(company)]);
   const booking = (await addStock(company, product.id, location.id, given.quantity ?? 10)) as Record<string, unknown>;
   return { company, product, location, booking };
 }

@@ -93,7 +93,13 @@ export async function notice(page: Page, text: string | RegExp): Promise<void> {
  * and no sideways scrolling; screenshots at test-artifacts/dashboard/<name>-360.png and -1280.png, ending at
  * the width it started with.
  */
-export const DASHBOARD_CHECKS: PageChecks = { folder: 'dashboard/', visibleControlsOnly: true, labelsAtPhone: true, restoreViewport: true, pageNoun: 'the page' };
+export const DASHBOARD_CHECKS: PageChecks = {
+  folder: 'dashboard/',
+  visibleControlsOnly: true,
+  labelsAtPhone: true,
+  restoreViewport: true,
+  pageNoun: 'the page',
+};
 
 /** What the browser complained about, minus the failed loads of API answers a test provoked on purpose. */
 export function unexpectedProblems(bp: BrowserPage, expectedStatuses: number[] = []): string[] {

@@ -11,7 +11,10 @@ export interface Sample {
 }
 
 export class Scrape {
-  constructor(readonly text: string, readonly samples: Sample[]) {}
+  constructor(
+    readonly text: string,
+    readonly samples: Sample[],
+  ) {}
 
   /** Every metric family name (from the `# TYPE` lines), in order. */
   families(): string[] {

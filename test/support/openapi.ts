@@ -34,7 +34,13 @@ function load() {
   const operations: DocumentedOperation[] = [];
   for (const [template, item] of Object.entries<Record<string, any>>(document.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
-      operations.push({ method: method.toUpperCase(), template, pattern: templatePattern(template), literalSegments: literalSegments(template), responses: op.responses });
+      operations.push({
+        method: method.toUpperCase(),
+        template,
+        pattern: templatePattern(template),
+        literalSegments: literalSegments(template),
+        responses: op.responses,
+      });
     }
   }
   // A literal segment beats a parameter: `/api/v1/widget/move/` before `/api/v1/widget/{id}/`.
@@ -96,7 +102,9 @@ function validateBody(cacheKey: string, schema: unknown, body: unknown, where: s
     validators.set(cacheKey, validator);
   }
   if (validator(body)) return;
-  const problems = (validator.errors ?? []).slice(0, 6).map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params ? ' ' + JSON.stringify(e.params) : ''}`);
+  const problems = (validator.errors ?? [])
+    .slice(0, 6)
+    .map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params ? ' ' + JSON.stringify(e.params) : ''}`);
   throw new Error(`${where}: the answer does not match the documented schema:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 600)}`);
 }
 

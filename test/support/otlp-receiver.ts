@@ -52,7 +52,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
       bodies.push(text);
       try {
-        const body = JSON.parse(text) as { resourceSpans?: Array<{ resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }> }> };
+        const body = JSON.parse(text) as {
+          resourceSpans?: Array<{ resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }> }>;
+        };
         for (const rs of body.resourceSpans ?? []) {
           const service = String(attributesOf(rs.resource?.attributes)['service.name'] ?? '');
           for (const ss of rs.scopeSpans ?? []) {

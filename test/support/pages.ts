@@ -31,7 +31,11 @@ export async function startScanGateway(): Promise<ScanGateway> {
   // The QR routes read PUBLIC_BASE_URL per request: it is set once the gateway's port is known.
   const config = { PUBLIC_BASE_URL: 'http://127.0.0.1:1', QR_TOKEN_SECRET: sys.qrTokenSecret };
   const ctx = { db: sys.db, config };
-  const app = createServiceApp({ logger: createLogger('qr-scan', 'info', new LogCapture()), db: sys.db, internalJwtSecret: sys.internalJwtSecret, paths: pathsOf(qrApi) }, qrRoutes(ctx), qrPublicRoutes(ctx));
+  const app = createServiceApp(
+    { logger: createLogger('qr-scan', 'info', new LogCapture()), db: sys.db, internalJwtSecret: sys.internalJwtSecret, paths: pathsOf(qrApi) },
+    qrRoutes(ctx),
+    qrPublicRoutes(ctx),
+  );
   const qrServer = await listen(app, 0, '127.0.0.1');
   let gateway: RunningGateway;
   try {
@@ -127,7 +131,11 @@ export const WIDGET_CHECKS: PageChecks = { controlsInWindow: true, pageNoun: 'pa
 /** Waits until the element matching `selector` contains `text`. */
 export async function waitForText(page: Page, selector: string, text: string, timeout = 10_000): Promise<void> {
   try {
-    await page.waitForFunction(([sel, t]) => [...(globalThis as any).document.querySelectorAll(sel)].some((el: { textContent: string | null }) => el.textContent?.includes(t)), [selector, text] as const, { timeout });
+    await page.waitForFunction(
+      ([sel, t]) => [...(globalThis as any).document.querySelectorAll(sel)].some((el: { textContent: string | null }) => el.textContent?.includes(t)),
+      [selector, text] as const,
+      { timeout },
+    );
   } catch {
     const shown = await page.locator(selector).allTextContents();
     throw new Error(`"${text}" never appeared in ${selector}; it shows: ${JSON.stringify(shown)}`);

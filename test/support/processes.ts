@@ -34,7 +34,9 @@ export async function startProcess(
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const running: RunningProcess = {
     name,
     child,
@@ -56,7 +58,8 @@ export async function startProcess(
   if (waitFor) {
     await eventually(
       () => {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${out}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${out}`);
         return waitFor.test(out);
       },
       `${name} to start`,

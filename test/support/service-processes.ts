@@ -62,10 +62,16 @@ export async function startServiceProcesses(
   try {
     const start = async (service: ServiceName, extra: Record<string, string> = {}) => {
       const port = await freePort();
-      const child = await startProcess(service, process.execPath, [entryOf(service)], { ...common, ...own[service], ...env[service], ...extra, [PORT_VARIABLE[service]]: String(port) }, {
-        // Several Node processes starting at once on a loaded machine can take a while each.
-        timeoutMs: 60_000,
-      });
+      const child = await startProcess(
+        service,
+        process.execPath,
+        [entryOf(service)],
+        { ...common, ...own[service], ...env[service], ...extra, [PORT_VARIABLE[service]]: String(port) },
+        {
+          // Several Node processes starting at once on a loaded machine can take a while each.
+          timeoutMs: 60_000,
+        },
+      );
       all.push(child);
       running[service] = child;
       urls[service] = `http://127.0.0.1:${port}`;
@@ -88,7 +94,9 @@ export async function startServiceProcesses(
     processes: running,
     urls,
     exited: () =>
-      all.filter((p) => p.child.exitCode !== null || p.child.signalCode !== null).map((p) => `${p.name} (${p.child.exitCode ?? p.child.signalCode}):\n${p.output().slice(-3000)}`),
+      all
+        .filter((p) => p.child.exitCode !== null || p.child.signalCode !== null)
+        .map((p) => `${p.name} (${p.child.exitCode ?? p.child.signalCode}):\n${p.output().slice(-3000)}`),
     stop: () => killAll(all),
   };
 }

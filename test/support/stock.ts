@@ -5,7 +5,10 @@ export const movementCount = (companyId: string) => count('SELECT count(*) FROM 
 
 /** Stock of a product at a location (all batches) from the balances. */
 export async function balanceOf(productId: string, locationId: string): Promise<number> {
-  return Number((await row<{ q: string }>('SELECT COALESCE(SUM(quantity), 0) AS q FROM stock_balances WHERE product_id = $1 AND location_id = $2', [productId, locationId])).q);
+  return Number(
+    (await row<{ q: string }>('SELECT COALESCE(SUM(quantity), 0) AS q FROM stock_balances WHERE product_id = $1 AND location_id = $2', [productId, locationId]))
+      .q,
+  );
 }
 
 /** Stock of a product at a location recomputed from the ledger alone. */

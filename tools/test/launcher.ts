@@ -122,7 +122,9 @@ export function processesWithDataDir(dataDir: string): number[] {
 }
 
 export function describeProcesses(pids: number[]): string {
-  return pids.map((pid) => `${pid}: ${fs.existsSync(`/proc/${pid}/cmdline`) ? fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ') : '?'}`).join('\n');
+  return pids
+    .map((pid) => `${pid}: ${fs.existsSync(`/proc/${pid}/cmdline`) ? fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ') : '?'}`)
+    .join('\n');
 }
 
 /** Nothing of the system is left running: no PostgreSQL on the cluster, no service, no CLI. */

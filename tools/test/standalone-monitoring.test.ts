@@ -87,7 +87,12 @@ describe('standalone monitoring: the check_rules schedule, console email, shared
     const [gateway, inventory, qr, monitor, notifier, pg] = await distinctFreePorts(6);
     env = { ...process.env };
     for (const name of Object.keys(env)) {
-      if (/^(DATABASE_URL|REDIS_URL|JWT_SECRET|INTERNAL_JWT_SECRET|QR_TOKEN_SECRET|SECRET_ENCRYPTION_KEY|PUBLIC_BASE_URL|TEST_DATABASE|NODE_ENV|DEBUG|EMAIL_.*|ALLOW_LOOPBACK_WEBHOOKS|CHECK_RULES_.*)$/.test(name)) delete env[name];
+      if (
+        /^(DATABASE_URL|REDIS_URL|JWT_SECRET|INTERNAL_JWT_SECRET|QR_TOKEN_SECRET|SECRET_ENCRYPTION_KEY|PUBLIC_BASE_URL|TEST_DATABASE|NODE_ENV|DEBUG|EMAIL_.*|ALLOW_LOOPBACK_WEBHOOKS|CHECK_RULES_.*)$/.test(
+          name,
+        )
+      )
+        delete env[name];
     }
     Object.assign(env, {
       DATA_DIR: dataDir,
@@ -123,9 +128,15 @@ describe('standalone monitoring: the check_rules schedule, console email, shared
     companyId = reg.body.company.id;
     const token = await logIn(baseUrl, admin.username, admin.password);
     // The channels first: an event delivers to the channels that exist when it opens.
-    const hook = await call(baseUrl, 'POST', '/api/v1/notification-channels/', { token, body: { name: 'Hook', kind: 'WEBHOOK', url: receiver.url, events: ['THRESHOLD'] } });
+    const hook = await call(baseUrl, 'POST', '/api/v1/notification-channels/', {
+      token,
+      body: { name: 'Hook', kind: 'WEBHOOK', url: receiver.url, events: ['THRESHOLD'] },
+    });
     expect(hook.status, JSON.stringify(hook.body)).to.equal(201);
-    const mail = await call(baseUrl, 'POST', '/api/v1/notification-channels/', { token, body: { name: 'Mail', kind: 'EMAIL', recipients: ['ops@example.com'], events: ['THRESHOLD'] } });
+    const mail = await call(baseUrl, 'POST', '/api/v1/notification-channels/', {
+      token,
+      body: { name: 'Mail', kind: 'EMAIL', recipients: ['ops@example.com'], events: ['THRESHOLD'] },
+    });
     expect(mail.status, JSON.stringify(mail.body)).to.equal(201);
     expect(mail.body).to.deep.include({ secret: null, email_backend: 'console' });
     const product = await call(baseUrl, 'POST', '/api/v1/product-models/', {
@@ -137,10 +148,14 @@ describe('standalone monitoring: the check_rules schedule, console email, shared
     await eventually('the webhook of the scheduled run', () => receiver.requests.length === 1, launcher);
     expect(JSON.parse(receiver.requests[0].body)).to.deep.include({ type: 'THRESHOLD', company_id: companyId });
     await eventually('the console email in the launcher output', () => /email not sent \(EMAIL_BACKEND=console\)/.test(launcher!.stdout()), launcher);
-    const line = launcher.stdout().split('\n').find((l) => l.includes('email not sent (EMAIL_BACKEND=console)'))!;
+    const line = launcher
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('email not sent (EMAIL_BACKEND=console)'))!;
     expect(JSON.parse(line).email).to.deep.include({ to: ['ops@example.com'], subject: '[WARNING] Low stock: Hex nut M8 (HEX-M8)' });
     // The run's one line (only runs that did something print one).
-    const summary = /check_rules: 1 companies, 1 products evaluated, 1 events opened, 0 resolved, 2 deliveries created \(0 due from earlier runs\), sent 2, retrying 0, failed 0/;
+    const summary =
+      /check_rules: 1 companies, 1 products evaluated, 1 events opened, 0 resolved, 2 deliveries created \(0 due from earlier runs\), sent 2, retrying 0, failed 0/;
     await eventually('the run summary line', () => summary.test(launcher!.stdout()), launcher);
 
     const deliveries = await call(baseUrl, 'GET', '/api/v1/notification-deliveries/', { token });
@@ -151,7 +166,11 @@ describe('standalone monitoring: the check_rules schedule, console email, shared
     const opening = runs.body.results.find((r: { results: { events_opened: number } | null }) => r.results?.events_opened === 1);
     expect(opening.results).to.deep.include({ products_evaluated: 1, deliveries_created: 2, deliveries_sent: 2 });
     // Runs keep coming, one after the other, and open nothing twice.
-    await eventually('two more runs', async () => (await call(baseUrl, 'GET', '/api/v1/check-rules/runs/', { token })).body.count >= runs.body.count + 2, launcher);
+    await eventually(
+      'two more runs',
+      async () => (await call(baseUrl, 'GET', '/api/v1/check-rules/runs/', { token })).body.count >= runs.body.count + 2,
+      launcher,
+    );
     expect(receiver.requests).to.have.length(1);
 
     const exit = await stopLauncher(launcher);
@@ -184,7 +203,9 @@ describe('standalone monitoring: the check_rules schedule, console email, shared
       const bare: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir };
       const run = await runCli([], bare, 90_000, CHECK_RULES_CLI);
       expect(run.code, run.stderr).to.equal(0);
-      expect(run.stdout).to.match(/^companies: 1$/m).and.match(/^events opened: 1$/m);
+      expect(run.stdout)
+        .to.match(/^companies: 1$/m)
+        .and.match(/^events opened: 1$/m);
       expect(run.stdout).to.include('deliveries sent: 2, retrying: 0, failed: 0');
       expect(receiver.requests).to.have.length(2);
       expect(run.stdout).to.include('[WARNING] Low stock: Washer 8 mm (WASH-8)');

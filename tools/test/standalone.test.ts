@@ -10,7 +10,20 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, loudBanner } from './chromium';
-import { CHECK_RULES_CLI, Launcher, cleanUp, describeOutput, distinctFreePorts, expectNothingLeft, http, logIn, runCli, startLauncher, stopLauncher, waitForReady } from './launcher';
+import {
+  CHECK_RULES_CLI,
+  Launcher,
+  cleanUp,
+  describeOutput,
+  distinctFreePorts,
+  expectNothingLeft,
+  http,
+  logIn,
+  runCli,
+  startLauncher,
+  stopLauncher,
+  waitForReady,
+} from './launcher';
 
 describe('standalone launcher and admin CLI (separate processes, embedded PostgreSQL)', function () {
   this.timeout(180_000);
@@ -22,13 +35,27 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
 
   const first = { company: `Standalone Co ${process.pid}`, username: `first_admin_${process.pid}`, password: 'first-admin-password-1' };
   const cli = { company: `CLI Co ${process.pid}`, username: `cli_admin_${process.pid}` };
-  let cliOutput: { company: { id: string; name: string }; user: { id: string; username: string }; password: string; api_key: { id: string; key: string; tier: string } };
+  let cliOutput: {
+    company: { id: string; name: string };
+    user: { id: string; username: string };
+    password: string;
+    api_key: { id: string; key: string; tier: string };
+  };
 
   before(async function () {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-standalone-test-'));
     const [gateway, inventory, qr, monitor, notifier, pg] = await distinctFreePorts(6);
     env = { ...process.env };
-    for (const name of ['DATABASE_URL', 'REDIS_URL', 'JWT_SECRET', 'INTERNAL_JWT_SECRET', 'SECRET_ENCRYPTION_KEY', 'PUBLIC_BASE_URL', 'TEST_DATABASE', 'NODE_ENV']) {
+    for (const name of [
+      'DATABASE_URL',
+      'REDIS_URL',
+      'JWT_SECRET',
+      'INTERNAL_JWT_SECRET',
+      'SECRET_ENCRYPTION_KEY',
+      'PUBLIC_BASE_URL',
+      'TEST_DATABASE',
+      'NODE_ENV',
+    ]) {
       delete env[name];
     }
     Object.assign(env, {
@@ -165,7 +192,9 @@ async function expectPagesWork(baseUrl: string, username: string, password: stri
   try {
     const page = await browser.newPage();
     const outside: string[] = [];
-    await page.route('**/*', (route) => (new URL(route.request().url()).origin === baseUrl ? route.continue() : (outside.push(route.request().url()), route.abort())));
+    await page.route('**/*', (route) =>
+      new URL(route.request().url()).origin === baseUrl ? route.continue() : (outside.push(route.request().url()), route.abort()),
+    );
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
     await page.goto(`${baseUrl}/dashboard/`);
@@ -174,7 +203,9 @@ async function expectPagesWork(baseUrl: string, username: string, password: stri
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Products' }).waitFor({ timeout: 15_000 });
 
-    const stored = await page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem('pi-dashboard.tokens'));
+    const stored = await page.evaluate(() =>
+      (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem('pi-dashboard.tokens'),
+    );
     expect(Object.keys(JSON.parse(stored ?? '{}')), 'the dashboard keeps its tokens in sessionStorage').to.include('access');
 
     // The widget without a scan token (or an embedding key) asks for a scan.

@@ -66,10 +66,7 @@ async function buildSdk() {
 
 async function main() {
   for (const dir of [...PAGES.map((p) => p.page), 'sdk']) fs.rmSync(path.join(DIST, dir), { recursive: true, force: true });
-  await Promise.all([
-    ...PAGES.map(async (p) => writeHtml(p.page, await buildPage(p))),
-    buildSdk(),
-  ]);
+  await Promise.all([...PAGES.map(async (p) => writeHtml(p.page, await buildPage(p))), buildSdk()]);
 }
 
 main().catch((err) => {

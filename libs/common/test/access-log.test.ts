@@ -51,7 +51,11 @@ describe('access log', () => {
   it('logs 4xx at warn and 5xx at error, with the URL before any router rewrote it', async () => {
     await fetch(`${url}/mounted/inner/`, { headers: { 'x-request-id': 'req-access-2' } });
     await fetch(`${url}/boom/`, { headers: { 'x-request-id': 'req-access-3' } });
-    expect(await lineFor('req-access-2')).to.deep.include({ level: 40, msg: 'request completed', req: { id: 'req-access-2', method: 'GET', url: '/mounted/inner/' } });
+    expect(await lineFor('req-access-2')).to.deep.include({
+      level: 40,
+      msg: 'request completed',
+      req: { id: 'req-access-2', method: 'GET', url: '/mounted/inner/' },
+    });
     expect(await lineFor('req-access-3')).to.deep.include({ level: 50, msg: 'request errored', res: { statusCode: 500 } });
   });
 

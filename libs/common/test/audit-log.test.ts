@@ -3,7 +3,9 @@ import { SECRET_CHANGED, auditChanges, permissionsOfRole } from '../src';
 
 describe('auditChanges (the audit log: what changed)', () => {
   it('lists only the fields that differ, with their values before and after', () => {
-    expect(auditChanges({ name: 'a', is_active: true, tags: ['x'] }, { name: 'b', is_active: true, tags: ['x'] })).to.deep.equal({ name: { before: 'a', after: 'b' } });
+    expect(auditChanges({ name: 'a', is_active: true, tags: ['x'] }, { name: 'b', is_active: true, tags: ['x'] })).to.deep.equal({
+      name: { before: 'a', after: 'b' },
+    });
   });
 
   it('treats a creation as null before and a deletion as null after', () => {

@@ -15,7 +15,7 @@ const identity = (overrides: Partial<Identity> = {}): Identity => ({
 });
 
 describe('secret keys', () => {
-  it('sign exactly what the string secret signed, so old and new processes accept each other\'s tokens', () => {
+  it("sign exactly what the string secret signed, so old and new processes accept each other's tokens", () => {
     const claims = { sub: 'x', iat: 1_700_000_000 };
     expect(jwt.sign(claims, secretKey(SECRET), { algorithm: 'HS256' })).to.equal(jwt.sign(claims, SECRET, { algorithm: 'HS256' }));
   });
@@ -91,7 +91,9 @@ describe('requireInternalAuth', () => {
   const outcome = (auth: ReturnType<typeof requireInternalAuth>, token: string) =>
     new Promise<{ identity?: Identity; status?: number }>((resolve) => {
       const req = { headers: { 'x-internal-auth': token } } as unknown as Parameters<typeof auth>[0];
-      auth(req, {} as Parameters<typeof auth>[1], (err?: unknown) => resolve(err ? { status: (err as { status: number }).status } : { identity: req.identity }));
+      auth(req, {} as Parameters<typeof auth>[1], (err?: unknown) =>
+        resolve(err ? { status: (err as { status: number }).status } : { identity: req.identity }),
+      );
     });
 
   it('accepts a token it verified again until its expiry, and not a second later', async () => {

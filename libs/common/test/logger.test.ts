@@ -27,10 +27,33 @@ describe('logging', () => {
   });
 
   it('knows a secret parameter by its name in any case, spelling or nesting', () => {
-    for (const name of ['api_key', 'API_KEY', 'api_key[]', 'api_key[0]', 'Api-Key', 'apiKey', 'x-api-key', 'token', 'TOKEN', 'filter[token]', 'refresh_token', 'password', 'new_password', 'Password[]', 'refresh', 'secret', 'client_secret', 'authorization', 'Authorization', 'cookie', 'key']) {
+    for (const name of [
+      'api_key',
+      'API_KEY',
+      'api_key[]',
+      'api_key[0]',
+      'Api-Key',
+      'apiKey',
+      'x-api-key',
+      'token',
+      'TOKEN',
+      'filter[token]',
+      'refresh_token',
+      'password',
+      'new_password',
+      'Password[]',
+      'refresh',
+      'secret',
+      'client_secret',
+      'authorization',
+      'Authorization',
+      'cookie',
+      'key',
+    ]) {
       expect(isSecretName(name), name).to.equal(true);
     }
-    for (const name of ['location_id', 'api_key_id', 'page', 'name', 'code', 'request_id', 'status', 'keys_count']) expect(isSecretName(name), name).to.equal(false);
+    for (const name of ['location_id', 'api_key_id', 'page', 'name', 'code', 'request_id', 'status', 'keys_count'])
+      expect(isSecretName(name), name).to.equal(false);
   });
 
   it('redacts every spelling of a secret parameter, and any value shaped like a key or a token, in URLs', () => {
@@ -57,11 +80,26 @@ describe('logging', () => {
   it('redacts secret-looking fields of logged objects, at any depth, whatever their name spelling', () => {
     const { logger, text } = capture();
     logger.info({ body: { password: 'hunter2-secret', api_key: 'pik_abc', name: 'visible' }, req: { headers: { authorization: 'Bearer xyz' } } }, 'msg');
-    logger.info({ deep: { a: { b: [{ API_KEY: 'deep-secret-1' }, { 'api_key[]': 'deep-secret-2' }, { Refresh: 'deep-secret-3' }] } }, channel_secret: 'deep-secret-4' });
+    logger.info({
+      deep: { a: { b: [{ API_KEY: 'deep-secret-1' }, { 'api_key[]': 'deep-secret-2' }, { Refresh: 'deep-secret-3' }] } },
+      channel_secret: 'deep-secret-4',
+    });
     logger.warn({ url: '/x/?Api_Key[0]=deep-secret-5', err: new Error(`upstream said ${KEY} and ${JWT}`) }, `message with Bearer deep-secret-6 and ${KEY}`);
     const out = text();
     expect(out).to.include('visible');
-    for (const secret of ['hunter2-secret', 'pik_abc', 'Bearer xyz', 'deep-secret-1', 'deep-secret-2', 'deep-secret-3', 'deep-secret-4', 'deep-secret-5', 'deep-secret-6', KEY.slice(4), JWT]) {
+    for (const secret of [
+      'hunter2-secret',
+      'pik_abc',
+      'Bearer xyz',
+      'deep-secret-1',
+      'deep-secret-2',
+      'deep-secret-3',
+      'deep-secret-4',
+      'deep-secret-5',
+      'deep-secret-6',
+      KEY.slice(4),
+      JWT,
+    ]) {
       expect(out, secret).to.not.include(secret);
     }
     for (const line of out.trim().split('\n')) expect(() => JSON.parse(line)).to.not.throw();

@@ -96,7 +96,9 @@ describe('notification email rendering', () => {
   });
 
   it('falls back to a headline per event type, and titles a TEST event "Test notification"', () => {
-    const expiring = renderEventEmail(parseEventBody(buildEventBody(sampleInput({ type: 'DATE_OFFSET', severity: 'WARNING', message: 'batch B7 is close to expiry' }))));
+    const expiring = renderEventEmail(
+      parseEventBody(buildEventBody(sampleInput({ type: 'DATE_OFFSET', severity: 'WARNING', message: 'batch B7 is close to expiry' }))),
+    );
     expect(expiring.subject).to.equal('[WARNING] Expiring batch: Blue widget (SKU-1)');
     const test = renderEventEmail(parseEventBody(buildTestBody(randomUUID())));
     expect(test.subject).to.equal('[INFO] Test notification');
@@ -107,7 +109,10 @@ describe('notification email rendering', () => {
     const email = renderEventEmail(
       parseEventBody(
         buildEventBody(
-          sampleInput({ product: { id: randomUUID(), sku: '<b>S&1</b>', name: 'Evil\r\nBcc: x@example.com <script>alert(1)</script>' }, message: 'Low stock: "quoted" & <i>tagged</i>' }),
+          sampleInput({
+            product: { id: randomUUID(), sku: '<b>S&1</b>', name: 'Evil\r\nBcc: x@example.com <script>alert(1)</script>' },
+            message: 'Low stock: "quoted" & <i>tagged</i>',
+          }),
         ),
       ),
     );

@@ -84,7 +84,10 @@ describe('parseEncryptionKey', () => {
 
   it('rejects text that is not base64, without echoing it', () => {
     for (const bad of ['', 'not base64 at all!!', '*'.repeat(44), randomBytes(32).toString('hex')]) {
-      expect(() => parseEncryptionKey(bad), bad).to.throw(SecretBoxError).with.property('message').that.does.not.include(bad || '\u0000');
+      expect(() => parseEncryptionKey(bad), bad)
+        .to.throw(SecretBoxError)
+        .with.property('message')
+        .that.does.not.include(bad || '\u0000');
     }
   });
 });

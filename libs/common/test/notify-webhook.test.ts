@@ -238,8 +238,10 @@ describe('sendWebhook', () => {
     const target = await receiver();
     // The first answer is the checked one; any later lookup would point at an internal address.
     const lookup = sinon.stub(dns, 'lookup');
-    lookup.onFirstCall().callsFake(((_host: string, _opts: unknown, cb: (e: null, a: dns.LookupAddress[]) => void) =>
-      process.nextTick(() => cb(null, [{ address: '127.0.0.1', family: 4 }]))) as unknown as typeof dns.lookup);
+    lookup
+      .onFirstCall()
+      .callsFake(((_host: string, _opts: unknown, cb: (e: null, a: dns.LookupAddress[]) => void) =>
+        process.nextTick(() => cb(null, [{ address: '127.0.0.1', family: 4 }]))) as unknown as typeof dns.lookup);
     lookup.callsFake(((_host: string, _opts: unknown, cb: (e: null, a: dns.LookupAddress[]) => void) =>
       process.nextTick(() => cb(null, [{ address: '10.0.0.1', family: 4 }]))) as unknown as typeof dns.lookup);
 

@@ -3,7 +3,15 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort, loadOrCreateStandaloneState, readStandaloneState, settleEmbeddedPort, sharedSettingsOf, standaloneEnvironment, writeStandaloneState } from '../src';
+import {
+  freePort,
+  loadOrCreateStandaloneState,
+  readStandaloneState,
+  settleEmbeddedPort,
+  sharedSettingsOf,
+  standaloneEnvironment,
+  writeStandaloneState,
+} from '../src';
 
 function occupy(port: number): Promise<net.Server> {
   return new Promise((resolve, reject) => {
@@ -95,19 +103,28 @@ describe('standalone: settings shared with the commands', () => {
 
   it('are debug mode (console email) in development unless a mail server is named, and nothing else the environment lacks', () => {
     expect(sharedSettingsOf({})).to.deep.equal({ DEBUG: 'true' });
-    expect(sharedSettingsOf({ NODE_ENV: 'development', ALLOW_LOOPBACK_WEBHOOKS: 'true', LOG_LEVEL: 'warn' })).to.deep.equal({ NODE_ENV: 'development', DEBUG: 'true', ALLOW_LOOPBACK_WEBHOOKS: 'true' });
+    expect(sharedSettingsOf({ NODE_ENV: 'development', ALLOW_LOOPBACK_WEBHOOKS: 'true', LOG_LEVEL: 'warn' })).to.deep.equal({
+      NODE_ENV: 'development',
+      DEBUG: 'true',
+      ALLOW_LOOPBACK_WEBHOOKS: 'true',
+    });
     expect(sharedSettingsOf({ EMAIL_HOST: 'mail.example.com' })).to.deep.equal({ DEBUG: 'true', EMAIL_BACKEND: 'smtp', EMAIL_HOST: 'mail.example.com' });
     expect(sharedSettingsOf({ EMAIL_HOST: 'mail.example.com', EMAIL_BACKEND: 'console' })).to.include({ EMAIL_BACKEND: 'console' });
     expect(sharedSettingsOf({ NODE_ENV: 'production' })).to.deep.equal({ NODE_ENV: 'production' });
     expect(sharedSettingsOf({ DEBUG: 'false' })).to.deep.equal({ DEBUG: 'false' });
   });
 
-  it('complete a command\'s environment from DATA_DIR: generated secrets, then the recorded settings, then its own; DATABASE_URL means deployed mode', async () => {
+  it("complete a command's environment from DATA_DIR: generated secrets, then the recorded settings, then its own; DATABASE_URL means deployed mode", async () => {
     const state = await loadOrCreateStandaloneState(dir, await freePort());
     state.settings = { ALLOW_LOOPBACK_WEBHOOKS: 'true', DEBUG: 'true', SECRET_ENCRYPTION_KEY: 'given-to-npm-start' };
     writeStandaloneState(dir, state);
     const env = standaloneEnvironment({ DATA_DIR: dir, DEBUG: 'false' });
-    expect(env).to.include({ ALLOW_LOOPBACK_WEBHOOKS: 'true', DEBUG: 'false', SECRET_ENCRYPTION_KEY: 'given-to-npm-start', JWT_SECRET: state.secrets.JWT_SECRET });
+    expect(env).to.include({
+      ALLOW_LOOPBACK_WEBHOOKS: 'true',
+      DEBUG: 'false',
+      SECRET_ENCRYPTION_KEY: 'given-to-npm-start',
+      JWT_SECRET: state.secrets.JWT_SECRET,
+    });
     const deployed = { DATA_DIR: dir, DATABASE_URL: 'postgres://db.example/inventory' };
     expect(standaloneEnvironment(deployed)).to.equal(deployed);
     // A data directory from before settings were recorded: the secrets, and standalone's defaults.

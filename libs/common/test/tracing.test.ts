@@ -12,14 +12,20 @@ describe('tracing settings (OTEL_* variables)', () => {
   });
 
   it('turn on with an OTLP endpoint (general or for traces) or a named exporter', () => {
-    expect(tracingSettingsFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT }, 'gateway')).to.deep.equal({ enabled: true, exporter: 'otlp', serviceName: 'pi-gateway' });
+    expect(tracingSettingsFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT }, 'gateway')).to.deep.equal({
+      enabled: true,
+      exporter: 'otlp',
+      serviceName: 'pi-gateway',
+    });
     expect(tracingSettingsFrom({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${ENDPOINT}/v1/traces` }, 'qr')).to.include({ enabled: true, exporter: 'otlp' });
     expect(tracingSettingsFrom({ OTEL_TRACES_EXPORTER: 'console' }, 'inventory')).to.include({ enabled: true, exporter: 'console' });
     expect(tracingSettingsFrom({ OTEL_TRACES_EXPORTER: 'otlp' }, 'inventory')).to.include({ enabled: true, exporter: 'otlp' });
   });
 
   it('take OTEL_SERVICE_NAME as the service name when set', () => {
-    expect(tracingSettingsFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, OTEL_SERVICE_NAME: 'edge-gateway' }, 'gateway')).to.include({ serviceName: 'edge-gateway' });
+    expect(tracingSettingsFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: ENDPOINT, OTEL_SERVICE_NAME: 'edge-gateway' }, 'gateway')).to.include({
+      serviceName: 'edge-gateway',
+    });
   });
 
   it('stay off when OTEL_SDK_DISABLED is true or the exporter is none, whatever else is set', () => {
@@ -31,7 +37,10 @@ describe('tracing settings (OTEL_* variables)', () => {
   it('name every bad variable at once', () => {
     let error: unknown;
     try {
-      tracingSettingsFrom({ OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }, 'gateway');
+      tracingSettingsFrom(
+        { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' },
+        'gateway',
+      );
     } catch (err) {
       error = err;
     }
@@ -74,7 +83,9 @@ describe('span scrubbing', () => {
   });
 
   it('scrubs secret query parameters, secret-shaped values and secret-named attributes', () => {
-    expect(scrubAttribute('url.full', 'http://127.0.0.1:8000/api/v1/widget/?api_key=pik_abc123&x=1')).to.equal('http://127.0.0.1:8000/api/v1/widget/?api_key=[redacted]&x=1');
+    expect(scrubAttribute('url.full', 'http://127.0.0.1:8000/api/v1/widget/?api_key=pik_abc123&x=1')).to.equal(
+      'http://127.0.0.1:8000/api/v1/widget/?api_key=[redacted]&x=1',
+    );
     expect(scrubAttribute('url.query', 'token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig')).to.not.include('eyJ');
     expect(scrubAttribute('exception.message', 'bad key pik_secretvalue')).to.equal('bad key [redacted]');
     expect(scrubAttribute('db.query.text', "SELECT 1 WHERE secret = 'whsec_abc'")).to.equal("SELECT 1 WHERE secret = '?'");

@@ -122,7 +122,9 @@ describe('validate() and text the database cannot store', () => {
     it(`refuses ${what}, naming ${field}`, () => {
       const { outcome } = runValidate({ body }, { body: input });
       expect(outcome).to.be.instanceOf(ValidationError);
-      expect((outcome as ValidationError).details).to.have.property(field).that.is.a('string').and.not.empty;
+      expect((outcome as ValidationError).details)
+        .to.have.property(field)
+        .that.is.a('string').and.not.empty;
     });
   }
 

@@ -12,12 +12,22 @@ const schema = Joi.object({
   GATEWAY_PORT: Joi.number().port().default(8000),
   GATEWAY_METRICS_PORT: Joi.number().port(),
   JWT_SECRET: Joi.string().min(32).required(),
-  INVENTORY_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:8001'),
-  QR_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:8002'),
-  MONITOR_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:8003'),
-  NOTIFIER_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:8004'),
+  INVENTORY_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://127.0.0.1:8001'),
+  QR_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://127.0.0.1:8002'),
+  MONITOR_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://127.0.0.1:8003'),
+  NOTIFIER_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://127.0.0.1:8004'),
   REGISTRATION_OPEN: Joi.boolean().default(true),
-  BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/i).default('1mb'),
+  BODY_LIMIT: Joi.string()
+    .pattern(/^\d+(b|kb|mb)$/i)
+    .default('1mb'),
   PASSWORD_HASH_COST: passwordHashCost,
   PROXY_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
   API_KEY_USAGE_FLUSH_MS: Joi.number().integer().min(50).max(2000).default(1000),
@@ -31,7 +41,9 @@ const schema = Joi.object({
       parseRateLimitOverrides(value);
       return value;
     }),
-  RATE_LIMIT_KEY_PREFIX: Joi.string().pattern(/^[A-Za-z0-9:_-]+$/).default('pi:rl'),
+  RATE_LIMIT_KEY_PREFIX: Joi.string()
+    .pattern(/^[A-Za-z0-9:_-]+$/)
+    .default('pi:rl'),
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
   TRUSTED_PROXIES: Joi.string().allow('').default(''),
   DASHBOARD_ORIGINS: Joi.string()

@@ -22,7 +22,9 @@ async function main() {
   const metrics = createMetricsRegistry('gateway');
   const app = createGatewayApp({ config, sequelize: db.sequelize, logger, usage, credentials, metrics }, rateLimits);
   const metricsServer =
-    config.GATEWAY_METRICS_PORT === undefined ? undefined : await listen(metricsApp(metrics, logger, { token: config.METRICS_TOKEN }), config.GATEWAY_METRICS_PORT);
+    config.GATEWAY_METRICS_PORT === undefined
+      ? undefined
+      : await listen(metricsApp(metrics, logger, { token: config.METRICS_TOKEN }), config.GATEWAY_METRICS_PORT);
   if (metricsServer) logger.info({ port: config.GATEWAY_METRICS_PORT }, 'metrics listener started');
   await serve(app, {
     port: config.GATEWAY_PORT,

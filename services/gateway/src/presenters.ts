@@ -22,7 +22,9 @@ export const userSchema = Joi.object({
   role: Joi.string()
     .valid(...ROLES)
     .required()
-    .description('`admin`: everything, including users, keys, channels and the audit log; `member`: reads and changes the inventory; `viewer`: reads what a member reads and changes nothing (403 `permission_denied`).'),
+    .description(
+      '`admin`: everything, including users, keys, channels and the audit log; `member`: reads and changes the inventory; `viewer`: reads what a member reads and changes nothing (403 `permission_denied`).',
+    ),
   is_active: Joi.boolean().required().description('Deactivated users cannot log in; their tokens stop working at once.'),
   created_at: timestamp.required(),
 }).id('User');
@@ -31,8 +33,13 @@ const apiKeyFields = {
   id: uuid.required(),
   name: Joi.string().required(),
   prefix: Joi.string().required().description('The first 12 characters of the value (`pik_…`), to tell keys apart.'),
-  permissions: Joi.array().items(Joi.string().valid(...PERMISSIONS)).required(),
-  tier: Joi.string().valid(...TIERS).required().description('Rate-limit tier; set by the operator (`npm run admin -- set-tier`).'),
+  permissions: Joi.array()
+    .items(Joi.string().valid(...PERMISSIONS))
+    .required(),
+  tier: Joi.string()
+    .valid(...TIERS)
+    .required()
+    .description('Rate-limit tier; set by the operator (`npm run admin -- set-tier`).'),
   allowed_domains: Joi.array().items(Joi.string()).required().description('Origins, host names or `*.` subdomain wildcards; empty: any origin.'),
   expires_at: timestamp.allow(null).required(),
   is_widget_key: Joi.boolean().required().description('The company key QR scans mint short-lived keys from.'),
@@ -84,16 +91,27 @@ export function presentApiKey(k: Row<ApiKey>, value?: string) {
 export const auditEntrySchema = Joi.object({
   id: uuid.required(),
   actor: Joi.object({
-    type: Joi.string().valid('user', 'api_key', 'operator').required().description('`operator`: the command line of whoever runs the service (`npm run admin`).'),
+    type: Joi.string()
+      .valid('user', 'api_key', 'operator')
+      .required()
+      .description('`operator`: the command line of whoever runs the service (`npm run admin`).'),
     id: uuid.allow(null).required().description('The user or API key; null for the operator.'),
   }).required(),
-  action: Joi.string().required().description('`create`, `update`, `delete`, or a named change: `deactivate`, `revoke`, `rotate`, `rotate_secret`, `resume`, `set_tier`, `retry` (a failed delivery sent again).'),
-  resource_type: Joi.string().valid(...AUDIT_RESOURCE_TYPES).required(),
+  action: Joi.string()
+    .required()
+    .description(
+      '`create`, `update`, `delete`, or a named change: `deactivate`, `revoke`, `rotate`, `rotate_secret`, `resume`, `set_tier`, `retry` (a failed delivery sent again).',
+    ),
+  resource_type: Joi.string()
+    .valid(...AUDIT_RESOURCE_TYPES)
+    .required(),
   resource_id: uuid.required(),
   changes: Joi.object()
     .unknown(true)
     .required()
-    .description('Each changed field, by its API name, as `{before, after}` (null before a creation and after a deletion). Secrets (passwords, key values, channel secrets) show only as "[changed]".'),
+    .description(
+      'Each changed field, by its API name, as `{before, after}` (null before a creation and after a deletion). Secrets (passwords, key values, channel secrets) show only as "[changed]".',
+    ),
   created_at: timestamp.required(),
 }).id('AuditEntry');
 

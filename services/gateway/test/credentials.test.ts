@@ -23,7 +23,9 @@ describe('API key values', () => {
     expect(one.value).to.not.equal(two.value);
     expect(looksLikeKeyValue(one.value)).to.equal(true);
     expect(one.prefix).to.equal(one.value.slice(0, 12));
-    expect(one.hash).to.equal(hashKeyValue(one.value)).and.to.match(/^[0-9a-f]{64}$/);
+    expect(one.hash)
+      .to.equal(hashKeyValue(one.value))
+      .and.to.match(/^[0-9a-f]{64}$/);
     expect(looksLikeKeyValue('pik_short')).to.equal(false);
   });
 });

@@ -65,7 +65,11 @@ describe('engine/engine-config: defaults and accepted configs', () => {
   });
 
   it('defaults DIMENSIONAL decimals to 2 and keeps the given unit', () => {
-    expect(validateEngineConfig('DIMENSIONAL', { engine_type: 'dimensional', unit: 'kg' })).to.deep.equal({ engine_type: 'dimensional', unit: 'kg', decimals: 2 });
+    expect(validateEngineConfig('DIMENSIONAL', { engine_type: 'dimensional', unit: 'kg' })).to.deep.equal({
+      engine_type: 'dimensional',
+      unit: 'kg',
+      decimals: 2,
+    });
   });
 
   it('keeps every accepted field of a full STANDARD config', () => {
@@ -159,7 +163,10 @@ describe('engine/engine-config: refused configs', () => {
     },
     {
       when: 'a DATE_OFFSET rule is on a STANDARD product',
-      config: { engine_type: 'counter', monitoring_rules: [{ trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 7 } }] },
+      config: {
+        engine_type: 'counter',
+        monitoring_rules: [{ trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 7 } }],
+      },
       paths: ['monitoring_rules.0.trigger_type'],
     },
     {
@@ -193,7 +200,11 @@ describe('engine/engine-config: refused configs', () => {
       decimals: 2,
       min_stock: -1,
       colour: 'red',
-      monitoring_rules: [{ trigger_type: 'THRESHOLD' }, { trigger_type: 'CUSTOM' }, { trigger_type: 'THRESHOLD', condition_config: { min: 1 }, severity: 'LOUD' }],
+      monitoring_rules: [
+        { trigger_type: 'THRESHOLD' },
+        { trigger_type: 'CUSTOM' },
+        { trigger_type: 'THRESHOLD', condition_config: { min: 1 }, severity: 'LOUD' },
+      ],
     });
     expect(new Set(paths(problems))).to.deep.equal(
       new Set([

@@ -66,7 +66,10 @@ describe('engine/quantity: decimalPlaces and toDecimal', () => {
   });
 
   it('refuses a fraction for a whole-unit product, naming the field', () => {
-    expect(() => toDecimal(1.5, 0)).to.throw(ValidationError).with.property('details').that.deep.equals({ quantity: 'quantity must be a whole number for this product' });
+    expect(() => toDecimal(1.5, 0))
+      .to.throw(ValidationError)
+      .with.property('details')
+      .that.deep.equals({ quantity: 'quantity must be a whole number for this product' });
   });
 
   it('refuses more decimal places than the product allows, naming the given field', () => {

@@ -22,7 +22,12 @@ describe('commands/stock-history: periods', () => {
   });
 
   it('defaults to 30 days, 12 weeks or 12 months ending with to, and today', () => {
-    expect(historyRange({ interval: 'day' }, '2026-11-27')).to.deep.equal({ from: '2026-10-29', to: '2026-11-27', firstPeriod: '2026-10-29', lastPeriod: '2026-11-27' });
+    expect(historyRange({ interval: 'day' }, '2026-11-27')).to.deep.equal({
+      from: '2026-10-29',
+      to: '2026-11-27',
+      firstPeriod: '2026-10-29',
+      lastPeriod: '2026-11-27',
+    });
     expect(historyRange({ interval: 'week', to: '2026-11-27' })).to.deep.include({ from: '2026-09-07', firstPeriod: '2026-09-07', lastPeriod: '2026-11-23' });
     expect(historyRange({ interval: 'month', to: '2026-11-27' })).to.deep.include({ from: '2025-12-01', firstPeriod: '2025-12-01', lastPeriod: '2026-11-01' });
     expect(historyRange({ interval: 'day', to: '0001-01-05' })).to.deep.include({ from: '0001-01-01' });

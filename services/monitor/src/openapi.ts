@@ -9,7 +9,7 @@ import { deliveryOperations } from './routes/notification-deliveries/openapi';
 export const monitorApi: ServiceApi = {
   service: 'monitor',
   tags: [
-    { name: 'monitoring-rules', description: 'Monitoring rules: stored ones and the ones a product\'s engine_config implies (read-only here).' },
+    { name: 'monitoring-rules', description: "Monitoring rules: stored ones and the ones a product's engine_config implies (read-only here)." },
     { name: 'events', description: 'The event log: one entry per triggered rule, resolved or ignored by users.' },
     { name: 'notification-channels', description: 'Webhook and email channels that deliver events, with their signing secrets (admins only).' },
     { name: 'notification-deliveries', description: 'The delivery log: every delivery of an event to a channel, with its attempts (admins only).' },

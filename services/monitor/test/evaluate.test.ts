@@ -76,7 +76,9 @@ describe('rules implied by a product', () => {
     const engine_config = {
       min_stock: 5,
       max_stock: 100,
-      monitoring_rules: [{ trigger_type: 'DATE_OFFSET' as const, condition_config: { date_field: 'expiration_date', days_offset: 3 }, severity: 'CRITICAL' as const }],
+      monitoring_rules: [
+        { trigger_type: 'DATE_OFFSET' as const, condition_config: { date_field: 'expiration_date', days_offset: 3 }, severity: 'CRITICAL' as const },
+      ],
     };
     const rules = rulesOfProduct({ id: 'p1', engine_config });
     expect(rules.map((r) => [r.source, r.name, r.conditionConfig])).to.deep.equal([

@@ -62,10 +62,20 @@ export function startNotifierWorker(ctx: ServiceContext<NotifierSettings>): Serv
     logger,
     handler: (deliveryId) => metrics.track(() => attemptDeliveryReport(db.sequelize, deliveryId, config, new Date(), { logger })),
   });
-  const depthReader = new DeliveryQueue(config.REDIS_URL, { name: config.DELIVERY_QUEUE_NAME, prefix: config.DELIVERY_QUEUE_PREFIX, connectTimeoutMs: 2_000, logger });
+  const depthReader = new DeliveryQueue(config.REDIS_URL, {
+    name: config.DELIVERY_QUEUE_NAME,
+    prefix: config.DELIVERY_QUEUE_PREFIX,
+    connectTimeoutMs: 2_000,
+    logger,
+  });
   registerQueueMetrics(ctx.metrics, depthReader);
   logger.info(
-    { queue: config.DELIVERY_QUEUE_NAME, concurrency: config.NOTIFIER_CONCURRENCY, channelCap: config.CHANNEL_MAX_CONCURRENT_SENDS, jobLockMs: config.NOTIFIER_JOB_LOCK_MS },
+    {
+      queue: config.DELIVERY_QUEUE_NAME,
+      concurrency: config.NOTIFIER_CONCURRENCY,
+      channelCap: config.CHANNEL_MAX_CONCURRENT_SENDS,
+      jobLockMs: config.NOTIFIER_JOB_LOCK_MS,
+    },
     'delivery worker started',
   );
   return {

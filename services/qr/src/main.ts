@@ -5,7 +5,15 @@ import { QrSettings, qrEnv } from './config';
 import { qrApi } from './openapi';
 import { qrPublicRoutes, qrRoutes } from './routes';
 
-runService<QrSettings>({ name: 'qr', portVariable: 'QR_PORT', defaultPort: 8002, env: qrEnv, routes: qrRoutes, publicRoutes: qrPublicRoutes, paths: pathsOf(qrApi) }).catch((err) => {
+runService<QrSettings>({
+  name: 'qr',
+  portVariable: 'QR_PORT',
+  defaultPort: 8002,
+  env: qrEnv,
+  routes: qrRoutes,
+  publicRoutes: qrPublicRoutes,
+  paths: pathsOf(qrApi),
+}).catch((err) => {
   process.stderr.write(`qr failed to start: ${(err as Error).stack}\n`);
   process.exit(1);
 });

@@ -51,7 +51,18 @@ describe('deployment: docker compose (docker-compose.yml)', function () {
   });
 
   it('parses, and runs PostgreSQL, Redis, a mail catcher, the migrations, the five services and the check_rules scheduler', () => {
-    expect(Object.keys(compose.services).sort()).to.deep.equal(['gateway', 'inventory', 'mailpit', 'migrate', 'monitor', 'notifier', 'postgres', 'qr', 'redis', 'scheduler']);
+    expect(Object.keys(compose.services).sort()).to.deep.equal([
+      'gateway',
+      'inventory',
+      'mailpit',
+      'migrate',
+      'monitor',
+      'notifier',
+      'postgres',
+      'qr',
+      'redis',
+      'scheduler',
+    ]);
     for (const name of APP_SERVICES) {
       expect(compose.services[name].image, name).to.equal('${PI_IMAGE:-pi-inventory:local}');
       expect(compose.services[name].build, name).to.deep.equal({ context: '.' });
@@ -73,7 +84,7 @@ describe('deployment: docker compose (docker-compose.yml)', function () {
     expect(interpolate(compose.services.gateway.ports[0], { PI_HTTP_PORT: '8080' })).to.equal(`8080:${gatewayPort}`);
   });
 
-  it("gives each process every setting its config module requires, in an environment its config validation accepts in production mode", async () => {
+  it('gives each process every setting its config module requires, in an environment its config validation accepts in production mode', async () => {
     const dotenv = sampleDotenv();
     expect(Object.keys(dotenv).sort()).to.deep.equal(['INTERNAL_JWT_SECRET', 'JWT_SECRET', 'POSTGRES_PASSWORD', 'QR_TOKEN_SECRET', 'SECRET_ENCRYPTION_KEY']);
     const specs = processSpecs();
@@ -85,7 +96,8 @@ describe('deployment: docker compose (docker-compose.yml)', function () {
       expect(configProblems(spec, env), name).to.deep.equal([]);
       expect(env.NODE_ENV, name).to.equal('production');
       if (knownBySchema(spec.schema).includes('REDIS_URL')) expect(env.REDIS_URL, `${name} REDIS_URL`).to.equal('redis://redis:6379');
-      if (knownBySchema(spec.schema).includes('EMAIL_HOST')) expect(env, name).to.include({ EMAIL_HOST: 'mailpit', EMAIL_PORT: '1025', EMAIL_USE_TLS: 'false' });
+      if (knownBySchema(spec.schema).includes('EMAIL_HOST'))
+        expect(env, name).to.include({ EMAIL_HOST: 'mailpit', EMAIL_PORT: '1025', EMAIL_USE_TLS: 'false' });
       if (env.DATABASE_URL) expect(new URL(env.DATABASE_URL).host, name).to.equal('postgres:5432');
     }
     expect(APP_SERVICES.map((n) => processOf(n).command).sort()).to.deep.equal(['check_rules', 'gateway', 'inventory', 'migrate', 'monitor', 'notifier', 'qr']);
@@ -118,10 +130,17 @@ describe('deployment: docker compose (docker-compose.yml)', function () {
         if (!secretLike.test(key) || key === 'EMAIL_HOST_PASSWORD') continue;
         const vars = variablesOf(String(value));
         expect(vars.length, `${name}.${key} comes from .env`).to.be.greaterThan(0);
-        expect(vars.every((v) => v.required && !v.hasDefault), `${name}.${key} has no default`).to.equal(true);
+        expect(
+          vars.every((v) => v.required && !v.hasDefault),
+          `${name}.${key} has no default`,
+        ).to.equal(true);
       }
       const url = service.environment?.DATABASE_URL;
-      if (url) expect(variablesOf(url).map((v) => [v.name, v.required]), `${name} DATABASE_URL`).to.deep.equal([['POSTGRES_PASSWORD', true]]);
+      if (url)
+        expect(
+          variablesOf(url).map((v) => [v.name, v.required]),
+          `${name} DATABASE_URL`,
+        ).to.deep.equal([['POSTGRES_PASSWORD', true]]);
     }
     expect(fs.readFileSync(path.join(ROOT, '.gitignore'), 'utf8').split('\n')).to.include('.env');
     expect(fs.readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n')).to.include('.env');
@@ -167,7 +186,12 @@ describe('deployment: docker compose (docker-compose.yml)', function () {
     if (!database) this.skip();
     const env = { ...composeEnvironment(scheduler, sampleDotenv()), DATABASE_URL: database.url, CHECK_RULES_INTERVAL: '1' };
     delete (env as Record<string, string>).REDIS_URL; // no Redis named `redis` here: deliveries would be sent synchronously
-    const loop = await startPi('scheduler', scheduler.command.map((c: string) => interpolate(c, {})), env, { waitFor: false });
+    const loop = await startPi(
+      'scheduler',
+      scheduler.command.map((c: string) => interpolate(c, {})),
+      env,
+      { waitFor: false },
+    );
     try {
       await eventually(() => (loop.output().match(/^companies: 0$/gm) ?? []).length >= 2, 'two check_rules runs', 30_000);
     } finally {

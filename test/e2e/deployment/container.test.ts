@@ -40,7 +40,11 @@ describe('deployment: docker build and docker compose up (needs a container engi
   before(async function () {
     const problem = engineProblem();
     if (problem) {
-      skipLoudly(this, `NO CONTAINER ENGINE: ${problem}`, `SKIPPING "docker build" and "docker compose up" (image.test.ts checks the image's layout without one)`);
+      skipLoudly(
+        this,
+        `NO CONTAINER ENGINE: ${problem}`,
+        `SKIPPING "docker build" and "docker compose up" (image.test.ts checks the image's layout without one)`,
+      );
     }
     port = await freePort();
     envFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pi-compose-')), '.env');
@@ -65,7 +69,11 @@ describe('deployment: docker build and docker compose up (needs a container engi
     execFileSync('docker', compose('up', '--detach'), { env: env(), stdio: 'inherit', timeout: 10 * 60_000 });
     const gateway = `http://127.0.0.1:${port}`;
     await eventually(
-      async () => (await fetch(`${gateway}/readyz`).then((r) => r.status, () => 0)) === 200,
+      async () =>
+        (await fetch(`${gateway}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        )) === 200,
       'the gateway to be ready',
       5 * 60_000,
       2000,

@@ -22,7 +22,11 @@ import { SERVICES, ServiceName, processSpecs, sampleValue, scriptEntry } from '.
 
 const dockerfile = parseDockerfile();
 const rootPackage = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[]; scripts: Record<string, string> };
-const piScript = () => dockerfile.stage('runtime').instructions.flatMap((i) => i.heredocs).find((h) => h.body.startsWith('#!/bin/sh'))!.body;
+const piScript = () =>
+  dockerfile
+    .stage('runtime')
+    .instructions.flatMap((i) => i.heredocs)
+    .find((h) => h.body.startsWith('#!/bin/sh'))!.body;
 
 describe('deployment: the image (Dockerfile), its runtime tree outside Docker', function () {
   this.timeout(180_000);
@@ -35,7 +39,10 @@ describe('deployment: the image (Dockerfile), its runtime tree outside Docker', 
     expect(dockerfile.stages.map((s) => s.name)).to.deep.equal(['base', 'build', 'deps', 'runtime']);
 
     // npm ci needs every workspace's package.json and the lockfile before the sources.
-    const copied = dockerfile.stage('base').instructions.filter((i) => i.keyword === 'COPY').flatMap((i) => copyArgs(i).sources);
+    const copied = dockerfile
+      .stage('base')
+      .instructions.filter((i) => i.keyword === 'COPY')
+      .flatMap((i) => copyArgs(i).sources);
     expect(copied.sort()).to.deep.equal(['package-lock.json', 'package.json', ...rootPackage.workspaces.map((w) => `${w}/package.json`)].sort());
 
     // What the stages' RUN lines do is proven by running them, not by their spelling: the runtime tree
@@ -57,7 +64,12 @@ describe('deployment: the image (Dockerfile), its runtime tree outside Docker', 
 
   it("has a `pi` command for each process: the npm scripts' files, and SERVICE (the build argument) without one", async () => {
     const pi = piScript();
-    for (const [command, script] of [['migrate', 'migrate'], ['check_rules', 'check_rules'], ['admin', 'admin'], ['stock:verify', 'stock:verify']]) {
+    for (const [command, script] of [
+      ['migrate', 'migrate'],
+      ['check_rules', 'check_rules'],
+      ['admin', 'admin'],
+      ['stock:verify', 'stock:verify'],
+    ]) {
       expect(pi, command).to.include(`  ${command}) exec node ${scriptEntry(script)} "$@" ;;`);
     }
     expect(pi).to.include('gateway | inventory | qr | monitor | notifier) exec node "services/$command/dist/src/main.js" "$@" ;;');
@@ -92,14 +104,23 @@ describe('deployment: the image (Dockerfile), its runtime tree outside Docker', 
       database = await createTestDatabase();
       haveRedis = await redisAvailable();
       const compose = loadCompose();
-      const dotenv = Object.fromEntries(['POSTGRES_PASSWORD', 'INTERNAL_JWT_SECRET', 'JWT_SECRET', 'QR_TOKEN_SECRET', 'SECRET_ENCRYPTION_KEY'].map((n) => [n, sampleValue(n)]));
+      const dotenv = Object.fromEntries(
+        ['POSTGRES_PASSWORD', 'INTERNAL_JWT_SECRET', 'JWT_SECRET', 'QR_TOKEN_SECRET', 'SECRET_ENCRYPTION_KEY'].map((n) => [n, sampleValue(n)]),
+      );
       for (const name of SERVICES) ports[name] = await freePort();
       const local = (name: ServiceName) => `http://127.0.0.1:${ports[name]}`;
       env = {} as typeof env;
       for (const name of SERVICES) {
         const own = composeEnvironment(compose.services[name], dotenv);
         const e: Record<string, string> = { ...own, DATABASE_URL: database.url, [processSpecs()[name].portVariable!]: String(ports[name]) };
-        if (name === 'gateway') Object.assign(e, { INVENTORY_URL: local('inventory'), QR_URL: local('qr'), MONITOR_URL: local('monitor'), NOTIFIER_URL: local('notifier'), PASSWORD_HASH_COST: '14' });
+        if (name === 'gateway')
+          Object.assign(e, {
+            INVENTORY_URL: local('inventory'),
+            QR_URL: local('qr'),
+            MONITOR_URL: local('monitor'),
+            NOTIFIER_URL: local('notifier'),
+            PASSWORD_HASH_COST: '14',
+          });
         if ('REDIS_URL' in e) {
           if (haveRedis) e.REDIS_URL = REDIS_URL;
           else delete e.REDIS_URL;
@@ -142,10 +163,18 @@ describe('deployment: the image (Dockerfile), its runtime tree outside Docker', 
       const png = await fetch(`${gateway}/api/v1/qr-codes/${code}/label.png`, { headers: { authorization: `Bearer ${company.token}` } });
       expect(png.status).to.equal(200);
       expect(png.headers.get('content-type')).to.equal('image/png');
-      expect(Buffer.from(await png.arrayBuffer()).subarray(1, 4).toString('latin1')).to.equal('PNG');
+      expect(
+        Buffer.from(await png.arrayBuffer())
+          .subarray(1, 4)
+          .toString('latin1'),
+      ).to.equal('PNG');
       const pdf = await fetch(`${gateway}/api/v1/qr-codes/labels.pdf?status=VIRGIN`, { headers: { authorization: `Bearer ${company.token}` } });
       expect(pdf.status).to.equal(200);
-      expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString('latin1')).to.equal('%PDF-');
+      expect(
+        Buffer.from(await pdf.arrayBuffer())
+          .subarray(0, 5)
+          .toString('latin1'),
+      ).to.equal('%PDF-');
     });
 
     it('serves the documentation UIs with their assets from the npm packages, and the widget and dashboard pages', async () => {

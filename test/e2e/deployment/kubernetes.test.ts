@@ -98,7 +98,8 @@ function expectDisruptionBudgets(all: K8sObject[]): void {
 }
 
 /** `kubectl kustomize <dir>` as objects. */
-const kustomize = (dir: string): K8sObject[] => parseYamlDocs(execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' }), `kustomize ${dir}`).map((d) => d.object);
+const kustomize = (dir: string): K8sObject[] =>
+  parseYamlDocs(execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' }), `kustomize ${dir}`).map((d) => d.object);
 
 function requireKubectl(ctx: Mocha.Context): void {
   try {
@@ -144,7 +145,11 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
       if (object.kind === 'Kustomization') continue;
       const where = `${file}#${index + 1} ${object.kind}/${object.metadata?.name}`;
       for (const p of validateWithModel(object)) problems.push(`${where}: ${p}`);
-      for (const p of unknownFields(object, docs.map((d) => d.object).filter((o) => o.kind !== 'Kustomization'))) problems.push(`${where}: unknown field ${p}`);
+      for (const p of unknownFields(
+        object,
+        docs.map((d) => d.object).filter((o) => o.kind !== 'Kustomization'),
+      ))
+        problems.push(`${where}: unknown field ${p}`);
       if (object.kind === 'Namespace') expect(object.metadata.name).to.equal(NAMESPACE);
       else expect(object.metadata.namespace, where).to.equal(NAMESPACE);
       expect(object.metadata.labels?.['app.kubernetes.io/part-of'], where).to.equal('pi-inventory');
@@ -217,7 +222,8 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
       const portNumber = Number(env[spec.portVariable!]);
       const http = container.ports.find((p: any) => p.name === 'http');
       expect(http, `${name} port`).to.deep.include({ containerPort: portNumber, protocol: 'TCP' });
-      const portOf = (probe: any) => (typeof probe.httpGet.port === 'string' ? container.ports.find((p: any) => p.name === probe.httpGet.port)?.containerPort : probe.httpGet.port);
+      const portOf = (probe: any) =>
+        typeof probe.httpGet.port === 'string' ? container.ports.find((p: any) => p.name === probe.httpGet.port)?.containerPort : probe.httpGet.port;
       expect(container.readinessProbe.httpGet.path, `${name} readiness`).to.equal('/readyz');
       expect(portOf(container.readinessProbe), `${name} readiness port`).to.equal(portNumber);
       expect(container.livenessProbe.httpGet.path, `${name} liveness`).to.equal('/healthz');
@@ -239,7 +245,12 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
     for (const [name, url] of Object.entries(urls)) {
       for (const probe of ['/healthz', '/readyz']) expect((await fetch(`${url}${probe}`)).status, `${name} ${probe}`).to.equal(200);
     }
-    expect(objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name).sort()).to.deep.equal([...SERVICES].sort());
+    expect(
+      objects
+        .filter((o) => o.kind === 'Deployment')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).to.deep.equal([...SERVICES].sort());
   });
 
   it('run every pod as non-root on a read-only file system, without service links, with resource requests and limits for every container', () => {
@@ -253,7 +264,11 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
       expect(spec.enableServiceLinks, `${where}: INVENTORY_PORT=tcp://… would reach the services`).to.equal(false);
       expect(spec.automountServiceAccountToken, where).to.equal(false);
       for (const c of containersOf(workload)) {
-        expect(c.securityContext, `${where} ${c.name}`).to.deep.equal({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect(c.securityContext, `${where} ${c.name}`).to.deep.equal({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
         expect(Object.keys(c.resources.requests ?? {}).sort(), `${where} ${c.name} requests`).to.deep.equal(['cpu', 'memory']);
         expect(Object.keys(c.resources.limits ?? {}).sort(), `${where} ${c.name} limits`).to.deep.equal(['cpu', 'memory']);
         // A bare name: each overlay points it at an image that exists (no base image "no registry has").
@@ -267,7 +282,9 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
     // The config modules' required settings are the ones the real processes refuse to start without.
     await Promise.all(Object.values(specs).map(requiredByProcess)); // in parallel: each starts a process or three
     for (const spec of Object.values(specs)) {
-      expect(await requiredByProcess(spec), `${spec.command} refuses to start without`).to.deep.equal([...new Set([...requiredBySchema(spec.schema), ...spec.alsoRequired])].sort());
+      expect(await requiredByProcess(spec), `${spec.command} refuses to start without`).to.deep.equal(
+        [...new Set([...requiredBySchema(spec.schema), ...spec.alsoRequired])].sort(),
+      );
     }
     const template = secretTemplate();
     const templateKeys = Object.keys(template.stringData ?? template.data ?? {});
@@ -308,7 +325,10 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
         expect(value, `${secret.metadata.name}.${key} must be empty in the repository`).to.equal('');
       }
     }
-    expect(objects.filter((o) => o.kind === 'Secret'), 'the kustomization applies no Secret (it would overwrite the real one)').to.deep.equal([]);
+    expect(
+      objects.filter((o) => o.kind === 'Secret'),
+      'the kustomization applies no Secret (it would overwrite the real one)',
+    ).to.deep.equal([]);
     const secretKeys = Object.keys(secretTemplate().stringData);
     for (const key of Object.keys(configMap().data)) {
       expect(secretKeys, 'a secret in the ConfigMap').to.not.include(key);
@@ -316,7 +336,7 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
     }
   });
 
-  it('run the real check_rules from the CronJob (concurrencyPolicy Forbid) once its image\'s migrations are in, and the migrations in every Deployment\'s init container, with no Job to delete before an upgrade', async function () {
+  it("run the real check_rules from the CronJob (concurrencyPolicy Forbid) once its image's migrations are in, and the migrations in every Deployment's init container, with no Job to delete before an upgrade", async function () {
     const cron = find('CronJob', 'check-rules');
     expect(cron.spec.concurrencyPolicy).to.equal('Forbid');
     const pod = cron.spec.jobTemplate.spec.template.spec;
@@ -325,7 +345,9 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
     const spec = processOf(container) as ProcessSpec;
     expect(spec.command).to.equal('check_rules');
     // The image's `pi check_rules` is `npm run check_rules`'s file.
-    const pi = parseDockerfile().stage('runtime').instructions.find((i) => i.heredocs.some((h) => h.body.includes('check_rules)')))!.heredocs[0].body;
+    const pi = parseDockerfile()
+      .stage('runtime')
+      .instructions.find((i) => i.heredocs.some((h) => h.body.includes('check_rules)')))!.heredocs[0].body;
     expect(pi).to.include(`check_rules) exec node ${spec.entry} "$@"`);
 
     // Run it as the CronJob does, scoped to a company of its own (the test database is shared by every suite).
@@ -345,19 +367,31 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
     expect(objects.filter((o) => o.kind === 'Job')).to.deep.equal([]);
     for (const name of SERVICES) {
       const init = find('Deployment', name).spec.template.spec.initContainers;
-      expect(init.map((c: any) => c.args), name).to.deep.equal([['migrate']]);
+      expect(
+        init.map((c: any) => c.args),
+        name,
+      ).to.deep.equal([['migrate']]);
       expect(find('Deployment', name).spec.strategy.rollingUpdate.maxUnavailable, `${name}: the old pods serve while the new ones migrate`).to.equal(0);
     }
     const init = find('Deployment', 'gateway').spec.template.spec.initContainers[0];
-    const migrated = await runPi(init.args, environmentOf(init, (key) => secrets[key] ?? ''));
+    const migrated = await runPi(
+      init.args,
+      environmentOf(init, (key) => secrets[key] ?? ''),
+    );
     expect(migrated.code, migrated.text).to.equal(0);
     expect(migrated.text).to.include('schema is up to date');
 
     // The CronJob never migrates: after an upgrade its next run may start before any Deployment's init
     // container has migrated, so its own init container waits for the migrations of its image.
     const cronInit = pod.initContainers ?? [];
-    expect(cronInit.map((c: any) => c.args), 'the CronJob\'s init containers').to.deep.equal([['wait-for-migrations']]);
-    const cronInitEnv = (url: string) => ({ ...environmentOf(cronInit[0], (key) => (key === 'DATABASE_URL' ? url : '')), WAIT_FOR_MIGRATIONS_INTERVAL_MS: '200' });
+    expect(
+      cronInit.map((c: any) => c.args),
+      "the CronJob's init containers",
+    ).to.deep.equal([['wait-for-migrations']]);
+    const cronInitEnv = (url: string) => ({
+      ...environmentOf(cronInit[0], (key) => (key === 'DATABASE_URL' ? url : '')),
+      WAIT_FOR_MIGRATIONS_INTERVAL_MS: '200',
+    });
     const ready = await runPi(cronInit[0].args, cronInitEnv(testDatabaseUrl()), 20_000);
     expect(ready.code, ready.text).to.equal(0);
     expect(ready.text).to.match(/the schema has all \d+ migrations of this image/);
@@ -369,7 +403,9 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
     try {
       const freshEnv = environmentOf(init, (key) => (key === 'DATABASE_URL' ? fresh.url : ''));
       // The CronJob's run waits on the empty database, and starts once a Deployment has migrated it.
-      waiting = await startPi('wait-for-migrations', cronInit[0].args, cronInitEnv(fresh.url), { waitFor: /waiting for the migrations \(no schema_migrations table yet\)/ });
+      waiting = await startPi('wait-for-migrations', cronInit[0].args, cronInitEnv(fresh.url), {
+        waitFor: /waiting for the migrations \(no schema_migrations table yet\)/,
+      });
       await sleep(600);
       expect(waiting.child.exitCode, 'still waiting on an empty database').to.equal(null);
       const [first, second] = await Promise.all([runPi(init.args, freshEnv), runPi(init.args, freshEnv)]);
@@ -391,7 +427,11 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
 
   describe('NetworkPolicies', () => {
     const policies = () => objects.filter((o) => o.kind === 'NetworkPolicy');
-    const component = (c: string) => ({ 'app.kubernetes.io/name': 'pi-inventory', 'app.kubernetes.io/component': c, 'app.kubernetes.io/part-of': 'pi-inventory' });
+    const component = (c: string) => ({
+      'app.kubernetes.io/name': 'pi-inventory',
+      'app.kubernetes.io/component': c,
+      'app.kubernetes.io/part-of': 'pi-inventory',
+    });
     const COMPONENTS = ['gateway', 'inventory', 'qr', 'monitor', 'notifier', 'check-rules'];
     const stranger = { app: 'something-else' };
     const POSTGRES = { 'app.kubernetes.io/name': 'postgresql' };
@@ -450,9 +490,12 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
           continue;
         }
         expect(allowed('Ingress', pod, { labels: component('gateway') }, port), `gateway → ${name}`).to.equal(true);
-        for (const other of COMPONENTS.filter((c) => c !== 'gateway')) expect(allowed('Ingress', pod, { labels: component(other) }, port), `${other} → ${name}`).to.equal(false);
+        for (const other of COMPONENTS.filter((c) => c !== 'gateway'))
+          expect(allowed('Ingress', pod, { labels: component(other) }, port), `${other} → ${name}`).to.equal(false);
         expect(allowed('Ingress', pod, { labels: stranger }, port), `a stranger → ${name}`).to.equal(false);
-        expect(allowed('Ingress', pod, { namespace: 'default', labels: component('gateway') }, port), `a "gateway" of another namespace → ${name}`).to.equal(false);
+        expect(allowed('Ingress', pod, { namespace: 'default', labels: component('gateway') }, port), `a "gateway" of another namespace → ${name}`).to.equal(
+          false,
+        );
         expect(allowed('Ingress', pod, { ip: '203.0.113.7' }, port), `outside → ${name}`).to.equal(false);
       }
     });
@@ -466,7 +509,10 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
         const [container] = deployment.spec.template.spec.containers;
         const port = Number(annotations['prometheus.io/port']);
         expect(annotations, name).to.deep.include({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics' });
-        expect(container.ports.map((p: any) => p.containerPort), `${name} declares the scraped port`).to.include(port);
+        expect(
+          container.ports.map((p: any) => p.containerPort),
+          `${name} declares the scraped port`,
+        ).to.include(port);
         if (name === 'gateway') {
           // The metrics listener is not the public port, and neither the Service nor the Ingress leads to it.
           expect(port).to.equal(gatewayMetricsPort).and.not.equal(Number(configMap().data.GATEWAY_PORT));
@@ -477,7 +523,10 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
           expect(port, `${name} scraped on its own port`).to.equal(find('Service', name).spec.ports[0].port);
         }
         expect(allowed('Ingress', component(name), prometheus, port), `Prometheus → ${name}`).to.equal(true);
-        expect(allowed('Ingress', component(name), { namespace: 'default', labels: prometheus.labels }, port), `a "prometheus" of another namespace → ${name}`).to.equal(false);
+        expect(
+          allowed('Ingress', component(name), { namespace: 'default', labels: prometheus.labels }, port),
+          `a "prometheus" of another namespace → ${name}`,
+        ).to.equal(false);
         expect(allowed('Ingress', component(name), { namespace: 'monitoring', labels: stranger }, port), `another pod of monitoring → ${name}`).to.equal(false);
       }
     });
@@ -491,7 +540,10 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
         const usesRedis = knownBySchema(spec.schema).includes('REDIS_URL');
         expect(allowed('Ingress', REDIS, { labels: component(c) }, 6379), `${c} → Redis`).to.equal(usesRedis);
       }
-      for (const backing of [[POSTGRES, 5432], [REDIS, 6379]] as const) {
+      for (const backing of [
+        [POSTGRES, 5432],
+        [REDIS, 6379],
+      ] as const) {
         expect(allowed('Ingress', backing[0], { labels: stranger }, backing[1]), 'a stranger').to.equal(false);
         expect(allowed('Ingress', backing[0], { namespace: 'default', labels: component('gateway') }, backing[1]), 'another namespace').to.equal(false);
       }
@@ -499,9 +551,28 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
 
     it("keep the notifier's egress away from cluster-internal and metadata addresses, open to public ones, DNS, PostgreSQL and Redis", () => {
       const notifier = component('notifier');
-      const internal = ['10.0.0.1', '10.96.0.10', '172.16.0.1', '172.31.255.254', '192.168.1.10', '100.64.0.1', '127.0.0.1', '169.254.169.254', '169.254.170.2', '0.0.0.0', '::1', 'fd00:ec2::254', 'fc00::1', 'fe80::1', '::ffff:10.0.0.1', '::ffff:169.254.169.254'];
-      for (const ip of internal) for (const port of [80, 443, 5432, 6379, 8001]) expect(allowed('Egress', notifier, { ip }, port), `notifier → ${ip}:${port}`).to.equal(false);
-      for (const ip of ['93.184.216.34', '8.8.8.8', '2606:2800:220:1:248:1893:25c8:1946']) for (const port of [443, 8443, 587]) expect(allowed('Egress', notifier, { ip }, port), `notifier → ${ip}:${port}`).to.equal(true);
+      const internal = [
+        '10.0.0.1',
+        '10.96.0.10',
+        '172.16.0.1',
+        '172.31.255.254',
+        '192.168.1.10',
+        '100.64.0.1',
+        '127.0.0.1',
+        '169.254.169.254',
+        '169.254.170.2',
+        '0.0.0.0',
+        '::1',
+        'fd00:ec2::254',
+        'fc00::1',
+        'fe80::1',
+        '::ffff:10.0.0.1',
+        '::ffff:169.254.169.254',
+      ];
+      for (const ip of internal)
+        for (const port of [80, 443, 5432, 6379, 8001]) expect(allowed('Egress', notifier, { ip }, port), `notifier → ${ip}:${port}`).to.equal(false);
+      for (const ip of ['93.184.216.34', '8.8.8.8', '2606:2800:220:1:248:1893:25c8:1946'])
+        for (const port of [443, 8443, 587]) expect(allowed('Egress', notifier, { ip }, port), `notifier → ${ip}:${port}`).to.equal(true);
       expect(allowed('Egress', notifier, KUBE_DNS, 53, 'UDP'), 'DNS').to.equal(true);
       expect(allowed('Egress', notifier, { labels: POSTGRES }, 5432), 'PostgreSQL').to.equal(true);
       expect(allowed('Egress', notifier, { labels: REDIS }, 6379), 'Redis').to.equal(true);
@@ -540,7 +611,7 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
       production: { image: 'registry.example.com/pi-inventory:0.1.0', replicas: { inventory: 3, qr: 2, monitor: 2 }, hpaMin: { gateway: 3, notifier: 2 } },
     };
 
-    it('are the two overlays, each rendering into the base\'s objects, valid, with its own image (never the base\'s bare name), replicas and budgets that let drains through', function () {
+    it("are the two overlays, each rendering into the base's objects, valid, with its own image (never the base's bare name), replicas and budgets that let drains through", function () {
       requireKubectl(this);
       expect(fs.readdirSync(K8S_OVERLAYS_DIR).sort()).to.deep.equal(Object.keys(OVERLAYS).sort());
       for (const [name, want] of Object.entries(OVERLAYS)) {
@@ -549,9 +620,12 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
         expectValidObjects(rendered, name);
         expect([...imagesOf(rendered)], `${name} images`).to.deep.equal([want.image]);
         const get = (kind: string, n: string) => rendered.find((o) => o.kind === kind && o.metadata.name === n)!;
-        for (const [deployment, count] of Object.entries(want.replicas)) expect(get('Deployment', deployment).spec.replicas, `${name} ${deployment}`).to.equal(count);
-        for (const [target, min] of Object.entries(want.hpaMin)) expect(get('HorizontalPodAutoscaler', target).spec.minReplicas, `${name} ${target} HPA`).to.equal(min);
-        for (const autoscaled of ['gateway', 'notifier']) expect(get('Deployment', autoscaled).spec.replicas, `${name}: the HPA owns ${autoscaled}'s replicas`).to.equal(undefined);
+        for (const [deployment, count] of Object.entries(want.replicas))
+          expect(get('Deployment', deployment).spec.replicas, `${name} ${deployment}`).to.equal(count);
+        for (const [target, min] of Object.entries(want.hpaMin))
+          expect(get('HorizontalPodAutoscaler', target).spec.minReplicas, `${name} ${target} HPA`).to.equal(min);
+        for (const autoscaled of ['gateway', 'notifier'])
+          expect(get('Deployment', autoscaled).spec.replicas, `${name}: the HPA owns ${autoscaled}'s replicas`).to.equal(undefined);
         expectDisruptionBudgets(rendered);
       }
     });
@@ -562,7 +636,10 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
         (dir) => {
           const file = path.join(dir, 'overlays', 'production', 'kustomization.yaml');
           const kustomization = YAML.parse(fs.readFileSync(file, 'utf8'));
-          kustomization.patches.push({ target: { kind: 'ConfigMap', name: 'pi-inventory-config' }, patch: '- {op: replace, path: /data/CHECK_RULES_SCHEDULE, value: "17 3 * * 1"}' });
+          kustomization.patches.push({
+            target: { kind: 'ConfigMap', name: 'pi-inventory-config' },
+            patch: '- {op: replace, path: /data/CHECK_RULES_SCHEDULE, value: "17 3 * * 1"}',
+          });
           fs.writeFileSync(file, YAML.stringify(kustomization));
         },
         (dir) => kustomize(path.join(dir, 'overlays', 'production')),
@@ -594,9 +671,9 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
       const [trigger] = scaled[0].spec.triggers;
       expect(trigger.type).to.equal('redis');
       const auth = rendered.find((o) => o.kind === 'TriggerAuthentication' && o.metadata.name === trigger.authenticationRef.name);
-      expect(auth, 'the trigger\'s TriggerAuthentication').to.not.equal(undefined);
+      expect(auth, "the trigger's TriggerAuthentication").to.not.equal(undefined);
       expect(auth!.spec.secretTargetRef.map((r: any) => r.parameter).sort()).to.deep.equal(['address', 'password']);
-      for (const ref of auth!.spec.secretTargetRef) expect(ref.name, 'a Secret of its own, not the services\'').to.not.equal(SECRET_NAME);
+      for (const ref of auth!.spec.secretTargetRef) expect(ref.name, "a Secret of its own, not the services'").to.not.equal(SECRET_NAME);
 
       // The list it measures is the queue's: <DELIVERY_QUEUE_PREFIX>:<DELIVERY_QUEUE_NAME>:wait of the ConfigMap,
       // the key where BullMQ keeps the deliveries waiting for a notifier (checked on a real queue).
@@ -606,7 +683,10 @@ describe('deployment: Kubernetes manifests (k8s/base, the overlays)', function (
       const name = `keda-${Date.now()}`;
       const queue = new DeliveryQueue(REDIS_URL, { name, prefix: config.DELIVERY_QUEUE_PREFIX });
       try {
-        await queue.enqueue([{ id: randomUUID(), attempts: 0 }, { id: randomUUID(), attempts: 0 }]);
+        await queue.enqueue([
+          { id: randomUUID(), attempts: 0 },
+          { id: randomUUID(), attempts: 0 },
+        ]);
         const key = trigger.metadata.listName.replace(`:${config.DELIVERY_QUEUE_NAME}:`, `:${name}:`);
         const client = await (queue.queue as any).client;
         expect(await client.type(key)).to.equal('list');

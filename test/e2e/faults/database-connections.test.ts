@@ -11,16 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import {
-  AppError,
-  Database,
-  Deadline,
-  DeadlineExceededError,
-  OutcomeUnknownError,
-  ResilientClient,
-  connectDatabase,
-  runWithDeadline,
-} from '@pi/common';
+import { AppError, Database, Deadline, DeadlineExceededError, OutcomeUnknownError, ResilientClient, connectDatabase, runWithDeadline } from '@pi/common';
 import { testDatabaseUrl } from '../../support/hooks';
 import { SessionKiller } from '../../support/pg-faults';
 import { eventually, sleep } from '../../support/wait';
@@ -212,7 +203,10 @@ describe('faults: the database layer when PostgreSQL drops connections', functio
     try {
       const err = await expectRejection(unreachable.sequelize.query('SELECT 1', { type: QueryTypes.SELECT }), AppError);
       expect(err).to.include({ status: 503, code: 'service_unavailable' });
-      const write = await expectRejection(unreachable.sequelize.transaction(() => Promise.resolve()), AppError);
+      const write = await expectRejection(
+        unreachable.sequelize.transaction(() => Promise.resolve()),
+        AppError,
+      );
       expect(write).to.include({ status: 503, code: 'service_unavailable' });
     } finally {
       await unreachable.close();

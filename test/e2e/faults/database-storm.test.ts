@@ -47,7 +47,7 @@ class Answers {
   }
 }
 
-describe('faults: PostgreSQL terminating the services\' sessions during a booking load (real processes)', function () {
+describe("faults: PostgreSQL terminating the services' sessions during a booking load (real processes)", function () {
   this.timeout(120_000);
   let killer: SessionKiller;
   let services: ServiceProcesses;
@@ -117,7 +117,10 @@ describe('faults: PostgreSQL terminating the services\' sessions during a bookin
       EMAIL_BACKEND: 'console',
     };
     while (Date.now() < until) {
-      const run = await runToExit(process.execPath, [path.join(ROOT, 'services/monitor/dist/src/check-rules/cli.js'), '--company', company.id], { env, timeoutMs: 30_000 });
+      const run = await runToExit(process.execPath, [path.join(ROOT, 'services/monitor/dist/src/check-rules/cli.js'), '--company', company.id], {
+        env,
+        timeoutMs: 30_000,
+      });
       runs.push({ code: run.code, text: run.text });
     }
     return runs;
@@ -151,7 +154,10 @@ describe('faults: PostgreSQL terminating the services\' sessions during a bookin
       expect(ready.status, `${name} /readyz after the storm`).to.equal(200);
     }
     const crashes = Object.values(services.processes).filter((p) => /Unhandled 'error' event|uncaughtException|unhandledRejection/.test(p.output()));
-    expect(crashes.map((p) => p.name), 'an unhandled error in a log').to.deep.equal([]);
+    expect(
+      crashes.map((p) => p.name),
+      'an unhandled error in a log',
+    ).to.deep.equal([]);
 
     expect(bookings.unexpected(), `booking answers: ${bookings.toString()}`).to.deep.equal([]);
     expect(reads.unexpected(), `read answers: ${reads.toString()}`).to.deep.equal([]);
@@ -201,7 +207,7 @@ describe('faults: PostgreSQL terminating the services\' sessions during a bookin
       const answers = await Promise.all(requests());
       for (const res of answers) expect(res.status, `round ${round}: ${JSON.stringify(res.body)}`).to.be.within(200, 201);
     }
-    expect(await count('SELECT count(*) FROM stock_movements WHERE product_id = $1', [product.id]) - before).to.equal(6);
+    expect((await count('SELECT count(*) FROM stock_movements WHERE product_id = $1', [product.id])) - before).to.equal(6);
     expect(services.exited()).to.deep.equal([]);
   });
 });

@@ -68,7 +68,11 @@ describe('faults: a frozen inventory service behind the gateway (real process, S
   /** Waits for the service's own access-log line of a request: it has finished with it. */
   const handled = (requestId: string) =>
     eventually(
-      () => inventory().output().split('\n').find((l) => l.includes(`"id":"${requestId}"`) && l.includes('"statusCode"')),
+      () =>
+        inventory()
+          .output()
+          .split('\n')
+          .find((l) => l.includes(`"id":"${requestId}"`) && l.includes('"statusCode"')),
       `the service to finish request ${requestId}`,
       15_000,
     );
@@ -133,7 +137,10 @@ describe('faults: a frozen inventory service behind the gateway (real process, S
       expect(first.status, JSON.stringify(first.body)).to.equal(504);
       expect(first.body).to.include({ code: 'upstream_timeout' });
       // PostgreSQL ended the session that sat idle in its transaction past the deadline.
-      await eventually(async () => (await killer.sessions([sessionNameOf('inventory')], "state LIKE 'idle in transaction%'")) === 0, 'the stalled session to end');
+      await eventually(
+        async () => (await killer.sessions([sessionNameOf('inventory')], "state LIKE 'idle in transaction%'")) === 0,
+        'the stalled session to end',
+      );
 
       inventory().child.kill('SIGCONT');
       await handled(first.headers.get('x-request-id')!);
@@ -193,7 +200,9 @@ describe('faults: a frozen inventory service behind the gateway (real process, S
         await holder.release();
         await sleep(200);
         expect(await movements(product), 'a 503 means nothing was booked').to.equal(1);
-        process.stdout.write(`      abandoned ${profile} booking: 503 after ${answeredAfter} ms (deadline ${PROXY_TIMEOUT_MS - deadlineMarginMs(PROXY_TIMEOUT_MS)} ms)\n`);
+        process.stdout.write(
+          `      abandoned ${profile} booking: 503 after ${answeredAfter} ms (deadline ${PROXY_TIMEOUT_MS - deadlineMarginMs(PROXY_TIMEOUT_MS)} ms)\n`,
+        );
       } finally {
         await holder.end();
       }

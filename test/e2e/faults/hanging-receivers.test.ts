@@ -13,7 +13,18 @@ import { system, testDatabaseUrl } from '../../support/hooks';
 import { NotifierProcess, alive, startNotifier } from '../../support/notifier';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { eventually, sleep } from '../../support/wait';
-import { REDIS_URL, Tenant, TestChannel, buildTenant, createChannel, createDelivery, deliverySettings, dropChannels, requireRedis, uniqueQueue } from '../notify/fixtures';
+import {
+  REDIS_URL,
+  Tenant,
+  TestChannel,
+  buildTenant,
+  createChannel,
+  createDelivery,
+  deliverySettings,
+  dropChannels,
+  requireRedis,
+  uniqueQueue,
+} from '../notify/fixtures';
 
 const HANGING = 5;
 const PER_HANGING_CHANNEL = 4;

@@ -6,20 +6,26 @@
  * the same X-PI-Event-Id (at least once). Uses the shared Redis with a queue of its own.
  */
 import { expect } from 'chai';
-import {
-  ATTEMPT_LEASE_MS,
-  DEFAULT_JOB_LOCK_MS,
-  DeliveryQueue,
-  DeliverySettings,
-  INTERRUPTED_ERROR,
-  retryDelayMs,
-} from '@pi/common';
+import { ATTEMPT_LEASE_MS, DEFAULT_JOB_LOCK_MS, DeliveryQueue, DeliverySettings, INTERRUPTED_ERROR, retryDelayMs } from '@pi/common';
 import { checkRules } from '@pi/monitor';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { NotifierProcess, alive, startNotifier } from '../../support/notifier';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { eventually } from '../../support/wait';
-import { REDIS_URL, Tenant, TestChannel, attemptsOf, buildTenant, createChannel, createDelivery, deliverySettings, dropChannels, reload, requireRedis, uniqueQueue } from '../notify/fixtures';
+import {
+  REDIS_URL,
+  Tenant,
+  TestChannel,
+  attemptsOf,
+  buildTenant,
+  createChannel,
+  createDelivery,
+  deliverySettings,
+  dropChannels,
+  reload,
+  requireRedis,
+  uniqueQueue,
+} from '../notify/fixtures';
 
 describe('faults: the notifier killed in the middle of a send', function () {
   this.timeout(90_000);

@@ -56,7 +56,9 @@ describe('faults: Redis stopped and flushed around check_rules and the notifier'
     const receiver = await startReceiver();
     receivers.push(receiver);
     const [{ id: companyId }] = await sql<{ id: string }>(`INSERT INTO companies (name) VALUES ($1) RETURNING id`, [name]);
-    const [{ id: locationId }] = await sql<{ id: string }>(`INSERT INTO locations (company_id, name, type) VALUES ($1, 'Shelf', 'SHELF') RETURNING id`, [companyId]);
+    const [{ id: locationId }] = await sql<{ id: string }>(`INSERT INTO locations (company_id, name, type) VALUES ($1, 'Shelf', 'SHELF') RETURNING id`, [
+      companyId,
+    ]);
     await sql(
       `INSERT INTO notification_channels (company_id, name, kind, url, events, secret_encrypted) VALUES ($1, 'Ops', 'WEBHOOK', $2, '{THRESHOLD}', $3)`,
       [companyId, receiver.url, encryptSecret(generateChannelSecret(), parseEncryptionKey(key))],
@@ -71,17 +73,25 @@ describe('faults: Redis stopped and flushed around check_rules and the notifier'
        VALUES ($1, $2, $2, 'STANDARD', '{"engine_type": "counter", "min_stock": 5}', 'pcs', 0) RETURNING id`,
       [company.companyId, sku],
     );
-    await sql(`INSERT INTO stock_balances (company_id, product_id, location_id, quantity) VALUES ($1, $2, $3, $4)`, [company.companyId, id, company.locationId, quantity]);
+    await sql(`INSERT INTO stock_balances (company_id, product_id, location_id, quantity) VALUES ($1, $2, $3, $4)`, [
+      company.companyId,
+      id,
+      company.locationId,
+      quantity,
+    ]);
     return id;
   }
 
   const deliveries = () =>
-    sql<{ id: string; event_id: string; status: string; attempts: number }>(`SELECT id, event_id, status, attempts FROM notification_deliveries ORDER BY created_at, id`);
+    sql<{ id: string; event_id: string; status: string; attempts: number }>(
+      `SELECT id, event_id, status, attempts FROM notification_deliveries ORDER BY created_at, id`,
+    );
   const allDelivered = async () => (await deliveries()).every((d) => d.status === 'DELIVERED');
   /** Requests per X-PI-Event-Id over every receiver. */
   const received = () => {
     const counts = new Map<string, number>();
-    for (const r of receivers) for (const req of r.requests) counts.set(String(req.headers['x-pi-event-id']), (counts.get(String(req.headers['x-pi-event-id'])) ?? 0) + 1);
+    for (const r of receivers)
+      for (const req of r.requests) counts.set(String(req.headers['x-pi-event-id']), (counts.get(String(req.headers['x-pi-event-id'])) ?? 0) + 1);
     return counts;
   };
   /** Every delivery row DELIVERED, and each one's event received exactly once. */
@@ -90,7 +100,10 @@ describe('faults: Redis stopped and flushed around check_rules and the notifier'
     await sleep(500); // a duplicate, if any, would arrive now
     const rows = await deliveries();
     const counts = received();
-    expect([...counts.values()].reduce((a, b) => a + b, 0), 'requests in all').to.equal(rows.length);
+    expect(
+      [...counts.values()].reduce((a, b) => a + b, 0),
+      'requests in all',
+    ).to.equal(rows.length);
     for (const d of rows) {
       expect(d, `delivery ${d.id}`).to.deep.include({ status: 'DELIVERED', attempts: 1 });
       expect(counts.get(d.event_id), `requests for event ${d.event_id}`).to.equal(1);
@@ -102,7 +115,10 @@ describe('faults: Redis stopped and flushed around check_rules and the notifier'
     this.timeout(60_000);
     redis = await PrivateRedis.start();
     database = await createTestDatabase();
-    const migrated = await runToExit(process.execPath, ['libs/common/dist/src/db/migrate-cli.js'], { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: database.url } });
+    const migrated = await runToExit(process.execPath, ['libs/common/dist/src/db/migrate-cli.js'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, DATABASE_URL: database.url },
+    });
     expect(migrated.code, migrated.text).to.equal(0);
     pg = new Client({ connectionString: database.url });
     await pg.connect();

@@ -17,7 +17,17 @@ process.stdout.write(`fuzz: ${runs} requests per operation, seed ${seed}${values
 const dist = path.join(__dirname, '..', '..');
 const result = spawnSync(
   process.execPath,
-  [require.resolve('mocha/bin/mocha.js'), '--no-config', '--require', path.join(dist, 'support', 'hooks.js'), '--timeout', '0', '--exit', '--enable-source-maps', path.join(__dirname, 'fuzz.test.js')],
+  [
+    require.resolve('mocha/bin/mocha.js'),
+    '--no-config',
+    '--require',
+    path.join(dist, 'support', 'hooks.js'),
+    '--timeout',
+    '0',
+    '--exit',
+    '--enable-source-maps',
+    path.join(__dirname, 'fuzz.test.js'),
+  ],
   { stdio: 'inherit', env: { ...process.env, FUZZ_RUNS: runs, FUZZ_SEED: seed, FUZZ_OPERATIONS: values.operation ?? '', FUZZ_PATH: values.path ?? '' } },
 );
 process.exit(result.status ?? 1);

@@ -9,19 +9,7 @@ import fc from 'fast-check';
 import { FuzzValue, RawJson, dataObject, hostileValue, oddKeys, oddStrings, percentEncode, toJsonText, wrongTypes } from './values';
 
 /** What a record id in a request may name. */
-export type RecordKind =
-  | 'product'
-  | 'location'
-  | 'batch'
-  | 'item'
-  | 'workOrder'
-  | 'user'
-  | 'apiKey'
-  | 'rule'
-  | 'event'
-  | 'channel'
-  | 'delivery'
-  | 'qrCode';
+export type RecordKind = 'product' | 'location' | 'batch' | 'item' | 'workOrder' | 'user' | 'apiKey' | 'rule' | 'event' | 'channel' | 'delivery' | 'qrCode';
 
 /** Ids (and QR codes) of one company's records, by kind; `qrCode` holds codes. */
 export type RecordPool = Record<RecordKind, string[]>;
@@ -85,7 +73,9 @@ export function operationsOf(document: { paths: Record<string, Record<string, an
         template,
         security,
         pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, schema: p.schema ?? {} })),
-        queryParams: params.filter((p) => p.in === 'query' && p.name !== 'api_key').map((p) => ({ name: p.name, schema: p.schema ?? {}, required: !!p.required })),
+        queryParams: params
+          .filter((p) => p.in === 'query' && p.name !== 'api_key')
+          .map((p) => ({ name: p.name, schema: p.schema ?? {}, required: !!p.required })),
         body: content['application/json']?.schema,
         otherBodyTypes: Object.keys(content).filter((t) => t !== 'application/json'),
       });
@@ -143,18 +133,64 @@ function idOf(kinds: RecordKind[] | undefined, world: FuzzWorld): fc.Arbitrary<F
 /** Engine configs for every profile (the document only says `object`). */
 const engineConfigs = fc.constantFrom<FuzzValue>(
   dataObject([['engine_type', 'counter']]),
-  dataObject([['engine_type', 'counter'], ['decimals', 2], ['min_stock', 5], ['max_stock', 1e12]]),
+  dataObject([
+    ['engine_type', 'counter'],
+    ['decimals', 2],
+    ['min_stock', 5],
+    ['max_stock', 1e12],
+  ]),
   dataObject([['engine_type', 'serialized']]),
-  dataObject([['engine_type', 'batch'], ['monitoring_rules', [dataObject([['trigger_type', 'DATE_OFFSET'], ['condition_config', dataObject([['date_field', 'expiration_date'], ['days_offset', 7]])]])]]]),
-  dataObject([['engine_type', 'dimensional'], ['unit', 'm'], ['decimals', 6]]),
-  dataObject([['engine_type', 'dimensional'], ['unit', 'furlong']]),
-  dataObject([['engine_type', 'counter'], ['monitoring_rules', [dataObject([['trigger_type', 'THRESHOLD'], ['condition_config', dataObject([['min', 1e308]])]])]]]),
+  dataObject([
+    ['engine_type', 'batch'],
+    [
+      'monitoring_rules',
+      [
+        dataObject([
+          ['trigger_type', 'DATE_OFFSET'],
+          [
+            'condition_config',
+            dataObject([
+              ['date_field', 'expiration_date'],
+              ['days_offset', 7],
+            ]),
+          ],
+        ]),
+      ],
+    ],
+  ]),
+  dataObject([
+    ['engine_type', 'dimensional'],
+    ['unit', 'm'],
+    ['decimals', 6],
+  ]),
+  dataObject([
+    ['engine_type', 'dimensional'],
+    ['unit', 'furlong'],
+  ]),
+  dataObject([
+    ['engine_type', 'counter'],
+    [
+      'monitoring_rules',
+      [
+        dataObject([
+          ['trigger_type', 'THRESHOLD'],
+          ['condition_config', dataObject([['min', 1e308]])],
+        ]),
+      ],
+    ],
+  ]),
 );
 const conditionConfigs = fc.constantFrom<FuzzValue>(
   dataObject([['min', 1]]),
   dataObject([['max', 1e12]]),
-  dataObject([['min', 5], ['max', 2]]),
-  dataObject([['date_field', 'expiration_date'], ['days_offset', 30]]),
+  dataObject([
+    ['min', 5],
+    ['max', 2],
+  ]),
+  dataObject([
+    ['date_field', 'expiration_date'],
+    ['days_offset', 30],
+  ]),
   dataObject([]),
 );
 
@@ -163,9 +199,19 @@ function hintFor(name: string, world: FuzzWorld): fc.Arbitrary<FuzzValue> | unde
   if (name === 'engine_config') return engineConfigs;
   if (name === 'condition_config') return conditionConfigs;
   // Only the test's own loopback receiver, or addresses refused without a DNS lookup: nothing leaves the machine.
-  if (name === 'url') return fc.constantFrom(world.receiverUrl, 'http://127.0.0.1:1/x', 'http://10.0.0.1/', 'http://[::1]:9/', 'http://169.254.169.254/latest', 'ftp://127.0.0.1/', 'http://0x7f000001/');
+  if (name === 'url')
+    return fc.constantFrom(
+      world.receiverUrl,
+      'http://127.0.0.1:1/x',
+      'http://10.0.0.1/',
+      'http://[::1]:9/',
+      'http://169.254.169.254/latest',
+      'ftp://127.0.0.1/',
+      'http://0x7f000001/',
+    );
   if (name === 'recipients') return fc.array(fc.constantFrom('ops@example.com', 'a@example.org', 'not-an-email', 'x@localhost'), { maxLength: 3 });
-  if (name === 'allowed_domains') return fc.array(fc.constantFrom('shop.example.com', '*.example.com', 'https://a.example.com:8443', 'http://', '*', 'ex ample.com'), { maxLength: 3 });
+  if (name === 'allowed_domains')
+    return fc.array(fc.constantFrom('shop.example.com', '*.example.com', 'https://a.example.com:8443', 'http://', '*', 'ex ample.com'), { maxLength: 3 });
   if (name === 'token') return fc.constantFrom('eyJhbGciOiJIUzI1NiJ9.e30.x', 'not-a-token', '');
   if (name === 'refresh') return fc.constantFrom('eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'garbage');
   return undefined;
@@ -220,11 +266,23 @@ function validValue(schema: Schema, name: string, op: FuzzOperation, world: Fuzz
 function validString(schema: Schema, name: string, op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<FuzzValue> {
   const kinds = kindOf(name, op.template);
   if (schema.format === 'uuid' || (kinds && name !== 'code' && name !== 'codes')) return idOf(kinds, world);
-  if (name === 'code') return fc.oneof(fc.constantFrom(...(world.own.qrCode.length ? world.own.qrCode : ['AAAAAAAAAAAA'])), fc.constantFrom(...(world.foreign.qrCode.length ? world.foreign.qrCode : ['BBBBBBBBBBBB'])), fc.stringMatching(/^[A-Za-z0-9_-]{6,64}$/));
-  if (name === 'codes') return fc.array(fc.constantFrom(...world.own.qrCode, ...world.foreign.qrCode.slice(0, 1), 'ZZZZZZZZZZZZ'), { minLength: 1, maxLength: 4 }).map((c) => c.join(','));
+  if (name === 'code')
+    return fc.oneof(
+      fc.constantFrom(...(world.own.qrCode.length ? world.own.qrCode : ['AAAAAAAAAAAA'])),
+      fc.constantFrom(...(world.foreign.qrCode.length ? world.foreign.qrCode : ['BBBBBBBBBBBB'])),
+      fc.stringMatching(/^[A-Za-z0-9_-]{6,64}$/),
+    );
+  if (name === 'codes')
+    return fc
+      .array(fc.constantFrom(...world.own.qrCode, ...world.foreign.qrCode.slice(0, 1), 'ZZZZZZZZZZZZ'), { minLength: 1, maxLength: 4 })
+      .map((c) => c.join(','));
   if (schema.format === 'email') return fc.emailAddress();
   if (schema.format === 'date-time') return DATE_TIMES;
-  if (schema.pattern === '^\\d{4}-\\d{2}-\\d{2}$') return fc.oneof(DATE_TIMES.map((d) => d.slice(0, 10)), fc.stringMatching(/^\d{4}-\d{2}-\d{2}$/));
+  if (schema.pattern === '^\\d{4}-\\d{2}-\\d{2}$')
+    return fc.oneof(
+      DATE_TIMES.map((d) => d.slice(0, 10)),
+      fc.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+    );
   const min = schema.minLength ?? 0;
   const max = Math.max(min, Math.min(schema.maxLength ?? 30, 30));
   if (schema.pattern) {
@@ -265,16 +323,23 @@ const bends: Bend[] = [
   // A documented field made hostile (or a new field when the body has none).
   (body) => {
     const keys = fieldsOfBody(body);
-    return fc.tuple(keys.length ? fc.constantFrom(...keys) : oddKeys, hostileValue).map(([key, value]) => ({ body: withField(body, key, value), note: `field ${JSON.stringify(key)} = ${short(value)}` }));
+    return fc
+      .tuple(keys.length ? fc.constantFrom(...keys) : oddKeys, hostileValue)
+      .map(([key, value]) => ({ body: withField(body, key, value), note: `field ${JSON.stringify(key)} = ${short(value)}` }));
   },
   // A field dropped.
   (body) => {
     const keys = fieldsOfBody(body);
     if (!keys.length) return fc.constant({ body, note: 'nothing to drop' });
-    return fc.constantFrom(...keys).map((key) => ({ body: dataObject(keys.filter((k) => k !== key).map((k) => [k, (body as Record<string, FuzzValue>)[k]])), note: `without ${key}` }));
+    return fc
+      .constantFrom(...keys)
+      .map((key) => ({ body: dataObject(keys.filter((k) => k !== key).map((k) => [k, (body as Record<string, FuzzValue>)[k]])), note: `without ${key}` }));
   },
   // A key named like a built-in property, or another unknown key.
-  (body) => fc.tuple(oddKeys, fc.oneof(hostileValue, fc.constant<FuzzValue>(1))).map(([key, value]) => ({ body: withField(body, key, value), note: `extra key ${JSON.stringify(key)}` })),
+  (body) =>
+    fc
+      .tuple(oddKeys, fc.oneof(hostileValue, fc.constant<FuzzValue>(1)))
+      .map(([key, value]) => ({ body: withField(body, key, value), note: `extra key ${JSON.stringify(key)}` })),
   // A hostile value one level down (inside an object or array field).
   (body) => {
     const nested = fieldsOfBody(body).filter((k) => {
@@ -307,28 +372,56 @@ const short = (value: FuzzValue) => {
 /** The JSON body of a request: mostly valid, then bent zero to three times. */
 function jsonBody(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<{ body: FuzzValue; notes: string[] }> {
   const base = op.template === '/api/v1/product-models/import/' ? importDocument() : validValue(op.body!, 'body', op, world);
-  return fc.tuple(base, fc.array(fc.integer({ min: 0, max: bends.length - 1 }), { maxLength: 3 })).chain(([start, bendIds]) =>
-    bendIds.reduce<fc.Arbitrary<{ body: FuzzValue; notes: string[] }>>(
-      (acc, id) => acc.chain(({ body, notes }) => bends[id](body).map((b) => ({ body: b.body, notes: [...notes, b.note] }))),
-      fc.constant({ body: start, notes: [] }),
-    ),
-  );
+  return fc
+    .tuple(base, fc.array(fc.integer({ min: 0, max: bends.length - 1 }), { maxLength: 3 }))
+    .chain(([start, bendIds]) =>
+      bendIds.reduce<fc.Arbitrary<{ body: FuzzValue; notes: string[] }>>(
+        (acc, id) => acc.chain(({ body, notes }) => bends[id](body).map((b) => ({ body: b.body, notes: [...notes, b.note] }))),
+        fc.constant({ body: start, notes: [] }),
+      ),
+    );
 }
 
 /** `{products: [...]}` for the JSON import (documented as text): rows shaped like a product creation. */
 function importDocument(): fc.Arbitrary<FuzzValue> {
-  const row = fc.record({ sku: fc.string({ minLength: 1, maxLength: 12, unit: 'grapheme-ascii' }), name: fc.constant('Imported'), profile: fc.constantFrom('STANDARD', 'BATCH', 'DIMENSIONAL', 'SERIALIZED'), engine_config: engineConfigs });
-  return fc.array(row, { minLength: 1, maxLength: 4 }).map((rows) => dataObject([['products', rows.map((r) => dataObject(Object.entries(r) as Array<[string, FuzzValue]>))]]));
+  const row = fc.record({
+    sku: fc.string({ minLength: 1, maxLength: 12, unit: 'grapheme-ascii' }),
+    name: fc.constant('Imported'),
+    profile: fc.constantFrom('STANDARD', 'BATCH', 'DIMENSIONAL', 'SERIALIZED'),
+    engine_config: engineConfigs,
+  });
+  return fc
+    .array(row, { minLength: 1, maxLength: 4 })
+    .map((rows) => dataObject([['products', rows.map((r) => dataObject(Object.entries(r) as Array<[string, FuzzValue]>))]]));
 }
 
 /** A CSV import body: a header and rows, cells sometimes odd. */
 const csvBody: fc.Arbitrary<{ text: string; note: string }> = fc
   .tuple(
-    fc.constantFrom('sku,name,profile,engine_type', 'sku,name,profile,engine_type,unit,decimals,min_stock,max_stock,description', 'SKU,Name,Profile,Engine_Type', 'sku,sku,name', 'constructor,__proto__', ''),
-    fc.array(fc.array(fc.oneof({ arbitrary: fc.constantFrom('A-1', 'Thing', 'STANDARD', 'counter', 'm', '2', '5', '1e999', '-1', '"quoted, cell"'), weight: 4 }, { arbitrary: oddStrings, weight: 1 }), { minLength: 1, maxLength: 9 }), { maxLength: 4 }),
+    fc.constantFrom(
+      'sku,name,profile,engine_type',
+      'sku,name,profile,engine_type,unit,decimals,min_stock,max_stock,description',
+      'SKU,Name,Profile,Engine_Type',
+      'sku,sku,name',
+      'constructor,__proto__',
+      '',
+    ),
+    fc.array(
+      fc.array(
+        fc.oneof(
+          { arbitrary: fc.constantFrom('A-1', 'Thing', 'STANDARD', 'counter', 'm', '2', '5', '1e999', '-1', '"quoted, cell"'), weight: 4 },
+          { arbitrary: oddStrings, weight: 1 },
+        ),
+        { minLength: 1, maxLength: 9 },
+      ),
+      { maxLength: 4 },
+    ),
   )
   .map(([header, rows]) => {
-    const text = [header, ...rows.map((cells) => cells.map((c) => (/[",\n\r]/.test(c) && !c.startsWith('"') ? `"${c.replace(/"/g, '""')}"` : c)).join(','))].join('\n');
+    const text = [
+      header,
+      ...rows.map((cells) => cells.map((c) => (/[",\n\r]/.test(c) && !c.startsWith('"') ? `"${c.replace(/"/g, '""')}"` : c)).join(',')),
+    ].join('\n');
     return { text, note: `csv ${text.length} chars` };
   });
 
@@ -337,7 +430,11 @@ function credentials(op: FuzzOperation, world: FuzzWorld) {
   type Auth = { headers: Record<string, string>; query: Array<[string, string]>; bodyKey?: string; note: string };
   const bearer = (token: string, note: string): Auth => ({ headers: { authorization: `Bearer ${token}` }, query: [], note });
   const key = (value: string, where: 'header' | 'query' | 'body', note: string): Auth =>
-    where === 'header' ? { headers: { 'x-api-key': value }, query: [], note } : where === 'query' ? { headers: {}, query: [['api_key', value]], note } : { headers: {}, query: [], bodyKey: value, note };
+    where === 'header'
+      ? { headers: { 'x-api-key': value }, query: [], note }
+      : where === 'query'
+        ? { headers: {}, query: [['api_key', value]], note }
+        : { headers: {}, query: [], bodyKey: value, note };
   const none: Auth = { headers: {}, query: [], note: 'no credentials' };
   const wrong = fc.constantFrom<Auth>(
     bearer('not.a.jwt', 'garbage bearer'),
@@ -419,13 +516,32 @@ function queryOf(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<{ pairs: Arr
       { arbitrary: fc.constant<Array<[string, string]>>([]), weight: p.required ? 1 : 5 },
       { arbitrary: validValue(p.schema, p.name, op, world).map((v) => [[p.name, scalar(v)]] as Array<[string, string]>), weight: 5 },
       { arbitrary: hostileText.map((v) => [[p.name, v]] as Array<[string, string]>), weight: 2 },
-      { arbitrary: fc.tuple(validValue(p.schema, p.name, op, world), hostileText).map(([a, b]) => [[p.name, scalar(a)], [p.name, b]] as Array<[string, string]>), weight: 1 },
+      {
+        arbitrary: fc.tuple(validValue(p.schema, p.name, op, world), hostileText).map(
+          ([a, b]) =>
+            [
+              [p.name, scalar(a)],
+              [p.name, b],
+            ] as Array<[string, string]>,
+        ),
+        weight: 1,
+      },
     ),
   );
   const odd = fc.oneof(
     { arbitrary: fc.constant<Array<[string, string]>>([]), weight: 8 },
     { arbitrary: fc.tuple(oddKeys, hostileText).map(([k, v]) => [[k, v]] as Array<[string, string]>), weight: 1 },
-    { arbitrary: fc.constantFrom<Array<[string, string]>>([['page[]', '1']], [['page_size', '1'], ['page_size', '2']], [['a[b][c]', '1']]), weight: 1 },
+    {
+      arbitrary: fc.constantFrom<Array<[string, string]>>(
+        [['page[]', '1']],
+        [
+          ['page_size', '1'],
+          ['page_size', '2'],
+        ],
+        [['a[b][c]', '1']],
+      ),
+      weight: 1,
+    },
   );
   return fc.tuple(fc.tuple(...params), odd).map(([chosen, extra]) => {
     const pairs = [...chosen.flat(), ...extra];
@@ -452,7 +568,10 @@ const pathSpelling = fc.oneof(
 /** One whole request for `op`. */
 export function requestFor(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
   const path = fc.tuple(fc.tuple(...op.pathParams.map((p) => pathValue(p.name, op, world))), pathSpelling).map(([values, spelling]) => {
-    const exact = op.pathParams.reduce((template, p, i) => template.replace(`{${p.name}}`, values[i].raw ? values[i].text : percentEncode(values[i].text)), op.template);
+    const exact = op.pathParams.reduce(
+      (template, p, i) => template.replace(`{${p.name}}`, values[i].raw ? values[i].text : percentEncode(values[i].text)),
+      op.template,
+    );
     return spelling ? { path: spelling[1](exact), note: `path spelled with ${spelling[0]}` } : { path: exact, note: undefined };
   });
   type Body = { text?: string; contentType?: string; notes: string[]; json?: FuzzValue };
@@ -460,12 +579,19 @@ export function requestFor(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<Fu
     ? fc.oneof<fc.WeightedArbitrary<Body>[]>(
         { arbitrary: fc.tuple(jsonBody(op, world), contentTypes).map(([b, type]) => ({ json: b.body, contentType: type, notes: b.notes })), weight: 10 },
         {
-          arbitrary: fc.constantFrom('{', '{"a":', '[1,2', 'null', '"string"', '\uFEFF{}', '{"a":1}{"b":2}', 'nul\u0000', '{"x": NaN}', '{"x": 0x10}').map((text) => ({ text, contentType: 'application/json', notes: ['raw text body'] })),
+          arbitrary: fc
+            .constantFrom('{', '{"a":', '[1,2', 'null', '"string"', '\uFEFF{}', '{"a":1}{"b":2}', 'nul\u0000', '{"x": NaN}', '{"x": 0x10}')
+            .map((text) => ({ text, contentType: 'application/json', notes: ['raw text body'] })),
           weight: 1,
         },
-        ...(op.otherBodyTypes.includes('text/csv') ? [{ arbitrary: csvBody.map((c) => ({ text: c.text, contentType: 'text/csv', notes: [c.note] })), weight: 6 }] : []),
+        ...(op.otherBodyTypes.includes('text/csv')
+          ? [{ arbitrary: csvBody.map((c) => ({ text: c.text, contentType: 'text/csv', notes: [c.note] })), weight: 6 }]
+          : []),
         // Over the 1 MB body limit: 413.
-        { arbitrary: fc.constant<Body>({ json: dataObject([['padding', 'z'.repeat(1_100_000)]]), contentType: 'application/json', notes: ['1.1 MB body'] }), weight: 1 },
+        {
+          arbitrary: fc.constant<Body>({ json: dataObject([['padding', 'z'.repeat(1_100_000)]]), contentType: 'application/json', notes: ['1.1 MB body'] }),
+          weight: 1,
+        },
       )
     : fc.oneof<fc.WeightedArbitrary<Body>[]>(
         { arbitrary: fc.constant<Body>({ notes: [] }), weight: 12 },
@@ -476,7 +602,10 @@ export function requestFor(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<Fu
     for (const [name, value] of extra) headers[name] = value;
     let text = b.text;
     if (b.json !== undefined) {
-      const json = auth.bodyKey && b.json && typeof b.json === 'object' && !Array.isArray(b.json) && !(b.json instanceof RawJson) ? withField(b.json, 'api_key', auth.bodyKey) : b.json;
+      const json =
+        auth.bodyKey && b.json && typeof b.json === 'object' && !Array.isArray(b.json) && !(b.json instanceof RawJson)
+          ? withField(b.json, 'api_key', auth.bodyKey)
+          : b.json;
       text = toJsonText(json);
     }
     if (text !== undefined && b.contentType) headers['content-type'] = b.contentType;

@@ -74,7 +74,8 @@ export function send(request: FuzzRequest): Promise<Answer> {
       res.on('end', () => {
         if (!res.complete) return reject(new Error('the answer was cut off'));
         const answerHeaders = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        for (const [name, value] of Object.entries(res.headers))
+          if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
         resolve({ status: res.statusCode ?? 0, headers: answerHeaders, text: Buffer.concat(chunks).toString('utf8') });
       });
     });
@@ -96,7 +97,8 @@ export function problemsOf(request: FuzzRequest, answer: Answer, before: string,
 }
 
 /** The one error answer that is not JSON: the scan redirect's HTML page for an unknown code. */
-const htmlErrorPage = (request: FuzzRequest, answer: Answer) => /^\/go\//i.test(request.url) && answer.status === 404 && /^text\/html/.test(answer.headers.get('content-type') ?? '');
+const htmlErrorPage = (request: FuzzRequest, answer: Answer) =>
+  /^\/go\//i.test(request.url) && answer.status === 404 && /^text\/html/.test(answer.headers.get('content-type') ?? '');
 
 function errorShapeProblems(request: FuzzRequest, answer: Answer): string[] {
   if (request.method === 'HEAD' || htmlErrorPage(request, answer)) return [];

@@ -136,7 +136,11 @@ describe('a booking that would take a balance beyond its range', () => {
     expect(batch.status).to.equal(201);
     await seedStock(company, batched.id, full.id, NEAR_LIMIT, batch.body.id);
     const before = await stockState(company);
-    const byId = await post(`/api/v1/widget/${batched.id}/transaction/`, { operation: 'add', quantity: 1, location_id: full.id, batch_id: batch.body.id }, { apiKey: company.apiKey });
+    const byId = await post(
+      `/api/v1/widget/${batched.id}/transaction/`,
+      { operation: 'add', quantity: 1, location_id: full.id, batch_id: batch.body.id },
+      { apiKey: company.apiKey },
+    );
     expectOutOfRange(byId);
     const byCode = await post(
       '/api/v1/widget/move/',
@@ -146,7 +150,11 @@ describe('a booking that would take a balance beyond its range', () => {
     expectOutOfRange(byCode);
     expect(await stockState(company)).to.deep.equal(before);
     // Another batch at the same location has room of its own: the bound is per balance.
-    const fresh = await post(`/api/v1/widget/${batched.id}/transaction/`, { operation: 'add', quantity: 1, location_id: full.id, batch: { code: unique('LOT') } }, { apiKey: company.apiKey });
+    const fresh = await post(
+      `/api/v1/widget/${batched.id}/transaction/`,
+      { operation: 'add', quantity: 1, location_id: full.id, batch: { code: unique('LOT') } },
+      { apiKey: company.apiKey },
+    );
     expect(fresh.status, JSON.stringify(fresh.body)).to.equal(200);
   });
 
@@ -155,17 +163,29 @@ describe('a booking that would take a balance beyond its range', () => {
     await seedStock(company, serialized.id, full.id, NEAR_LIMIT);
     const before = await stockState(company);
     expectOutOfRange(
-      await post(`/api/v1/widget/${serialized.id}/transaction/`, { operation: 'add', location_id: full.id, serial_numbers: [unique('SN'), unique('SN')] }, { apiKey: company.apiKey }),
+      await post(
+        `/api/v1/widget/${serialized.id}/transaction/`,
+        { operation: 'add', location_id: full.id, serial_numbers: [unique('SN'), unique('SN')] },
+        { apiKey: company.apiKey },
+      ),
     );
     expectOutOfRange(await post('/api/v1/items/', { product_id: serialized.id, location_id: full.id, serial_number: unique('SN') }, { token: company.token }));
     expect(await stockState(company)).to.deep.equal(before);
   });
 
   it('still books what fits elsewhere, and subtracts from the full balance', async () => {
-    const res = await post(`/api/v1/widget/${product.id}/transaction/`, { operation: 'subtract', quantity: 1e12, location_id: full.id }, { apiKey: company.apiKey });
+    const res = await post(
+      `/api/v1/widget/${product.id}/transaction/`,
+      { operation: 'subtract', quantity: 1e12, location_id: full.id },
+      { apiKey: company.apiKey },
+    );
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body.location_stock_display).to.equal('98999999999999 pcs');
-    const again = await post(`/api/v1/widget/${product.id}/transaction/`, { operation: 'add', quantity: 1e12, location_id: full.id }, { apiKey: company.apiKey });
+    const again = await post(
+      `/api/v1/widget/${product.id}/transaction/`,
+      { operation: 'add', quantity: 1e12, location_id: full.id },
+      { apiKey: company.apiKey },
+    );
     expect(again.status, JSON.stringify(again.body)).to.equal(200);
   });
 });

@@ -16,7 +16,13 @@ import { query } from '../../support/sql';
 /** Well-known GTINs from real packages (check digits computed by their makers, not by us). */
 const REAL = { ean13: '4006381333931', ean8: '96385074', upcA: '036000291452', gtin14: '10012345678902' };
 
-const newProduct = (barcode: unknown, sku = unique('SKU')) => ({ sku, name: unique('Product'), profile: 'STANDARD', engine_config: { engine_type: 'counter' }, barcode });
+const newProduct = (barcode: unknown, sku = unique('SKU')) => ({
+  sku,
+  name: unique('Product'),
+  profile: 'STANDARD',
+  engine_config: { engine_type: 'counter' },
+  barcode,
+});
 const create = (company: TestCompany, body: unknown) => post('/api/v1/product-models/', body, { token: company.token });
 const storedBarcodes = async (company: TestCompany) =>
   (await query<{ barcode: string | null }>('SELECT barcode FROM product_models WHERE company_id = $1 ORDER BY barcode', [company.id])).map((r) => r.barcode);
@@ -170,7 +176,7 @@ describe('Product barcodes: lookup', () => {
     expectValidationError(await get('/api/v1/product-models/?barcode=abc', { token: company.token }), 'barcode');
   });
 
-  it('GET /api/v1/widget/?barcode= lists just that product with its stock (also at a location); another company\'s key finds nothing', async () => {
+  it("GET /api/v1/widget/?barcode= lists just that product with its stock (also at a location); another company's key finds nothing", async () => {
     const a = await buildCompany();
     const b = await buildCompany();
     const shelf = await buildLocation(a, 'Shelf');
@@ -182,7 +188,9 @@ describe('Product barcodes: lookup', () => {
 
     const res = await get(`/api/v1/widget/?barcode=${REAL.ean13}`, { apiKey: a.apiKey });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    expect(res.body.products).to.deep.equal([{ id: wanted.id, name: 'Pencil', sku: wanted.sku, stock_display: '5 pcs', engine_type: 'counter', barcode: REAL.ean13 }]);
+    expect(res.body.products).to.deep.equal([
+      { id: wanted.id, name: 'Pencil', sku: wanted.sku, stock_display: '5 pcs', engine_type: 'counter', barcode: REAL.ean13 },
+    ]);
     expect(res.body.poly_products).to.deep.equal([]);
     expect(res.body.company).to.be.a('string').and.not.empty;
 
@@ -234,7 +242,11 @@ describe('Product barcodes: import', () => {
 
   it('imports barcodes from CSV and JSON', async () => {
     const company = await buildCompany();
-    const csv = ['sku,name,profile,engine_type,barcode', `${unique('A')},Pencil,STANDARD,counter,${REAL.ean13}`, `${unique('B')},Eraser,STANDARD,counter,`].join('\n');
+    const csv = [
+      'sku,name,profile,engine_type,barcode',
+      `${unique('A')},Pencil,STANDARD,counter,${REAL.ean13}`,
+      `${unique('B')},Eraser,STANDARD,counter,`,
+    ].join('\n');
     const res = await csvImport(company, csv);
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(res.body.products.map((p: { barcode: string | null }) => p.barcode)).to.deep.equal([REAL.ean13, null]);

@@ -246,16 +246,27 @@ describe('/api/v1/items/: serialized items booked by the ledger', () => {
     const { company, product, north: location } = await serializedStock();
     const stockBefore = (await get(`/api/v1/widget/${product.id}/`, { apiKey: company.apiKey })).body.total_quantity;
     const serial = unique('SN-NEW');
-    const created = await post('/api/v1/items/', { product_id: product.id, location_id: location.id, serial_number: serial, reason: 'found in stock-take' }, { token: company.token });
+    const created = await post(
+      '/api/v1/items/',
+      { product_id: product.id, location_id: location.id, serial_number: serial, reason: 'found in stock-take' },
+      { token: company.token },
+    );
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     expect(created.body).to.include({ product_id: product.id, location_id: location.id, serial_number: serial, is_active: true });
     expect(created.body.movement).to.include({ kind: 'ADD', quantity: 1, to_location_id: location.id, reason: 'found in stock-take' });
     expect(created.body.movement.item_ids).to.deep.equal([created.body.id]);
     expect((await get(`/api/v1/widget/${product.id}/`, { apiKey: company.apiKey })).body.total_quantity).to.equal(stockBefore + 1);
-    expectErrorShape(await post('/api/v1/items/', { product_id: product.id, location_id: location.id, serial_number: serial }, { token: company.token }), 409, 'already_exists');
+    expectErrorShape(
+      await post('/api/v1/items/', { product_id: product.id, location_id: location.id, serial_number: serial }, { token: company.token }),
+      409,
+      'already_exists',
+    );
     expectValidationError(await post('/api/v1/items/', { product_id: product.id, serial_number: unique('SN') }, { token: company.token }), 'location_id');
     const standard = await buildProduct(company);
-    expectValidationError(await post('/api/v1/items/', { product_id: standard.id, location_id: location.id, serial_number: unique('SN') }, { token: company.token }), 'product_id');
+    expectValidationError(
+      await post('/api/v1/items/', { product_id: standard.id, location_id: location.id, serial_number: unique('SN') }, { token: company.token }),
+      'product_id',
+    );
   });
 
   it('corrects a serial number with PATCH and refuses other changes (those are bookings) and DELETE', async () => {
@@ -276,12 +287,19 @@ describe('/api/v1/items/: serialized items booked by the ledger', () => {
     const { company, product, north: location } = await serializedStock();
     const serial = unique('SN-RACE');
     const answers = await Promise.all(
-      Array.from({ length: 10 }, () => post('/api/v1/items/', { product_id: product.id, location_id: location.id, serial_number: serial }, { token: company.token })),
+      Array.from({ length: 10 }, () =>
+        post('/api/v1/items/', { product_id: product.id, location_id: location.id, serial_number: serial }, { token: company.token }),
+      ),
     );
     expect(answers.filter((a) => a.status === 201)).to.have.length(1);
     expect(answers.filter((a) => a.status === 409).map((a) => a.body.code)).to.deep.equal(Array(9).fill('already_exists'));
     expect(await count('SELECT count(*) FROM physical_items WHERE company_id = $1 AND serial_number = $2', [company.id, serial])).to.equal(1);
-    expect(await count('SELECT count(*) FROM stock_movements WHERE company_id = $1 AND $2 = ANY(item_ids)', [company.id, answers.find((a) => a.status === 201)!.body.id])).to.equal(1);
+    expect(
+      await count('SELECT count(*) FROM stock_movements WHERE company_id = $1 AND $2 = ANY(item_ids)', [
+        company.id,
+        answers.find((a) => a.status === 201)!.body.id,
+      ]),
+    ).to.equal(1);
   });
 
   it('creates one batch and answers 409 to the rest when 10 requests race for one batch code', async () => {

@@ -6,10 +6,25 @@ import { balanceOf, movementCount } from '../../support/stock';
 /** Every booking endpoint, with a valid body to break one field at a time. */
 function endpoints(c: TestCompany, ids: { product: string; dimensional: string; a: string; b: string }) {
   return [
-    { name: 'transaction/', path: `/api/v1/widget/${ids.product}/transaction/`, auth: { apiKey: c.apiKey }, body: { operation: 'subtract', quantity: 1, location_id: ids.a } },
+    {
+      name: 'transaction/',
+      path: `/api/v1/widget/${ids.product}/transaction/`,
+      auth: { apiKey: c.apiKey },
+      body: { operation: 'subtract', quantity: 1, location_id: ids.a },
+    },
     { name: 'move/', path: '/api/v1/widget/move/', auth: { apiKey: c.apiKey }, body: { product_id: ids.product, location_id: ids.a, quantity: -1 } },
-    { name: 'transfer/', path: '/api/v1/widget/transfer/', auth: { apiKey: c.apiKey }, body: { product_id: ids.product, from_location_id: ids.a, to_location_id: ids.b, quantity: 1 } },
-    { name: 'movements/', path: '/api/v1/movements/', auth: { token: c.token }, body: { product_id: ids.product, from_location_id: ids.a, to_location_id: ids.b, quantity: 1 } },
+    {
+      name: 'transfer/',
+      path: '/api/v1/widget/transfer/',
+      auth: { apiKey: c.apiKey },
+      body: { product_id: ids.product, from_location_id: ids.a, to_location_id: ids.b, quantity: 1 },
+    },
+    {
+      name: 'movements/',
+      path: '/api/v1/movements/',
+      auth: { token: c.token },
+      body: { product_id: ids.product, from_location_id: ids.a, to_location_id: ids.b, quantity: 1 },
+    },
   ];
 }
 
@@ -74,7 +89,11 @@ describe('bad input on every booking endpoint', () => {
       expect(res.status, e.name).to.equal(400);
       expect(res.body.details.quantity).to.match(/whole number/);
     }
-    const dim = await post(`/api/v1/widget/${ids.dimensional}/transaction/`, { operation: 'add', quantity: 1.234, location_id: ids.a }, { apiKey: company.apiKey });
+    const dim = await post(
+      `/api/v1/widget/${ids.dimensional}/transaction/`,
+      { operation: 'add', quantity: 1.234, location_id: ids.a },
+      { apiKey: company.apiKey },
+    );
     expect(dim.status).to.equal(400);
     expect(dim.body.details.quantity).to.match(/2 decimal places/);
     expect(await movementCount(company.id)).to.equal(before);
@@ -103,7 +122,11 @@ describe('bad input on every booking endpoint', () => {
     const badPath = await post('/api/v1/widget/not-a-uuid/transaction/', { operation: 'add', quantity: 1, location_id: ids.a }, { apiKey: company.apiKey });
     expect(badPath.status).to.equal(400);
     expect(badPath.body.details).to.have.property('id');
-    const badOperation = await post(`/api/v1/widget/${ids.product}/transaction/`, { operation: 'steal', quantity: 1, location_id: ids.a }, { apiKey: company.apiKey });
+    const badOperation = await post(
+      `/api/v1/widget/${ids.product}/transaction/`,
+      { operation: 'steal', quantity: 1, location_id: ids.a },
+      { apiKey: company.apiKey },
+    );
     expect(badOperation.body.details).to.have.property('operation');
   });
 

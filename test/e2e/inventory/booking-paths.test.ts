@@ -140,7 +140,7 @@ describe('bookings: the one-statement path and the transaction book alike', () =
     expect((await findStockDifferences(system().db.sequelize, company.id)).differences).to.deep.equal([]);
   });
 
-  it('refuses a product that is not the caller\'s, exists nowhere, or is inactive, alike on both paths', async () => {
+  it("refuses a product that is not the caller's, exists nowhere, or is inactive, alike on both paths", async () => {
     const other = await buildCompany();
     const theirs = await buildProduct(other);
     const gone = await buildProduct(company);
@@ -203,7 +203,13 @@ describe('Idempotency-Key replays on both paths', () => {
       expect(first.status, first.text).to.equal(200);
       expect(first.replayed).to.equal(null);
       // Time passes and stock moves before the retry: the replay still shows the first answer.
-      await addStock(company, path.includes(standard.id) ? standard.id : batch.id, shelf.id, 1, path.includes(batch.id) ? { batch_id: JSON.parse(first.text).batch.id } : {});
+      await addStock(
+        company,
+        path.includes(standard.id) ? standard.id : batch.id,
+        shelf.id,
+        1,
+        path.includes(batch.id) ? { batch_id: JSON.parse(first.text).batch.id } : {},
+      );
       const again = await rawPost(company, path, body, key);
       expect(again).to.deep.equal({ status: 200, text: first.text, replayed: 'true' });
     }
@@ -218,8 +224,18 @@ describe('Idempotency-Key replays on both paths', () => {
       const product = await buildProduct(company, { profile });
       const key = `legacy-${profile}`;
       const body = { operation: 'add', quantity: 2, location_id: shelf.id, ...(profile === 'BATCH' ? { batch: { code: `L-${product.id.slice(0, 8)}` } } : {}) };
-      expect((await post(`/api/v1/widget/${product.id}/transaction/`, body, { apiKey: company.apiKey, headers: { 'idempotency-key': key } })).status).to.equal(200);
-      const legacy = { success: true, operation: 'add', product_id: product.id, location_id: shelf.id, new_stock_display: '2 pcs', location_stock_display: '2 pcs', movements: [] };
+      expect((await post(`/api/v1/widget/${product.id}/transaction/`, body, { apiKey: company.apiKey, headers: { 'idempotency-key': key } })).status).to.equal(
+        200,
+      );
+      const legacy = {
+        success: true,
+        operation: 'add',
+        product_id: product.id,
+        location_id: shelf.id,
+        new_stock_display: '2 pcs',
+        location_stock_display: '2 pcs',
+        movements: [],
+      };
       await system().db.sequelize.query('UPDATE idempotency_keys SET booking = NULL, response_body = $3 WHERE company_id = $1 AND key = $2', {
         bind: [company.id, key, JSON.stringify(legacy)],
       });
@@ -236,12 +252,22 @@ describe('Idempotency-Key replays on both paths', () => {
     const shelf = await buildLocation(company);
     const [standard, batch] = [await buildProduct(company), await buildProduct(company, { profile: 'BATCH' })];
     const headers = { 'idempotency-key': 'shared-between-paths' };
-    expect((await post(`/api/v1/widget/${standard.id}/transaction/`, { operation: 'add', quantity: 1, location_id: shelf.id }, { apiKey: company.apiKey, headers })).status).to.equal(200);
-    const other = await post(`/api/v1/widget/${batch.id}/transaction/`, { operation: 'add', quantity: 1, location_id: shelf.id, batch: { code: 'X-1' } }, { apiKey: company.apiKey, headers });
+    expect(
+      (await post(`/api/v1/widget/${standard.id}/transaction/`, { operation: 'add', quantity: 1, location_id: shelf.id }, { apiKey: company.apiKey, headers }))
+        .status,
+    ).to.equal(200);
+    const other = await post(
+      `/api/v1/widget/${batch.id}/transaction/`,
+      { operation: 'add', quantity: 1, location_id: shelf.id, batch: { code: 'X-1' } },
+      { apiKey: company.apiKey, headers },
+    );
     expect(other.status).to.equal(409);
     expect(other.body.code).to.equal('idempotency_key_reused');
     expect(await balanceOf(batch.id, shelf.id)).to.equal(0);
-    const stored = await row<{ booking: string }>('SELECT booking FROM idempotency_keys WHERE company_id = $1 AND key = $2', [company.id, 'shared-between-paths']);
+    const stored = await row<{ booking: string }>('SELECT booking FROM idempotency_keys WHERE company_id = $1 AND key = $2', [
+      company.id,
+      'shared-between-paths',
+    ]);
     expect(JSON.parse(stored.booking).product_id).to.equal(standard.id);
   });
 });
@@ -254,14 +280,21 @@ describe('BATCH transfers across batches (the transaction path, set-based)', () 
     const tag = milk.id.slice(0, 8);
     const late = await addStock(company, milk.id, from.id, 5, { batch: { code: `late-${tag}`, expiration_date: '2031-06-01' } });
     const early = await addStock(company, milk.id, from.id, 3, { batch: { code: `early-${tag}`, expiration_date: '2030-06-01' } });
-    const res = await post('/api/v1/widget/transfer/', { product_id: milk.id, from_location_id: from.id, to_location_id: to.id, quantity: 6 }, { apiKey: company.apiKey });
+    const res = await post(
+      '/api/v1/widget/transfer/',
+      { product_id: milk.id, from_location_id: from.id, to_location_id: to.id, quantity: 6 },
+      { apiKey: company.apiKey },
+    );
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body.movements.map((m: { batch_id: string; quantity: number; kind: string }) => [m.kind, m.batch_id, m.quantity])).to.deep.equal([
       ['TRANSFER', early.batch.id, 3],
       ['TRANSFER', late.batch.id, 3],
     ]);
     expect(res.body).to.include({ from_stock_display: '2 pcs', to_stock_display: '6 pcs', new_stock_display: '8 pcs' });
-    const atTo = await query<{ batch_id: string; quantity: string }>('SELECT batch_id, quantity::text AS quantity FROM stock_balances WHERE product_id = $1 AND location_id = $2 ORDER BY quantity', [milk.id, to.id]);
+    const atTo = await query<{ batch_id: string; quantity: string }>(
+      'SELECT batch_id, quantity::text AS quantity FROM stock_balances WHERE product_id = $1 AND location_id = $2 ORDER BY quantity',
+      [milk.id, to.id],
+    );
     expect(atTo.map((r) => [r.batch_id, Number(r.quantity)])).to.have.deep.members([
       [early.batch.id, 3],
       [late.batch.id, 3],

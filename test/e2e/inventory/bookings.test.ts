@@ -79,13 +79,28 @@ describe('POST /api/v1/widget/{id}/transaction/', () => {
   describe('BATCH products', () => {
     it('creates a batch on add, reuses it by code, and refuses another expiration date for the same code', async () => {
       const product = await buildProduct(company, { profile: 'BATCH' });
-      const first = await transaction(company, product.id, { operation: 'add', quantity: 5, location_id: shelf.id, batch: { code: `L-${product.id.slice(0, 8)}`, expiration_date: '2030-01-31' } });
+      const first = await transaction(company, product.id, {
+        operation: 'add',
+        quantity: 5,
+        location_id: shelf.id,
+        batch: { code: `L-${product.id.slice(0, 8)}`, expiration_date: '2030-01-31' },
+      });
       expect(first.status).to.equal(200);
       expect(first.body.batch).to.include({ code: `L-${product.id.slice(0, 8)}`, expiration_date: '2030-01-31' });
-      const again = await transaction(company, product.id, { operation: 'add', quantity: 2, location_id: shelf.id, batch: { code: `L-${product.id.slice(0, 8)}` } });
+      const again = await transaction(company, product.id, {
+        operation: 'add',
+        quantity: 2,
+        location_id: shelf.id,
+        batch: { code: `L-${product.id.slice(0, 8)}` },
+      });
       expect(again.body.batch.id).to.equal(first.body.batch.id);
       expect(again.body.new_stock_display).to.equal('7 pcs');
-      const clash = await transaction(company, product.id, { operation: 'add', quantity: 1, location_id: shelf.id, batch: { code: `L-${product.id.slice(0, 8)}`, expiration_date: '2031-01-01' } });
+      const clash = await transaction(company, product.id, {
+        operation: 'add',
+        quantity: 1,
+        location_id: shelf.id,
+        batch: { code: `L-${product.id.slice(0, 8)}`, expiration_date: '2031-01-01' },
+      });
       expect(clash.status).to.equal(409);
       expect(clash.body.code).to.equal('batch_mismatch');
     });
@@ -189,7 +204,11 @@ describe('POST /api/v1/widget/move/', () => {
     const company = await buildCompany();
     const product = await buildProduct(company);
     const shelf = await buildLocation(company);
-    const inbound = await post('/api/v1/widget/move/', { product_id: product.id, location_id: shelf.id, quantity: 8, reason: 'return' }, { apiKey: company.apiKey });
+    const inbound = await post(
+      '/api/v1/widget/move/',
+      { product_id: product.id, location_id: shelf.id, quantity: 8, reason: 'return' },
+      { apiKey: company.apiKey },
+    );
     expect(inbound.status).to.equal(200);
     expect(inbound.body).to.include({ success: true, direction: 'in', new_stock_display: '8 pcs' });
     expect(inbound.body.movements[0].kind).to.equal('MOVE_IN');
@@ -211,7 +230,11 @@ describe('POST /api/v1/widget/move/', () => {
     const company = await buildCompany();
     const product = await buildProduct(company);
     const shelf = await buildLocation(company);
-    const withDirection = await post('/api/v1/widget/move/', { product_id: product.id, location_id: shelf.id, quantity: 1, direction: 'in' }, { apiKey: company.apiKey });
+    const withDirection = await post(
+      '/api/v1/widget/move/',
+      { product_id: product.id, location_id: shelf.id, quantity: 1, direction: 'in' },
+      { apiKey: company.apiKey },
+    );
     expect(withDirection.status).to.equal(400);
     expect(withDirection.body.details).to.have.property('direction');
     const zero = await post('/api/v1/widget/move/', { product_id: product.id, location_id: shelf.id, quantity: 0 }, { apiKey: company.apiKey });
@@ -226,7 +249,11 @@ describe('POST /api/v1/widget/transfer/', () => {
     const product = await buildProduct(company);
     const [a, b] = [await buildLocation(company), await buildLocation(company)];
     await addStock(company, product.id, a.id, 10);
-    const res = await post('/api/v1/widget/transfer/', { product_id: product.id, from_location_id: a.id, to_location_id: b.id, quantity: 4, reason: 'restock' }, { apiKey: company.apiKey });
+    const res = await post(
+      '/api/v1/widget/transfer/',
+      { product_id: product.id, from_location_id: a.id, to_location_id: b.id, quantity: 4, reason: 'restock' },
+      { apiKey: company.apiKey },
+    );
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ success: true, new_stock_display: '10 pcs', from_stock_display: '6 pcs', to_stock_display: '4 pcs' });
     expect(res.body.movements[0]).to.include({ kind: 'TRANSFER', from_location_id: a.id, to_location_id: b.id, quantity: 4 });
@@ -264,7 +291,8 @@ describe('/api/v1/movements/ and /api/v1/stock/ (core)', () => {
     const virtual = (await get('/api/v1/locations/?type=VIRTUAL', { token: company.token })).body.results;
     const inbound = virtual.find((l: { name: string }) => l.name === 'Inbound').id;
     const outbound = virtual.find((l: { name: string }) => l.name === 'Outbound').id;
-    const mk = (from: string, to: string, quantity: number) => post('/api/v1/movements/', { product_id: product.id, from_location_id: from, to_location_id: to, quantity }, { token: company.token });
+    const mk = (from: string, to: string, quantity: number) =>
+      post('/api/v1/movements/', { product_id: product.id, from_location_id: from, to_location_id: to, quantity }, { token: company.token });
     expect((await mk(inbound, a.id, 10)).body.movements[0].kind).to.equal('ADD');
     expect((await mk(a.id, b.id, 4)).body.movements[0].kind).to.equal('TRANSFER');
     const sub = await mk(b.id, outbound, 1);

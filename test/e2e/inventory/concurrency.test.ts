@@ -27,7 +27,11 @@ describe('the stock ledger under load', () => {
   });
 
   const subtractOne = (company: TestCompany, productId: string, locationId: string, headers: Record<string, string> = {}) =>
-    post(`/api/v1/widget/${productId}/transaction/`, { operation: 'subtract', quantity: 1, location_id: locationId, reason: 'sale' }, { apiKey: company.apiKey, headers });
+    post(
+      `/api/v1/widget/${productId}/transaction/`,
+      { operation: 'subtract', quantity: 1, location_id: locationId, reason: 'sale' },
+      { apiKey: company.apiKey, headers },
+    );
 
   describe('stock under concurrency (through the HTTP API)', () => {
     it('50 parallel subtractions of 1 against 20 in stock: exactly 20 succeed, 30 get 409, stock ends at 0', async () => {
@@ -99,7 +103,9 @@ describe('the stock ledger under load', () => {
     it('books once per key under concurrent retries of many different keys', async () => {
       const { company, product, location: shelf } = await buildStock({ company: await buildCompany(), quantity: 50 });
       const keys = Array.from({ length: 10 }, (_, i) => `order-${i}`);
-      const answers = await Promise.all(keys.flatMap((key) => Array.from({ length: 5 }, () => subtractOne(company, product.id, shelf.id, { 'idempotency-key': key }))));
+      const answers = await Promise.all(
+        keys.flatMap((key) => Array.from({ length: 5 }, () => subtractOne(company, product.id, shelf.id, { 'idempotency-key': key }))),
+      );
       expect(answers.every((a) => a.status === 200)).to.equal(true);
       expect(await balanceOf(product.id, shelf.id)).to.equal(40);
     });
@@ -155,7 +161,9 @@ describe('the stock ledger under load', () => {
       await addStock(company, product.id, a.id, 10);
       const headers = (key: string) => ({ apiKey: company.apiKey, headers: { 'idempotency-key': key } });
       for (let i = 0; i < 3; i++) {
-        expect((await post('/api/v1/widget/transfer/', { product_id: product.id, from_location_id: a.id, to_location_id: b.id, quantity: 2 }, headers('t'))).status).to.equal(200);
+        expect(
+          (await post('/api/v1/widget/transfer/', { product_id: product.id, from_location_id: a.id, to_location_id: b.id, quantity: 2 }, headers('t'))).status,
+        ).to.equal(200);
         expect((await post('/api/v1/widget/move/', { product_id: product.id, location_id: a.id, quantity: -1 }, headers('m'))).status).to.equal(200);
         const core = await post(
           '/api/v1/movements/',

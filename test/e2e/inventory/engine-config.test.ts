@@ -57,25 +57,43 @@ describe('engine_config: profile × engine_type on POST /api/v1/product-models/'
 
 describe('engine_config: accepted configs and defaults on POST /api/v1/product-models/', () => {
   const cases: Array<{ what: string; profile: Profile; config: Record<string, unknown>; stored: Record<string, unknown> }> = [
-    { what: 'a bare STANDARD config gets unit pcs and decimals 0', profile: 'STANDARD', config: { engine_type: 'counter' }, stored: { engine_type: 'counter', unit: 'pcs', decimals: 0 } },
+    {
+      what: 'a bare STANDARD config gets unit pcs and decimals 0',
+      profile: 'STANDARD',
+      config: { engine_type: 'counter' },
+      stored: { engine_type: 'counter', unit: 'pcs', decimals: 0 },
+    },
     {
       what: 'a STANDARD config keeps its own unit, decimals and stock bounds',
       profile: 'STANDARD',
       config: { engine_type: 'counter', unit: 'box', decimals: 2, min_stock: 1.5, min_threshold: 1, max_stock: 40 },
       stored: { engine_type: 'counter', unit: 'box', decimals: 2, min_stock: 1.5, min_threshold: 1, max_stock: 40 },
     },
-    { what: 'a bare SERIALIZED config gets unit pcs and decimals 0', profile: 'SERIALIZED', config: { engine_type: 'serialized' }, stored: { engine_type: 'serialized', unit: 'pcs', decimals: 0 } },
+    {
+      what: 'a bare SERIALIZED config gets unit pcs and decimals 0',
+      profile: 'SERIALIZED',
+      config: { engine_type: 'serialized' },
+      stored: { engine_type: 'serialized', unit: 'pcs', decimals: 0 },
+    },
     {
       what: 'a SERIALIZED config accepts decimals 0 given explicitly',
       profile: 'SERIALIZED',
       config: { engine_type: 'serialized', decimals: 0, unit: 'unit' },
       stored: { engine_type: 'serialized', unit: 'unit', decimals: 0 },
     },
-    { what: 'a bare BATCH config gets unit pcs and decimals 0', profile: 'BATCH', config: { engine_type: 'batch' }, stored: { engine_type: 'batch', unit: 'pcs', decimals: 0 } },
+    {
+      what: 'a bare BATCH config gets unit pcs and decimals 0',
+      profile: 'BATCH',
+      config: { engine_type: 'batch' },
+      stored: { engine_type: 'batch', unit: 'pcs', decimals: 0 },
+    },
     {
       what: 'a BATCH config accepts a DATE_OFFSET rule (severity defaults to WARNING)',
       profile: 'BATCH',
-      config: { engine_type: 'batch', monitoring_rules: [{ trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 30 } }] },
+      config: {
+        engine_type: 'batch',
+        monitoring_rules: [{ trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 30 } }],
+      },
       stored: {
         engine_type: 'batch',
         unit: 'pcs',
@@ -83,11 +101,21 @@ describe('engine_config: accepted configs and defaults on POST /api/v1/product-m
         monitoring_rules: [{ trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 30 }, severity: 'WARNING' }],
       },
     },
-    { what: 'a DIMENSIONAL config with a unit from the list gets decimals 2', profile: 'DIMENSIONAL', config: { engine_type: 'dimensional', unit: 'm' }, stored: { engine_type: 'dimensional', unit: 'm', decimals: 2 } },
+    {
+      what: 'a DIMENSIONAL config with a unit from the list gets decimals 2',
+      profile: 'DIMENSIONAL',
+      config: { engine_type: 'dimensional', unit: 'm' },
+      stored: { engine_type: 'dimensional', unit: 'm', decimals: 2 },
+    },
     {
       what: 'a DIMENSIONAL config keeps decimals 3 and a THRESHOLD rule',
       profile: 'DIMENSIONAL',
-      config: { engine_type: 'dimensional', unit: 'kg', decimals: 3, monitoring_rules: [{ trigger_type: 'THRESHOLD', condition_config: { min: 0.5, max: 20 }, severity: 'CRITICAL' }] },
+      config: {
+        engine_type: 'dimensional',
+        unit: 'kg',
+        decimals: 3,
+        monitoring_rules: [{ trigger_type: 'THRESHOLD', condition_config: { min: 0.5, max: 20 }, severity: 'CRITICAL' }],
+      },
       stored: {
         engine_type: 'dimensional',
         unit: 'kg',
@@ -156,10 +184,18 @@ const REFUSED: Array<{ when: string; profile: Profile; config: unknown; paths: s
   {
     when: 'a DATE_OFFSET rule is on a STANDARD product',
     profile: 'STANDARD',
-    config: { engine_type: 'counter', monitoring_rules: [{ trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 5 } }] },
+    config: {
+      engine_type: 'counter',
+      monitoring_rules: [{ trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 5 } }],
+    },
     paths: ['monitoring_rules.0.trigger_type'],
   },
-  { when: 'a CUSTOM rule is sent', profile: 'STANDARD', config: { engine_type: 'counter', monitoring_rules: [{ trigger_type: 'CUSTOM' }] }, paths: ['monitoring_rules.0.trigger_type'] },
+  {
+    when: 'a CUSTOM rule is sent',
+    profile: 'STANDARD',
+    config: { engine_type: 'counter', monitoring_rules: [{ trigger_type: 'CUSTOM' }] },
+    paths: ['monitoring_rules.0.trigger_type'],
+  },
   {
     when: 'a trigger_type is unknown',
     profile: 'STANDARD',
@@ -186,9 +222,21 @@ const REFUSED: Array<{ when: string; profile: Profile; config: unknown; paths: s
       decimals: 1,
       min_stock: -5,
       flavour: 'vanilla',
-      monitoring_rules: [{ trigger_type: 'THRESHOLD' }, { trigger_type: 'CUSTOM' }, { trigger_type: 'THRESHOLD', condition_config: { max: 3 }, severity: 'LOUD' }],
+      monitoring_rules: [
+        { trigger_type: 'THRESHOLD' },
+        { trigger_type: 'CUSTOM' },
+        { trigger_type: 'THRESHOLD', condition_config: { max: 3 }, severity: 'LOUD' },
+      ],
     },
-    paths: ['engine_type', 'decimals', 'min_stock', 'flavour', 'monitoring_rules.0.condition_config', 'monitoring_rules.1.trigger_type', 'monitoring_rules.2.severity'],
+    paths: [
+      'engine_type',
+      'decimals',
+      'min_stock',
+      'flavour',
+      'monitoring_rules.0.condition_config',
+      'monitoring_rules.1.trigger_type',
+      'monitoring_rules.2.severity',
+    ],
   },
 ];
 
@@ -208,7 +256,10 @@ describe('engine_config: refused configs on PATCH /api/v1/product-models/{id}/',
       const company = await buildCompany();
       const product = await buildProduct(company, { profile: c.profile });
       const before = await readProduct(product.id);
-      expectInvalidConfig(await patch(`/api/v1/product-models/${product.id}/`, { engine_config: c.config, name: 'Changed too' }, { token: company.token }), c.paths);
+      expectInvalidConfig(
+        await patch(`/api/v1/product-models/${product.id}/`, { engine_config: c.config, name: 'Changed too' }, { token: company.token }),
+        c.paths,
+      );
       expect(await readProduct(product.id)).to.deep.equal(before);
     });
   }
@@ -217,7 +268,9 @@ describe('engine_config: refused configs on PATCH /api/v1/product-models/{id}/',
     const company = await buildCompany();
     const product = await buildProduct(company, { profile: 'BATCH' });
     const before = await readProduct(product.id);
-    expectInvalidConfig(await patch(`/api/v1/product-models/${product.id}/`, { engine_config: { engine_type: 'counter' } }, { token: company.token }), ['engine_type']);
+    expectInvalidConfig(await patch(`/api/v1/product-models/${product.id}/`, { engine_config: { engine_type: 'counter' } }, { token: company.token }), [
+      'engine_type',
+    ]);
     expect(await readProduct(product.id)).to.deep.equal(before);
     const ok = await patch(`/api/v1/product-models/${product.id}/`, { engine_config: { engine_type: 'batch', min_stock: 3 } }, { token: company.token });
     expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
@@ -228,7 +281,10 @@ describe('engine_config: refused configs on PATCH /api/v1/product-models/{id}/',
     const company = await buildCompany();
     const product = await buildProduct(company);
     const before = await readProduct(product.id);
-    expectInvalidConfig(await patch(`/api/v1/product-models/${product.id}/`, { profile: 'DIMENSIONAL', engine_config: { engine_type: 'dimensional' } }, { token: company.token }), ['unit']);
+    expectInvalidConfig(
+      await patch(`/api/v1/product-models/${product.id}/`, { profile: 'DIMENSIONAL', engine_config: { engine_type: 'dimensional' } }, { token: company.token }),
+      ['unit'],
+    );
     expect(await readProduct(product.id)).to.deep.equal(before);
   });
 });

@@ -28,7 +28,10 @@ function expectImportFailed(res: ApiResponse, expected: Array<[number, string]>)
     expect(r).to.have.all.keys('row', 'field', 'message');
     expect(r.message).to.be.a('string').and.not.empty;
   }
-  expect(rows.map((r) => [r.row, r.field]), JSON.stringify(rows)).to.have.deep.members(expected);
+  expect(
+    rows.map((r) => [r.row, r.field]),
+    JSON.stringify(rows),
+  ).to.have.deep.members(expected);
   return rows;
 }
 
@@ -77,12 +80,7 @@ describe('POST /api/v1/product-models/import/ with JSON', () => {
     const company = await buildCompany();
     const good = standard();
     const res = await importJson(company, {
-      products: [
-        good,
-        { ...standard(), engine_config: { engine_type: 'counter', decimals: 9 } },
-        { ...standard(), profile: 'NOPE' },
-        standard(),
-      ],
+      products: [good, { ...standard(), engine_config: { engine_type: 'counter', decimals: 9 } }, { ...standard(), profile: 'NOPE' }, standard()],
     });
     const rows = expectImportFailed(res, [
       [2, 'engine_config.decimals'],
@@ -305,7 +303,11 @@ describe('POST /api/v1/product-models/import/ with CSV', () => {
   it('answers 415 unsupported_media_type in the error shape for another content type, and imports nothing', async () => {
     const company = await buildCompany();
     for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
-      const res = await api('POST', '/api/v1/product-models/import/', { token: company.token, rawBody: `sku,name,profile,engine_type\n${unique('X')},A,STANDARD,counter\n`, headers: { 'content-type': type } });
+      const res = await api('POST', '/api/v1/product-models/import/', {
+        token: company.token,
+        rawBody: `sku,name,profile,engine_type\n${unique('X')},A,STANDARD,counter\n`,
+        headers: { 'content-type': type },
+      });
       expectErrorShape(res, 415, 'unsupported_media_type');
       expect(res.body.details).to.have.property('content_type');
     }
@@ -343,7 +345,8 @@ async function exportOf(company: TestCompany): Promise<{ res: Response; text: st
 }
 
 const ids = (rows: Array<Record<string, any>>) => rows.map((r) => String(r.id)).sort();
-const idsIn = async (table: string, companyId: string) => (await query<{ id: string }>(`SELECT id FROM ${table} WHERE company_id = $1`, [companyId])).map((r) => r.id).sort();
+const idsIn = async (table: string, companyId: string) =>
+  (await query<{ id: string }>(`SELECT id FROM ${table} WHERE company_id = $1`, [companyId])).map((r) => r.id).sort();
 
 /** A company with something in every table: products of three profiles, stock, a batch, items and a work order. */
 async function stockedCompany() {
@@ -355,9 +358,12 @@ async function stockedCompany() {
   await addStock(company, standardProduct.id, shelf.id, 5);
   await addStock(company, batchProduct.id, shelf.id, 2, { batch: { code: unique('LOT'), expiration_date: '2031-05-01' } });
   await addStock(company, serialProduct.id, shelf.id, 2, { serial_numbers: [unique('SN'), unique('SN')] });
-  await system().db.sequelize.query("INSERT INTO work_orders (company_id, number, title, product_id, quantity, due_date) VALUES ($1, $2, 'Assemble', $3, 2.5, '2030-01-31')", {
-    bind: [company.id, unique('WO'), standardProduct.id],
-  });
+  await system().db.sequelize.query(
+    "INSERT INTO work_orders (company_id, number, title, product_id, quantity, due_date) VALUES ($1, $2, 'Assemble', $3, 2.5, '2030-01-31')",
+    {
+      bind: [company.id, unique('WO'), standardProduct.id],
+    },
+  );
   return { company, shelf, standardProduct, batchProduct, serialProduct };
 }
 
@@ -440,7 +446,12 @@ describe('GET /api/v1/export/', () => {
 
   it('streams a catalog larger than one read chunk, every product once, and changes nothing', async () => {
     const company = await buildCompany();
-    const products = Array.from({ length: 2300 }, (_, i) => ({ sku: `BULK-${String(i).padStart(5, '0')}`, name: `Bulk ${i}`, profile: 'STANDARD', engine_config: { engine_type: 'counter' } }));
+    const products = Array.from({ length: 2300 }, (_, i) => ({
+      sku: `BULK-${String(i).padStart(5, '0')}`,
+      name: `Bulk ${i}`,
+      profile: 'STANDARD',
+      engine_config: { engine_type: 'counter' },
+    }));
     const imported = await importJson(company, { products });
     expect(imported.status, JSON.stringify(imported.body).slice(0, 500)).to.equal(201);
     const before = await query('SELECT id, updated_at FROM product_models WHERE company_id = $1 ORDER BY id', [company.id]);
@@ -454,7 +465,12 @@ describe('GET /api/v1/export/', () => {
 
   it('stops reading and ends its transaction when the destination goes away midway (backpressure, then close)', async () => {
     const company = await buildCompany();
-    const products = Array.from({ length: 1500 }, (_, i) => ({ sku: `GONE-${i}`, name: `Gone ${i}`, profile: 'STANDARD', engine_config: { engine_type: 'counter' } }));
+    const products = Array.from({ length: 1500 }, (_, i) => ({
+      sku: `GONE-${i}`,
+      name: `Gone ${i}`,
+      profile: 'STANDARD',
+      engine_config: { engine_type: 'counter' },
+    }));
     expect((await importJson(company, { products })).status).to.equal(201);
 
     // A destination that accepts one small write and then never drains, like a client that stopped reading.
@@ -469,7 +485,9 @@ describe('GET /api/v1/export/', () => {
     const sequelize = system().db.sequelize;
     const running = writeCompanyExport(sequelize, await exportCompanyOf({ companyId: company.id } as Identity), stuck);
     const openExports = () =>
-      count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query ~ '(FETCH|DECLARE).*export_'");
+      count(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query ~ '(FETCH|DECLARE).*export_'",
+      );
     // Paused means seen idle in its transaction on several samples in a row: one sample can fall between two
     // FETCHes of an export that is still reading, and the next then sees it active.
     const deadline = Date.now() + 15_000;
@@ -480,14 +498,17 @@ describe('GET /api/v1/export/', () => {
     }
     if (steady < 5) {
       // Never leave the export holding its connection (the run's teardown would wait on it): end it, then say what was seen.
-      const sessions = await query("SELECT state, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database()");
+      const sessions = await query('SELECT state, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database()');
       stuck.destroy();
       await running.catch(() => undefined);
       expect.fail(`the export should wait for the destination inside its transaction; sessions: ${JSON.stringify(sessions)}, written: ${written}`);
     }
 
     stuck.destroy();
-    const outcome = await running.then(() => 'finished', (err: unknown) => err);
+    const outcome = await running.then(
+      () => 'finished',
+      (err: unknown) => err,
+    );
     expect(outcome).to.be.instanceOf(ExportAbortedError);
     expect(await openExports()).to.equal(0);
     expect(written).to.be.below(EXPORT_CHUNK * 400);

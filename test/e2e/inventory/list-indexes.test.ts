@@ -30,9 +30,16 @@ describe('movements list on 100,000 movements: every sort, search and filter rea
     const batchProduct = await buildProduct(company, { profile: 'BATCH' });
     sku = product.sku;
     batchCode = unique('LOT');
-    const [batch] = await query<{ id: string }>('INSERT INTO batches (company_id, product_id, code) VALUES ($1, $2, $3) RETURNING id', [company.id, batchProduct.id, batchCode]);
+    const [batch] = await query<{ id: string }>('INSERT INTO batches (company_id, product_id, code) VALUES ($1, $2, $3) RETURNING id', [
+      company.id,
+      batchProduct.id,
+      batchCode,
+    ]);
     const [user] = await query<{ id: string }>('SELECT id FROM users WHERE company_id = $1', [company.id]);
-    const locations = await query<{ id: string; system_role: string }>('SELECT id, system_role FROM locations WHERE company_id = $1 AND system_role IS NOT NULL', [company.id]);
+    const locations = await query<{ id: string; system_role: string }>(
+      'SELECT id, system_role FROM locations WHERE company_id = $1 AND system_role IS NOT NULL',
+      [company.id],
+    );
     const inbound = locations.find((l) => l.system_role === 'INBOUND')!.id;
     const outbound = locations.find((l) => l.system_role === 'OUTBOUND')!.id;
     // Between the two VIRTUAL locations, which keep no balances, so the ledger stays consistent with them.

@@ -12,7 +12,21 @@ import { system } from '../../support/hooks';
 import { productCount, readProduct } from '../../support/products';
 import { count } from '../../support/sql';
 
-const PRODUCT_KEYS = ['id', 'sku', 'name', 'description', 'profile', 'engine_type', 'engine_config', 'unit', 'decimals', 'is_active', 'barcode', 'created_at', 'updated_at'];
+const PRODUCT_KEYS = [
+  'id',
+  'sku',
+  'name',
+  'description',
+  'profile',
+  'engine_type',
+  'engine_config',
+  'unit',
+  'decimals',
+  'is_active',
+  'barcode',
+  'created_at',
+  'updated_at',
+];
 const long = (n: number) => 'x'.repeat(n);
 
 async function listAll(company: TestCompany, query = ''): Promise<Array<Record<string, any>>> {
@@ -33,7 +47,16 @@ describe('POST /api/v1/product-models/', () => {
     );
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(res.body).to.have.all.keys(...PRODUCT_KEYS);
-    expect(res.body).to.include({ sku, name: 'Hex bolt M8', description: 'Zinc plated', profile: 'STANDARD', engine_type: 'counter', unit: 'pcs', decimals: 0, is_active: true });
+    expect(res.body).to.include({
+      sku,
+      name: 'Hex bolt M8',
+      description: 'Zinc plated',
+      profile: 'STANDARD',
+      engine_type: 'counter',
+      unit: 'pcs',
+      decimals: 0,
+      is_active: true,
+    });
     expect(res.body.engine_config).to.deep.equal({ engine_type: 'counter', unit: 'pcs', decimals: 0, min_stock: 5 });
     expect(res.body.id).to.match(/^[0-9a-f-]{36}$/);
     expect(new Date(res.body.created_at).toISOString()).to.equal(res.body.created_at);
@@ -52,7 +75,11 @@ describe('POST /api/v1/product-models/', () => {
       { profile: 'DIMENSIONAL', engine_config: { engine_type: 'dimensional', unit: 'kg', decimals: 3 }, unit: 'kg', decimals: 3 },
     ];
     for (const c of cases) {
-      const res = await post('/api/v1/product-models/', { sku: unique('SKU'), name: unique('P'), profile: c.profile, engine_config: c.engine_config }, { token: company.token });
+      const res = await post(
+        '/api/v1/product-models/',
+        { sku: unique('SKU'), name: unique('P'), profile: c.profile, engine_config: c.engine_config },
+        { token: company.token },
+      );
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       expect(res.body).to.include({ profile: c.profile, unit: c.unit, decimals: c.decimals, engine_type: c.engine_config.engine_type });
       expect(await readProduct(res.body.id)).to.include({ unit: c.unit, decimals: c.decimals, profile: c.profile });
@@ -63,7 +90,11 @@ describe('POST /api/v1/product-models/', () => {
   it('trims sku and name, and stores no description as null', async () => {
     const company = await buildCompany();
     const sku = unique('SKU');
-    const res = await post('/api/v1/product-models/', { sku: `  ${sku} `, name: ' Washer ', profile: 'STANDARD', engine_config: { engine_type: 'counter' } }, { token: company.token });
+    const res = await post(
+      '/api/v1/product-models/',
+      { sku: `  ${sku} `, name: ' Washer ', profile: 'STANDARD', engine_config: { engine_type: 'counter' } },
+      { token: company.token },
+    );
     expect(res.status).to.equal(201);
     expect(res.body).to.include({ sku, name: 'Washer', description: null });
   });
@@ -123,7 +154,11 @@ describe('SKU uniqueness on /api/v1/product-models/', () => {
   it('answers 409 already_exists naming sku for a second product with the same SKU, and creates nothing', async () => {
     const company = await buildCompany();
     const first = await buildProduct(company);
-    const res = await post('/api/v1/product-models/', { sku: first.sku, name: 'Another', profile: 'BATCH', engine_config: { engine_type: 'batch' } }, { token: company.token });
+    const res = await post(
+      '/api/v1/product-models/',
+      { sku: first.sku, name: 'Another', profile: 'BATCH', engine_config: { engine_type: 'batch' } },
+      { token: company.token },
+    );
     expectErrorShape(res, 409, 'already_exists');
     expect(res.body.details).to.have.all.keys('sku');
     expect(await productCount(company.id)).to.equal(1);
@@ -134,7 +169,11 @@ describe('SKU uniqueness on /api/v1/product-models/', () => {
     const b = await buildCompany();
     const sku = unique('SHARED');
     await buildProduct(a, { sku });
-    const res = await post('/api/v1/product-models/', { sku, name: 'B product', profile: 'STANDARD', engine_config: { engine_type: 'counter' } }, { token: b.token });
+    const res = await post(
+      '/api/v1/product-models/',
+      { sku, name: 'B product', profile: 'STANDARD', engine_config: { engine_type: 'counter' } },
+      { token: b.token },
+    );
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
   });
 
@@ -266,7 +305,11 @@ describe('PATCH /api/v1/product-models/{id}/', () => {
     const company = await buildCompany();
     const product = await buildProduct(company);
     const sku = unique('NEW');
-    const res = await patch(`/api/v1/product-models/${product.id}/`, { sku, name: 'Renamed', description: 'Now described', is_active: false }, { token: company.token });
+    const res = await patch(
+      `/api/v1/product-models/${product.id}/`,
+      { sku, name: 'Renamed', description: 'Now described', is_active: false },
+      { token: company.token },
+    );
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body).to.include({ id: product.id, sku, name: 'Renamed', description: 'Now described', is_active: false, profile: 'STANDARD' });
     expect(res.body.engine_config).to.deep.equal(product.engine_config);
@@ -280,7 +323,11 @@ describe('PATCH /api/v1/product-models/{id}/', () => {
   it('replaces the engine config (validated against the current profile) and copies unit and decimals', async () => {
     const company = await buildCompany();
     const product = await buildProduct(company, { profile: 'DIMENSIONAL' });
-    const res = await patch(`/api/v1/product-models/${product.id}/`, { engine_config: { engine_type: 'dimensional', unit: 'l', decimals: 3, max_stock: 500 } }, { token: company.token });
+    const res = await patch(
+      `/api/v1/product-models/${product.id}/`,
+      { engine_config: { engine_type: 'dimensional', unit: 'l', decimals: 3, max_stock: 500 } },
+      { token: company.token },
+    );
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body).to.include({ unit: 'l', decimals: 3, profile: 'DIMENSIONAL' });
     expect(res.body.engine_config).to.deep.equal({ engine_type: 'dimensional', unit: 'l', decimals: 3, max_stock: 500 });
@@ -290,7 +337,11 @@ describe('PATCH /api/v1/product-models/{id}/', () => {
   it('changes the profile with a matching engine config while no stock was ever booked', async () => {
     const company = await buildCompany();
     const product = await buildProduct(company);
-    const res = await patch(`/api/v1/product-models/${product.id}/`, { profile: 'BATCH', engine_config: { engine_type: 'batch', unit: 'crate' } }, { token: company.token });
+    const res = await patch(
+      `/api/v1/product-models/${product.id}/`,
+      { profile: 'BATCH', engine_config: { engine_type: 'batch', unit: 'crate' } },
+      { token: company.token },
+    );
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body).to.include({ profile: 'BATCH', engine_type: 'batch', unit: 'crate', decimals: 0 });
   });
@@ -317,7 +368,11 @@ describe('PATCH /api/v1/product-models/{id}/', () => {
     expect(res.body.details).to.have.all.keys('profile');
     expect(await readProduct(product.id)).to.deep.equal(before);
 
-    const same = await patch(`/api/v1/product-models/${product.id}/`, { profile: 'STANDARD', name: 'Still standard', engine_config: { engine_type: 'counter', min_stock: 2 } }, { token: company.token });
+    const same = await patch(
+      `/api/v1/product-models/${product.id}/`,
+      { profile: 'STANDARD', name: 'Still standard', engine_config: { engine_type: 'counter', min_stock: 2 } },
+      { token: company.token },
+    );
     expect(same.status, JSON.stringify(same.body)).to.equal(200);
     expect(same.body).to.include({ profile: 'STANDARD', name: 'Still standard' });
     expect(same.body.engine_config).to.include({ min_stock: 2 });
@@ -376,7 +431,13 @@ describe('PUT /api/v1/product-models/{id}/', () => {
   it('answers 400 naming is_active, which PUT does not take', async () => {
     const company = await buildCompany();
     const product = await buildProduct(company);
-    const res = await put(company, product.id, { sku: product.sku, name: 'x', profile: 'STANDARD', engine_config: { engine_type: 'counter' }, is_active: false });
+    const res = await put(company, product.id, {
+      sku: product.sku,
+      name: 'x',
+      profile: 'STANDARD',
+      engine_config: { engine_type: 'counter' },
+      is_active: false,
+    });
     expectValidationError(res, 'is_active');
   });
 
@@ -424,7 +485,9 @@ describe('DELETE /api/v1/product-models/{id}/', () => {
 
     const res = await del(`/api/v1/product-models/${product.id}/`, { token: company.token });
     expectErrorShape(res, 409, 'product_in_use');
-    expect(res.body.error).to.match(/deactivate/i).and.match(/is_active/);
+    expect(res.body.error)
+      .to.match(/deactivate/i)
+      .and.match(/is_active/);
     expect(res.body.details.used_by).to.include.members(['stock_movements', 'stock_balances']);
     expect(await readProduct(product.id)).to.deep.equal(before);
 
@@ -437,7 +500,9 @@ describe('DELETE /api/v1/product-models/{id}/', () => {
     const company = await buildCompany();
     const sql = system().db.sequelize;
     const ordered = await buildProduct(company);
-    await sql.query("INSERT INTO work_orders (company_id, number, title, product_id) VALUES ($1, $2, 'Assemble', $3)", { bind: [company.id, unique('WO'), ordered.id] });
+    await sql.query("INSERT INTO work_orders (company_id, number, title, product_id) VALUES ($1, $2, 'Assemble', $3)", {
+      bind: [company.id, unique('WO'), ordered.id],
+    });
     const batched = await buildProduct(company, { profile: 'BATCH' });
     await sql.query('INSERT INTO batches (company_id, product_id, code) VALUES ($1, $2, $3)', { bind: [company.id, batched.id, unique('LOT')] });
 

@@ -63,7 +63,14 @@ async function buildWorld(): Promise<World> {
   const product = await buildProduct(company);
   const [north, south] = [(await buildLocation(company, 'North')).id, (await buildLocation(company, 'South')).id];
   const virtual = await query<{ id: string; name: string }>(`SELECT id, name FROM locations WHERE company_id = $1 AND type = 'VIRTUAL'`, [company.id]);
-  const w: World = { company, product, north, south, inbound: virtual.find((l) => l.name === 'Inbound')!.id, outbound: virtual.find((l) => l.name === 'Outbound')!.id };
+  const w: World = {
+    company,
+    product,
+    north,
+    south,
+    inbound: virtual.find((l) => l.name === 'Inbound')!.id,
+    outbound: virtual.find((l) => l.name === 'Outbound')!.id,
+  };
   await bookAt(w, w.inbound, north, 7, `${daysAgo(40)}T12:00:00Z`);
   await bookAt(w, w.inbound, north, 10, `${daysAgo(5)}T12:00:00Z`);
   await bookAt(w, w.inbound, south, 4, `${daysAgo(5)}T23:59:59.999Z`);
@@ -205,7 +212,9 @@ describe('stock history on 50,000 movements: the ledger is read through an index
     const products = [];
     for (let i = 0; i < 20; i++) products.push((await buildProduct(company)).id);
     const shelf = await buildLocation(company);
-    const virtual = await query<{ id: string; name: string }>(`SELECT id, name FROM locations WHERE company_id = $1 AND type = 'VIRTUAL' ORDER BY name`, [company.id]);
+    const virtual = await query<{ id: string; name: string }>(`SELECT id, name FROM locations WHERE company_id = $1 AND type = 'VIRTUAL' ORDER BY name`, [
+      company.id,
+    ]);
     // Between the two VIRTUAL locations, which keep no balances, spread over 20 products and 500 days.
     await query(
       `INSERT INTO stock_movements (company_id, product_id, kind, from_location_id, to_location_id, quantity, reason, actor_kind, actor_id, created_at)
@@ -215,10 +224,22 @@ describe('stock history on 50,000 movements: the ledger is read through an index
     );
     await query('ANALYZE stock_movements');
     await query('ANALYZE locations');
-    for (const [interval, firstPeriod] of [['day', daysAgo(399)], ['month', '2020-01-01']] as const) {
+    for (const [interval, firstPeriod] of [
+      ['day', daysAgo(399)],
+      ['month', '2020-01-01'],
+    ] as const) {
       for (const locationId of [undefined, shelf.id]) {
-        const { sql, bind } = stockHistoryStatement({ companyId: company.id, productId: products[3], locationId, interval, firstPeriod, lastPeriod: interval === 'day' ? today() : `${today().slice(0, 8)}01` });
-        const plan = (await system().db.sequelize.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, { bind, type: QueryTypes.SELECT })).map((r) => r['QUERY PLAN']).join('\n');
+        const { sql, bind } = stockHistoryStatement({
+          companyId: company.id,
+          productId: products[3],
+          locationId,
+          interval,
+          firstPeriod,
+          lastPeriod: interval === 'day' ? today() : `${today().slice(0, 8)}01`,
+        });
+        const plan = (await system().db.sequelize.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, { bind, type: QueryTypes.SELECT }))
+          .map((r) => r['QUERY PLAN'])
+          .join('\n');
         // The product's movements, or (with a location, when the planner finds that narrower) the location's.
         expect(plan, plan).to.match(locationId ? /stock_movements_(product_seq|from|to)_idx/ : /stock_movements_product_seq_idx/);
         expect(plan, plan).not.to.match(/Seq Scan on stock_movements/);

@@ -108,13 +108,21 @@ describe('stock verify: findStockDifferences', () => {
         { kind: 'balance', company_id: company.id, product_id: cable.id, location_id: south.id, batch_id: null, expected: '11.5', actual: '0' },
       ]);
     } finally {
-      await sql('INSERT INTO stock_balances (company_id, product_id, location_id, batch_id, quantity) VALUES ($1, $2, $3, NULL, 11.5)', [company.id, cable.id, south.id]);
+      await sql('INSERT INTO stock_balances (company_id, product_id, location_id, batch_id, quantity) VALUES ($1, $2, $3, NULL, 11.5)', [
+        company.id,
+        cable.id,
+        south.id,
+      ]);
     }
     // A product fully subtracted again may keep a zero row or none: both match a ledger sum of 0.
     await addStock(company, cable.id, south.id, 11.5, { operation: 'subtract' });
     await sql('DELETE FROM stock_balances WHERE product_id = $1 AND location_id = $2', [cable.id, south.id]);
     expect((await verify(company.id)).differences).to.deep.equal([]);
-    await sql('INSERT INTO stock_balances (company_id, product_id, location_id, batch_id, quantity) VALUES ($1, $2, $3, NULL, 0)', [company.id, cable.id, south.id]);
+    await sql('INSERT INTO stock_balances (company_id, product_id, location_id, batch_id, quantity) VALUES ($1, $2, $3, NULL, 0)', [
+      company.id,
+      cable.id,
+      south.id,
+    ]);
     expect((await verify(company.id)).differences).to.deep.equal([]);
   });
 

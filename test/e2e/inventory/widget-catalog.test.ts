@@ -24,7 +24,9 @@ describe('GET /api/v1/widget/ (product list)', () => {
       { id: phones.id, name: 'C phones', sku: phones.sku, stock_display: '2 pcs', engine_type: 'serialized', barcode: null },
       { id: milk.id, name: 'D milk', sku: milk.sku, stock_display: '2.5 l', engine_type: 'batch', barcode: null },
     ]);
-    expect(res.body.poly_products).to.deep.equal([{ id: cable.id, name: 'B cable', sku: cable.sku, stock_display: '3.50 m', engine_type: 'dimensional', barcode: null, unit: 'm', decimals: 2 }]);
+    expect(res.body.poly_products).to.deep.equal([
+      { id: cable.id, name: 'B cable', sku: cable.sku, stock_display: '3.50 m', engine_type: 'dimensional', barcode: null, unit: 'm', decimals: 2 },
+    ]);
 
     const atB = await get(`/api/v1/widget/?location_id=${b.id}`, { apiKey: company.apiKey });
     expect(atB.body.products.map((p: { stock_display: string }) => p.stock_display)).to.deep.equal(['3 pcs', '2 pcs', '0.0 l']);
@@ -87,11 +89,19 @@ describe('changing decimals after bookings', () => {
     const cable = await buildProduct(company, { profile: 'DIMENSIONAL', engine_config: { engine_type: 'dimensional', unit: 'm', decimals: 2 } });
     const shelf = await buildLocation(company);
     await addStock(company, cable.id, shelf.id, 3.75);
-    const fewer = await patch(`/api/v1/product-models/${cable.id}/`, { engine_config: { engine_type: 'dimensional', unit: 'm', decimals: 0 } }, { token: company.token });
+    const fewer = await patch(
+      `/api/v1/product-models/${cable.id}/`,
+      { engine_config: { engine_type: 'dimensional', unit: 'm', decimals: 0 } },
+      { token: company.token },
+    );
     expect(fewer.status).to.equal(409);
     expect(fewer.body.code).to.equal('decimals_locked');
     expect((await get(`/api/v1/widget/${cable.id}/`, { apiKey: company.apiKey })).body.stock_display).to.equal('3.75 m');
-    const more = await patch(`/api/v1/product-models/${cable.id}/`, { engine_config: { engine_type: 'dimensional', unit: 'm', decimals: 3 } }, { token: company.token });
+    const more = await patch(
+      `/api/v1/product-models/${cable.id}/`,
+      { engine_config: { engine_type: 'dimensional', unit: 'm', decimals: 3 } },
+      { token: company.token },
+    );
     expect(more.status).to.equal(200);
     expect((await get(`/api/v1/widget/${cable.id}/`, { apiKey: company.apiKey })).body.stock_display).to.equal('3.750 m');
   });

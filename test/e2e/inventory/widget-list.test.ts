@@ -19,7 +19,7 @@ describe('GET /api/v1/widget/ (one statement)', () => {
     }
   });
 
-  it('answers 404 for a location that exists nowhere and 403 for another company\'s, without listing anything', async () => {
+  it("answers 404 for a location that exists nowhere and 403 for another company's, without listing anything", async () => {
     const company = await buildCompany();
     await buildProduct(company);
     const theirs = await buildLocation(await buildCompany());

@@ -120,7 +120,7 @@ describe('GET /api/v1/widget/batches/', () => {
     for (const batch of res.body.batches) expect(batch).to.have.all.keys('id', 'code', 'expiration_date', 'quantity', 'stock_display');
   });
 
-  it('with location_id lists the batches with stock at that location, with their quantity there (the booking form\'s picker)', async () => {
+  it("with location_id lists the batches with stock at that location, with their quantity there (the booking form's picker)", async () => {
     const company = await buildCompany();
     const product = await buildProduct(company, { profile: 'BATCH' });
     const north = await buildLocation(company);
@@ -129,7 +129,11 @@ describe('GET /api/v1/widget/batches/', () => {
     await addStock(company, product.id, north.id, 5, { batch: { code: 'BOTH', expiration_date: '2031-01-01' } });
     await addStock(company, product.id, south.id, 3, { batch: { code: 'BOTH' } });
     const rows = async (locationId: string) =>
-      (await widget(`batches/?product_id=${product.id}&location_id=${locationId}`, company)).body.batches.map((b: any) => [b.code, b.quantity, b.stock_display]);
+      (await widget(`batches/?product_id=${product.id}&location_id=${locationId}`, company)).body.batches.map((b: any) => [
+        b.code,
+        b.quantity,
+        b.stock_display,
+      ]);
     expect(await rows(south.id)).to.deep.equal([['BOTH', 3, '3 pcs']]);
     expect(await rows(north.id)).to.deep.equal([
       ['NORTH-ONLY', 2, '2 pcs'],
@@ -146,7 +150,7 @@ describe('GET /api/v1/widget/batches/', () => {
     ]);
   });
 
-  it('answers 404 for a VIRTUAL location_id, 403 for another company\'s, 400 for a malformed one', async () => {
+  it("answers 404 for a VIRTUAL location_id, 403 for another company's, 400 for a malformed one", async () => {
     const a = await buildCompany();
     const b = await buildCompany();
     const product = await buildProduct(a, { profile: 'BATCH' });

@@ -37,10 +37,7 @@ describe('work order numbers generated when none is given', () => {
   it('counts each company on its own, also when both create at once', async () => {
     const [a, b] = await Promise.all([buildCompany(), buildCompany()]);
     await create(a);
-    const [fromA, fromB] = await Promise.all([
-      Promise.all([create(a), create(a), create(a)]),
-      Promise.all([create(b), create(b)]),
-    ]);
+    const [fromA, fromB] = await Promise.all([Promise.all([create(a), create(a), create(a)]), Promise.all([create(b), create(b)])]);
     expect(fromA.map((o) => o.number).sort()).to.deep.equal(['WO-0002', 'WO-0003', 'WO-0004']);
     expect(fromB.map((o) => o.number).sort()).to.deep.equal(['WO-0001', 'WO-0002']);
   });

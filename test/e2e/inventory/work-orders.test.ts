@@ -63,7 +63,11 @@ describe('/api/v1/work-orders/: create, read, update, list', () => {
     const company = await buildCompany();
     const product = await buildProduct(company);
     const created = await createWorkOrder(company, { product_id: product.id, quantity: 3, due_date: '2030-01-01' });
-    const res = await patch(`/api/v1/work-orders/${created.id}/`, { number: 'WO-NEW', title: 'Renamed', quantity: 4, due_date: null }, { token: company.token });
+    const res = await patch(
+      `/api/v1/work-orders/${created.id}/`,
+      { number: 'WO-NEW', title: 'Renamed', quantity: 4, due_date: null },
+      { token: company.token },
+    );
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body).to.include({ id: created.id, number: 'WO-NEW', title: 'Renamed', quantity: 4, due_date: null, product_id: product.id, status: 'OPEN' });
     expect(res.body.created_at).to.equal(created.created_at);
@@ -75,15 +79,21 @@ describe('/api/v1/work-orders/: create, read, update, list', () => {
     expect((await get(`/api/v1/work-orders/${created.id}/`, { token: company.token })).body).to.deep.equal(cleared.body);
   });
 
-  it("takes a quantity with as many decimals as the product allows, and answers 400 naming quantity beyond them", async () => {
+  it('takes a quantity with as many decimals as the product allows, and answers 400 naming quantity beyond them', async () => {
     const company = await buildCompany();
     const pieces = await buildProduct(company); // STANDARD: whole units
     const cable = await buildProduct(company, { profile: 'DIMENSIONAL', engine_config: { engine_type: 'dimensional', unit: 'm', decimals: 2 } });
     expect((await createWorkOrder(company, { product_id: cable.id, quantity: 2.75 })).quantity).to.equal(2.75);
     expect((await createWorkOrder(company, { quantity: 0.125 })).quantity).to.equal(0.125); // no product: the column's 6 decimals
     const before = await workOrdersOf(company);
-    expectValidationError(await post('/api/v1/work-orders/', { number: unique('WO'), title: 't', product_id: pieces.id, quantity: 1.5 }, { token: company.token }), 'quantity');
-    expectValidationError(await post('/api/v1/work-orders/', { number: unique('WO'), title: 't', product_id: cable.id, quantity: 1.255 }, { token: company.token }), 'quantity');
+    expectValidationError(
+      await post('/api/v1/work-orders/', { number: unique('WO'), title: 't', product_id: pieces.id, quantity: 1.5 }, { token: company.token }),
+      'quantity',
+    );
+    expectValidationError(
+      await post('/api/v1/work-orders/', { number: unique('WO'), title: 't', product_id: cable.id, quantity: 1.255 }, { token: company.token }),
+      'quantity',
+    );
     expectValidationError(await post('/api/v1/work-orders/', { number: unique('WO'), title: 't', quantity: 0.0000001 }, { token: company.token }), 'quantity');
     expect(await workOrdersOf(company)).to.equal(before);
   });
@@ -126,8 +136,7 @@ describe('/api/v1/work-orders/: create, read, update, list', () => {
     const open = await createWorkOrder(company, { product_id: product.id });
     const started = await createWorkOrder(company, { status: 'IN_PROGRESS' });
     const done = await createWorkOrder(company, { status: 'DONE', product_id: product.id });
-    const ids = async (query: string) =>
-      (await get(`/api/v1/work-orders/?${query}`, { token: company.token })).body.results.map((w: { id: string }) => w.id);
+    const ids = async (query: string) => (await get(`/api/v1/work-orders/?${query}`, { token: company.token })).body.results.map((w: { id: string }) => w.id);
     expect(await ids('status=OPEN')).to.deep.equal([open.id]);
     expect(await ids('status=IN_PROGRESS')).to.deep.equal([started.id]);
     expect(await ids('status=CANCELLED')).to.deep.equal([]);
@@ -325,7 +334,11 @@ describe('POST /api/v1/work-orders/ with bad input', () => {
     { when: 'due_date carries a time', body: { ...valid(), due_date: '2030-02-03T00:00:00Z' }, fields: ['due_date'] },
     { when: 'due_date is day-month-year', body: { ...valid(), due_date: '31-01-2030' }, fields: ['due_date'] },
     { when: 'an unknown field (company_id) is sent', body: { ...valid(), company_id: randomUUID() }, fields: ['company_id'] },
-    { when: 'several fields are wrong at once', body: { number: '', title: 7, due_date: 'x', quantity: 0 }, fields: ['number', 'title', 'due_date', 'quantity'] },
+    {
+      when: 'several fields are wrong at once',
+      body: { number: '', title: 7, due_date: 'x', quantity: 0 },
+      fields: ['number', 'title', 'due_date', 'quantity'],
+    },
     { when: 'the body is a JSON array', body: [valid()], fields: ['body'] },
   ];
   for (const c of cases) {

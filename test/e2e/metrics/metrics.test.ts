@@ -26,7 +26,14 @@ describe('metrics', () => {
     expect((await get('/readyz')).status).to.equal(200);
     for (const service of SERVICES) {
       const s = await scrapeOf(service);
-      expect(s.families(), service).to.include.members([HTTP_DURATION_METRIC, 'db_pool_size', 'db_pool_idle', 'db_pool_used', 'db_pool_waiting', 'db_pool_max']);
+      expect(s.families(), service).to.include.members([
+        HTTP_DURATION_METRIC,
+        'db_pool_size',
+        'db_pool_idle',
+        'db_pool_used',
+        'db_pool_waiting',
+        'db_pool_max',
+      ]);
       expect(new Set(s.samples.map((x) => x.labels.service)), `${service}: every series names its service`).to.deep.equal(new Set([service]));
       expect(s.value('db_pool_max'), `${service} pool limit`).to.equal(20);
       expect(s.value('db_pool_size'), `${service} pool size`).to.be.at.least(1);
@@ -68,7 +75,8 @@ describe('metrics', () => {
     expect(refused.status).to.equal(409);
     const after = { gateway: await scrapeOf('gateway'), inventory: await scrapeOf('inventory') };
 
-    const grew = (service: 'gateway' | 'inventory', name: string, labels: Record<string, string>) => after[service].value(name, labels) - before[service].value(name, labels);
+    const grew = (service: 'gateway' | 'inventory', name: string, labels: Record<string, string>) =>
+      after[service].value(name, labels) - before[service].value(name, labels);
     expect(grew('inventory', 'inventory_bookings_total', { kind: 'add', outcome: 'booked' })).to.equal(N);
     expect(grew('inventory', 'inventory_bookings_total', { kind: 'subtract', outcome: 'insufficient_stock' })).to.equal(1);
     for (const service of ['gateway', 'inventory'] as const) {

@@ -20,13 +20,42 @@ import { ROOT, runToExit } from '../../support/processes';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { ServiceName, ServiceProcesses, startServiceProcesses } from '../../support/service-processes';
 import { eventually, sleep } from '../../support/wait';
-import { REDIS_URL, TestChannel, buildTenant, createChannel, createDelivery, deliverySettings, dropChannels, reload, requireRedis, uniqueQueue } from '../notify/fixtures';
+import {
+  REDIS_URL,
+  TestChannel,
+  buildTenant,
+  createChannel,
+  createDelivery,
+  deliverySettings,
+  dropChannels,
+  reload,
+  requireRedis,
+  uniqueQueue,
+} from '../notify/fixtures';
 
 const SERVICES: ServiceName[] = ['gateway', 'inventory', 'qr', 'monitor', 'notifier'];
 export const DASHBOARD = path.join(ROOT, 'deploy/grafana/pi-inventory.json');
 
 /** PromQL words that are not metric names. */
-const PROMQL_WORDS = new Set(['sum', 'max', 'min', 'avg', 'count', 'by', 'without', 'rate', 'irate', 'increase', 'histogram_quantile', 'time', 'on', 'ignoring', 'and', 'or', 'unless']);
+const PROMQL_WORDS = new Set([
+  'sum',
+  'max',
+  'min',
+  'avg',
+  'count',
+  'by',
+  'without',
+  'rate',
+  'irate',
+  'increase',
+  'histogram_quantile',
+  'time',
+  'on',
+  'ignoring',
+  'and',
+  'or',
+  'unless',
+]);
 
 /** The metric names of a PromQL expression: quoted strings, label matchers, ranges and `by (…)` lists left out. */
 export function metricNamesOf(expr: string): string[] {
@@ -58,14 +87,18 @@ describe('metrics of the services as processes', function () {
     gatewayMetricsUrl = `http://127.0.0.1:${metricsPort}`;
     const all = { METRICS_TOKEN: token };
     const delivery = { REDIS_URL, DELIVERY_QUEUE_NAME: names.name, DELIVERY_QUEUE_PREFIX: names.prefix, ALLOW_LOOPBACK_WEBHOOKS: 'true' };
-    services = await startServiceProcesses(SERVICES, { GATEWAY_METRICS_PORT: String(metricsPort) }, {
-      inventory: all,
-      qr: all,
-      monitor: { ...all, ...delivery },
-      // One job at a time, so that jobs queued behind a slow one wait.
-      notifier: { ...all, ...delivery, NOTIFIER_CONCURRENCY: '1' },
-      gateway: all,
-    });
+    services = await startServiceProcesses(
+      SERVICES,
+      { GATEWAY_METRICS_PORT: String(metricsPort) },
+      {
+        inventory: all,
+        qr: all,
+        monitor: { ...all, ...delivery },
+        // One job at a time, so that jobs queued behind a slow one wait.
+        notifier: { ...all, ...delivery, NOTIFIER_CONCURRENCY: '1' },
+        gateway: all,
+      },
+    );
     receiver = await startReceiver();
     queue = new DeliveryQueue(REDIS_URL, names);
   });
@@ -89,7 +122,12 @@ describe('metrics of the services as processes', function () {
       expect(wrong.status, `${service} with another token`).to.equal(401);
       expect(await wrong.json()).to.deep.include({ code: 'authentication_failed' });
       const s = await scrapeOf(service);
-      expect(s.families(), service).to.include.members(['http_request_duration_seconds', 'db_pool_size', 'process_cpu_seconds_total', 'nodejs_eventloop_lag_p99_seconds']);
+      expect(s.families(), service).to.include.members([
+        'http_request_duration_seconds',
+        'db_pool_size',
+        'process_cpu_seconds_total',
+        'nodejs_eventloop_lag_p99_seconds',
+      ]);
       expect(s.find('process_cpu_seconds_total')[0].labels).to.deep.equal({ service });
     }
     // The public port has no /metrics, with the token or without.
@@ -128,7 +166,10 @@ describe('metrics of the services as processes', function () {
     expect(idle.value('delivery_queue_jobs', { state: 'waiting' })).to.equal(0);
     expect(idle.value('delivery_queue_oldest_waiting_job_age_seconds')).to.equal(0);
     expect(idle.value('notifier_deliveries_in_flight')).to.equal(0);
-    expect(idle.value('notifier_delivery_duration_seconds_count', { outcome: 'delivered' }) - before.value('notifier_delivery_duration_seconds_count', { outcome: 'delivered' })).to.equal(4);
+    expect(
+      idle.value('notifier_delivery_duration_seconds_count', { outcome: 'delivered' }) -
+        before.value('notifier_delivery_duration_seconds_count', { outcome: 'delivered' }),
+    ).to.equal(4);
   });
 
   it('report the latest check_rules run, run as the real command, from the run log', async () => {
@@ -137,7 +178,13 @@ describe('metrics of the services as processes', function () {
     await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 5 } });
     const started = Date.now() / 1000;
     const run = await runToExit(process.execPath, [CHECK_RULES_ENTRY, '--company', company.id], {
-      env: { PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: testDatabaseUrl(), SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, EMAIL_BACKEND: 'console' },
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'test',
+        DATABASE_URL: testDatabaseUrl(),
+        SECRET_ENCRYPTION_KEY: system().secretEncryptionKey,
+        EMAIL_BACKEND: 'console',
+      },
       timeoutMs: 60_000,
     });
     expect(run.code, run.text).to.equal(0);
@@ -159,7 +206,14 @@ describe('metrics of the services as processes', function () {
     const exprs: string[] = dashboard.panels.flatMap((p: any) => (p.targets ?? []).map((t: any) => t.expr));
     expect(exprs.length).to.be.at.least(20);
     const queried = new Set(exprs.flatMap(metricNamesOf));
-    for (const wanted of ['http_request_duration_seconds_bucket', 'inventory_bookings_total', 'delivery_queue_jobs', 'notifier_deliveries_processed_total', 'check_rules_last_run_duration_seconds', 'db_pool_waiting']) {
+    for (const wanted of [
+      'http_request_duration_seconds_bucket',
+      'inventory_bookings_total',
+      'delivery_queue_jobs',
+      'notifier_deliveries_processed_total',
+      'check_rules_last_run_duration_seconds',
+      'db_pool_waiting',
+    ]) {
       expect([...queried], 'the dashboard reads it').to.include(wanted);
     }
     const missing = [...queried].filter((name) => !exposed.has(familyOf(name, exposed)));

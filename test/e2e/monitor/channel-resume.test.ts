@@ -21,10 +21,12 @@ const REASON = '5 failed attempts in a row; the last one: receiver answered HTTP
 
 /** What the circuit breaker writes when it opens (libs/common notify/breaker.ts). */
 async function pause(channelId: string) {
-  await query(
-    `UPDATE notification_channels SET consecutive_failures = 5, paused_at = $2, paused_reason = $3, next_probe_at = $4 WHERE id = $1`,
-    [channelId, PAUSED_AT, REASON, NEXT_PROBE_AT],
-  );
+  await query(`UPDATE notification_channels SET consecutive_failures = 5, paused_at = $2, paused_reason = $3, next_probe_at = $4 WHERE id = $1`, [
+    channelId,
+    PAUSED_AT,
+    REASON,
+    NEXT_PROBE_AT,
+  ]);
 }
 const breakerOf = (id: string) =>
   row<{ consecutive_failures: number; paused_at: Date | null; paused_reason: string | null; next_probe_at: Date | null }>(
@@ -55,7 +57,10 @@ describe('notification channels: the circuit breaker and POST {id}/resume/', () 
     expect(list.body.results.find((c: { id: string }) => c.id === channel.id)).to.deep.include({ state: 'paused', paused_at: PAUSED_AT });
 
     await query('UPDATE notification_channels SET is_active = false WHERE id = $1', [channel.id]);
-    expect((await get(`/api/v1/notification-channels/${channel.id}/`, { token: company.token })).body).to.deep.include({ state: 'inactive', paused_at: PAUSED_AT });
+    expect((await get(`/api/v1/notification-channels/${channel.id}/`, { token: company.token })).body).to.deep.include({
+      state: 'inactive',
+      paused_at: PAUSED_AT,
+    });
   });
 
   it('resumes a paused channel (200): active again, the failure count reset; its waiting deliveries stay due for the next run', async () => {
@@ -115,7 +120,14 @@ describe('notification channels: the circuit breaker and POST {id}/resume/', () 
       ...loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: s.secretEncryptionKey, REDIS_URL, DELIVERY_QUEUE_NAME: queueName }),
     };
     const logger = createLogger('monitor', 'info', s.logs);
-    const server = await listen(createServiceApp({ logger, db: s.db, internalJwtSecret: s.internalJwtSecret, paths: pathsOf(monitorApi) }, monitorRoutes({ db: s.db, config, logger, queue })), 0, '127.0.0.1');
+    const server = await listen(
+      createServiceApp(
+        { logger, db: s.db, internalJwtSecret: s.internalJwtSecret, paths: pathsOf(monitorApi) },
+        monitorRoutes({ db: s.db, config, logger, queue }),
+      ),
+      0,
+      '127.0.0.1',
+    );
     const gateway = await s.startGateway({ MONITOR_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
     try {
       const channel = await buildChannel(company);

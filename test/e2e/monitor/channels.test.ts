@@ -97,11 +97,21 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
       { token: company.token },
     );
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    expect(res.body).to.deep.include({ kind: 'EMAIL', url: null, recipients: ['ops@example.com', 'lead@example.com'], events: ['DATE_OFFSET'], max_attempts: 2, is_active: false });
+    expect(res.body).to.deep.include({
+      kind: 'EMAIL',
+      url: null,
+      recipients: ['ops@example.com', 'lead@example.com'],
+      events: ['DATE_OFFSET'],
+      max_attempts: 2,
+      is_active: false,
+    });
     expect(res.body).to.have.all.keys(...CHANNEL_KEYS);
     // The test system's monitor runs with EMAIL_BACKEND=console: the answer says so, and shows no webhook secret.
     expect(res.body).to.deep.include({ secret: null, email_backend: 'console' });
-    for (const answer of [await get(`/api/v1/notification-channels/${res.body.id}/`, { token: company.token }), await get('/api/v1/notification-channels/?kind=EMAIL', { token: company.token })]) {
+    for (const answer of [
+      await get(`/api/v1/notification-channels/${res.body.id}/`, { token: company.token }),
+      await get('/api/v1/notification-channels/?kind=EMAIL', { token: company.token }),
+    ]) {
       expect(answer.status).to.equal(200);
       const channel = answer.body.results ? answer.body.results.find((c: { id: string }) => c.id === res.body.id) : answer.body;
       expect(channel).to.deep.include({ secret: null, email_backend: 'console' });
@@ -138,7 +148,8 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
     await buildChannel(fresh, { name: 'A' });
     await buildChannel(fresh, { name: 'B', kind: 'EMAIL' });
     await buildChannel(fresh, { name: 'C', is_active: false });
-    const names = async (q: string) => (await get(`/api/v1/notification-channels/?${q}`, { token: fresh.token })).body.results.map((c: { name: string }) => c.name);
+    const names = async (q: string) =>
+      (await get(`/api/v1/notification-channels/?${q}`, { token: fresh.token })).body.results.map((c: { name: string }) => c.name);
     expect(await names('')).to.deep.equal(['A', 'B', 'C']);
     expect(await names('kind=EMAIL')).to.deep.equal(['B']);
     expect(await names('is_active=false')).to.deep.equal(['C']);
@@ -165,7 +176,14 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
       { token: company.token },
     );
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    expect(res.body).to.deep.include({ name: 'Renamed', events: ['DATE_OFFSET'], max_attempts: 3, is_active: false, url: 'http://93.184.216.34:8080/x', secret: created.secret });
+    expect(res.body).to.deep.include({
+      name: 'Renamed',
+      events: ['DATE_OFFSET'],
+      max_attempts: 3,
+      is_active: false,
+      url: 'http://93.184.216.34:8080/x',
+      secret: created.secret,
+    });
     const email = await buildChannel(company, { kind: 'EMAIL' });
     const recipients = await patch(`/api/v1/notification-channels/${email.id}/`, { recipients: ['new@example.com'] }, { token: company.token });
     expect(recipients.status, JSON.stringify(recipients.body)).to.equal(200);
@@ -177,7 +195,10 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
     const email = await buildChannel(company, { kind: 'EMAIL' });
     const before = [await readChannel(webhook.id), await readChannel(email.id)];
     expectValidationError(await patch(`/api/v1/notification-channels/${email.id}/`, { url: 'http://93.184.216.34/' }, { token: company.token }), 'url');
-    expectValidationError(await patch(`/api/v1/notification-channels/${webhook.id}/`, { recipients: ['a@example.com'] }, { token: company.token }), 'recipients');
+    expectValidationError(
+      await patch(`/api/v1/notification-channels/${webhook.id}/`, { recipients: ['a@example.com'] }, { token: company.token }),
+      'recipients',
+    );
     expectValidationError(await patch(`/api/v1/notification-channels/${webhook.id}/`, { kind: 'EMAIL' }, { token: company.token }), 'kind');
     expectValidationError(await patch(`/api/v1/notification-channels/${webhook.id}/`, { secret: 'mine' }, { token: company.token }), 'secret');
     expectValidationError(await patch(`/api/v1/notification-channels/${webhook.id}/`, {}, { token: company.token }), 'body');
@@ -254,7 +275,11 @@ describe('POST /api/v1/notification-channels/: validation', () => {
     { when: 'a WEBHOOK channel has recipients', body: { ...webhook, recipients: ['a@example.com'] }, field: 'recipients' },
     { when: 'an EMAIL channel has no recipients', body: without(email, 'recipients'), field: 'recipients' },
     { when: 'an EMAIL channel has an empty recipient list', body: { ...email, recipients: [] }, field: 'recipients' },
-    { when: 'an EMAIL channel has 21 recipients', body: { ...email, recipients: Array.from({ length: 21 }, (_, i) => `r${i}@example.com`) }, field: 'recipients' },
+    {
+      when: 'an EMAIL channel has 21 recipients',
+      body: { ...email, recipients: Array.from({ length: 21 }, (_, i) => `r${i}@example.com`) },
+      field: 'recipients',
+    },
     { when: 'a recipient is not an email address', body: { ...email, recipients: ['ops@example.com', 'not-an-email'] }, field: 'recipients.1' },
     { when: 'an EMAIL channel has a url', body: { ...email, url: 'http://93.184.216.34/' }, field: 'url' },
     { when: 'events is empty', body: { ...webhook, events: [] }, field: 'events' },
@@ -351,7 +376,17 @@ describe('POST /api/v1/notification-channels/{id}/test/', () => {
     });
     expect(delivery.delivered_at).to.be.a('string');
     expect(delivery.attempts).to.have.length(1);
-    expect(delivery.attempts[0]).to.have.all.keys('number', 'status', 'ok', 'status_code', 'error', 'response_excerpt', 'duration_ms', 'started_at', 'finished_at');
+    expect(delivery.attempts[0]).to.have.all.keys(
+      'number',
+      'status',
+      'ok',
+      'status_code',
+      'error',
+      'response_excerpt',
+      'duration_ms',
+      'started_at',
+      'finished_at',
+    );
     expect(delivery.attempts[0]).to.deep.include({ number: 1, status: 'SUCCEEDED', ok: true, status_code: 200, error: null, response_excerpt: 'thanks' });
     expect(Date.parse(delivery.attempts[0].finished_at)).to.be.at.least(Date.parse(delivery.attempts[0].started_at));
 
@@ -427,7 +462,10 @@ describe('POST /api/v1/notification-channels/{id}/test/', () => {
     receiver.status = 500;
     const res = await post(`/api/v1/notification-channels/${channel.id}/test/`, undefined, { token: company.token });
     expect(res.status).to.equal(200);
-    const records = await query('SELECT d.*, a.* FROM notification_deliveries d LEFT JOIN notification_attempts a ON a.delivery_id = d.id WHERE d.channel_id = $1', [channel.id]);
+    const records = await query(
+      'SELECT d.*, a.* FROM notification_deliveries d LEFT JOIN notification_attempts a ON a.delivery_id = d.id WHERE d.channel_id = $1',
+      [channel.id],
+    );
     expect(records).to.have.length(1);
     expect(JSON.stringify(records)).not.to.include(channel.secret);
     expect(JSON.stringify(res.body)).not.to.include(channel.secret);
@@ -449,7 +487,10 @@ describe('POST /api/v1/notification-channels/{id}/test/ with a delivery queue (R
       ...loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: s.secretEncryptionKey, REDIS_URL, DELIVERY_QUEUE_NAME: queueName }),
     };
     const logger = createLogger('monitor', 'info', s.logs);
-    const app = createServiceApp({ logger, db: s.db, internalJwtSecret: s.internalJwtSecret, paths: pathsOf(monitorApi) }, monitorRoutes({ db: s.db, config, logger, queue }));
+    const app = createServiceApp(
+      { logger, db: s.db, internalJwtSecret: s.internalJwtSecret, paths: pathsOf(monitorApi) },
+      monitorRoutes({ db: s.db, config, logger, queue }),
+    );
     const server = await listen(app, 0, '127.0.0.1');
     const gateway = await s.startGateway({ MONITOR_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
     try {
@@ -492,7 +533,9 @@ describe('POST /api/v1/notification-channels/{id}/test/ with a delivery queue (R
         const res = await post(`/api/v1/notification-channels/${channel.id}/test/`, undefined, { token: company.token, baseUrl: gateway.url });
         expect(res.status, JSON.stringify(res.body)).to.equal(202);
         expect(res.body.delivery).to.deep.include({ status: 'PENDING', attempt_count: 0 });
-        const stored = await row<{ status: string; next_attempt_at: Date }>('SELECT status, next_attempt_at FROM notification_deliveries WHERE id = $1', [res.body.delivery.id]);
+        const stored = await row<{ status: string; next_attempt_at: Date }>('SELECT status, next_attempt_at FROM notification_deliveries WHERE id = $1', [
+          res.body.delivery.id,
+        ]);
         expect(stored.status).to.equal('PENDING');
         expect(new Date(stored.next_attempt_at).getTime()).to.be.at.most(Date.now());
       });

@@ -18,13 +18,18 @@ import { buildChannel } from './helpers';
 const RUN_LOCK_ID = 7_310_442;
 const RECORDED_RUN_LOCK_ID = 7_310_443;
 
-const settings = () => loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' });
+const settings = () =>
+  loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' });
 const record = (company: TestCompany, trigger: 'scheduler' | 'command' = 'command') =>
   runCheckRules(system().db.sequelize, testDatabaseUrl(), settings(), { companyId: company.id, trigger });
 const runsOf = async (company: TestCompany, query = '') => {
   const res = await get(`/api/v1/check-rules/runs/${query}`, { token: company.token });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
-  return res.body as { count: number; next: string | null; results: Array<{ id: string; trigger: string; status: string; started_at: string; finished_at: string; results: Record<string, number> | null }> };
+  return res.body as {
+    count: number;
+    next: string | null;
+    results: Array<{ id: string; trigger: string; status: string; started_at: string; finished_at: string; results: Record<string, number> | null }>;
+  };
 };
 
 describe('GET /api/v1/check-rules/runs/', () => {

@@ -12,10 +12,17 @@ import { REDIS_URL, requireRedis } from '../../support/redis';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { buildChannel } from './helpers';
 
-const settings = () => loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' });
+const settings = () =>
+  loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' });
 const run = (company: TestCompany, now = new Date()) => checkRules(system().db.sequelize, testDatabaseUrl(), settings(), { companyId: company.id, now });
 const events = async (company: TestCompany) =>
-  (await get('/api/v1/events/?page_size=100', { token: company.token })).body.results as Array<{ id: string; status: string; batch_id: string | null; message: string; rule_id: string }>;
+  (await get('/api/v1/events/?page_size=100', { token: company.token })).body.results as Array<{
+    id: string;
+    status: string;
+    batch_id: string | null;
+    message: string;
+    rule_id: string;
+  }>;
 
 describe('check_rules: THRESHOLD', () => {
   let receiver: Receiver;
@@ -68,7 +75,11 @@ describe('check_rules: THRESHOLD', () => {
 
   it('honours max_stock and rules created through the API, and leaves an IGNORED event alone while the condition holds', async () => {
     const { company, product } = await buildStock({ quantity: 30 });
-    const rule = await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { max: 20 }, severity: 'CRITICAL' }, { token: company.token });
+    const rule = await post(
+      '/api/v1/monitoring-rules/',
+      { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { max: 20 }, severity: 'CRITICAL' },
+      { token: company.token },
+    );
     expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
     expect(await run(company)).to.include({ events_opened: 1 });
     const [event] = await events(company);
@@ -95,7 +106,10 @@ describe('check_rules: DATE_OFFSET', () => {
     const company = await buildCompany();
     const product = await buildProduct(company, {
       profile: 'BATCH',
-      engine_config: { engine_type: 'batch', monitoring_rules: [{ trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 7 } }] },
+      engine_config: {
+        engine_type: 'batch',
+        monitoring_rules: [{ trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 7 } }],
+      },
     });
     const shelf = await buildLocation(company);
     const tag = product.id.slice(0, 6);
@@ -123,7 +137,13 @@ describe('npm run check_rules (the command)', () => {
     const product = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 2 } });
     await buildLocation(company);
     const script = path.resolve(__dirname, '../../../../services/monitor/dist/src/check-rules/cli.js');
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: testDatabaseUrl(), SECRET_ENCRYPTION_KEY: system().secretEncryptionKey, ALLOW_LOOPBACK_WEBHOOKS: 'true', EMAIL_BACKEND: 'console' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: testDatabaseUrl(),
+      SECRET_ENCRYPTION_KEY: system().secretEncryptionKey,
+      ALLOW_LOOPBACK_WEBHOOKS: 'true',
+      EMAIL_BACKEND: 'console',
+    };
     delete env.REDIS_URL;
     const { code, text: out } = await runToExit(process.execPath, [script, '--company', company.id], { env });
     expect(code, out).to.equal(0);
@@ -228,7 +248,11 @@ describe('check_rules while the queue is down', () => {
 
       // One condition clears during the outage: its event is resolved, and still recorded with its delivery.
       await addStock(company, brief.id, shelf.id, 5);
-      const second = await checkRules(system().db.sequelize, testDatabaseUrl(), settings(), { companyId: company.id, now: new Date(t0.getTime() + 1000), queue: down });
+      const second = await checkRules(system().db.sequelize, testDatabaseUrl(), settings(), {
+        companyId: company.id,
+        now: new Date(t0.getTime() + 1000),
+        queue: down,
+      });
       expect(second).to.include({ events_opened: 0, events_resolved: 1, due_deliveries: 2, waiting_for_queue: 2 });
       const rows = await system().db.sequelize.query<{ product_id: string; status: string; delivery: string }>(
         `SELECT e.product_id, e.status, d.status AS delivery FROM event_log e JOIN notification_deliveries d ON d.event_id = e.id WHERE e.company_id = $1`,

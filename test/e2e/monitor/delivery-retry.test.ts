@@ -19,8 +19,7 @@ import { eventually } from '../../support/wait';
 import { deliverySettings } from '../notify/fixtures';
 import { buildChannel } from './helpers';
 
-const stateOf = (id: string) =>
-  row<{ status: string; attempts: number }>('SELECT status, attempts FROM notification_deliveries WHERE id = $1', [id]);
+const stateOf = (id: string) => row<{ status: string; attempts: number }>('SELECT status, attempts FROM notification_deliveries WHERE id = $1', [id]);
 const auditOf = (company: TestCompany, id: string) =>
   query<{ action: string; resource_type: string; actor_id: string; changes: Record<string, { before: unknown; after: unknown }> }>(
     'SELECT action, resource_type, actor_id, changes FROM audit_log WHERE company_id = $1 AND resource_id = $2',
@@ -55,7 +54,14 @@ describe('POST /api/v1/notification-deliveries/{id}/retry/', () => {
     const res = await post(`/api/v1/notification-deliveries/${delivery.id}/retry/`, undefined, { token: company.token });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(receiver.requests.length).to.equal(before + 1);
-    expect(res.body).to.deep.include({ id: delivery.id, status: 'DELIVERED', attempt_count: 2, last_status_code: 200, last_error: null, next_attempt_at: null });
+    expect(res.body).to.deep.include({
+      id: delivery.id,
+      status: 'DELIVERED',
+      attempt_count: 2,
+      last_status_code: 200,
+      last_error: null,
+      next_attempt_at: null,
+    });
     expect(res.body.attempts.map((a: { number: number; status: string; status_code: number }) => [a.number, a.status, a.status_code])).to.deep.equal([
       [1, 'FAILED', 500],
       [2, 'SUCCEEDED', 200],
@@ -75,7 +81,9 @@ describe('POST /api/v1/notification-deliveries/{id}/retry/', () => {
     expect(JSON.stringify(entries[0].changes)).to.not.include(channel.secret);
     const listed = await get(`/api/v1/audit-log/?resource_id=${delivery.id}`, { token: company.token });
     expect(listed.status, JSON.stringify(listed.body)).to.equal(200);
-    expect(listed.body.results.map((e: { action: string; resource_type: string }) => [e.action, e.resource_type])).to.deep.equal([['retry', 'notification_delivery']]);
+    expect(listed.body.results.map((e: { action: string; resource_type: string }) => [e.action, e.resource_type])).to.deep.equal([
+      ['retry', 'notification_delivery'],
+    ]);
   });
 
   it('a retry that fails again leaves the delivery FAILED, one more attempt recorded', async () => {
@@ -141,10 +149,23 @@ describe('POST /api/v1/notification-deliveries/{id}/retry/', () => {
     const s = system();
     const config = {
       PUBLIC_BASE_URL: 'http://localhost:8000',
-      ...loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: s.secretEncryptionKey, REDIS_URL, DELIVERY_QUEUE_NAME: queueName, ALLOW_LOOPBACK_WEBHOOKS: 'true' }),
+      ...loadMonitorSettings({
+        NODE_ENV: 'test',
+        SECRET_ENCRYPTION_KEY: s.secretEncryptionKey,
+        REDIS_URL,
+        DELIVERY_QUEUE_NAME: queueName,
+        ALLOW_LOOPBACK_WEBHOOKS: 'true',
+      }),
     };
     const logger = createLogger('monitor', 'info', s.logs);
-    const server = await listen(createServiceApp({ logger, db: s.db, internalJwtSecret: s.internalJwtSecret, paths: pathsOf(monitorApi) }, monitorRoutes({ db: s.db, config, logger, queue })), 0, '127.0.0.1');
+    const server = await listen(
+      createServiceApp(
+        { logger, db: s.db, internalJwtSecret: s.internalJwtSecret, paths: pathsOf(monitorApi) },
+        monitorRoutes({ db: s.db, config, logger, queue }),
+      ),
+      0,
+      '127.0.0.1',
+    );
     const gateway = await s.startGateway({ MONITOR_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
     let worker: DeliveryWorker | undefined;
     try {

@@ -97,7 +97,10 @@ describe('GET /api/v1/events/', () => {
     const ago = (minutes: number) => encodeURIComponent(new Date(Date.now() - minutes * 60_000).toISOString());
     expect((await listEvents(company, `&created_after=${ago(150)}`)).results.map((e) => e.id)).to.deep.equal([ids.newest, ids.dated]);
     expect((await listEvents(company, `&created_before=${ago(150)}`)).results.map((e) => e.id)).to.deep.equal([ids.ignored, ids.oldResolved]);
-    expect((await listEvents(company, `&created_after=${ago(250)}&created_before=${ago(50)}`)).results.map((e) => e.id)).to.deep.equal([ids.dated, ids.ignored]);
+    expect((await listEvents(company, `&created_after=${ago(250)}&created_before=${ago(50)}`)).results.map((e) => e.id)).to.deep.equal([
+      ids.dated,
+      ids.ignored,
+    ]);
   });
 
   it('pages with count, next and previous', async () => {

@@ -39,7 +39,13 @@ describe('company isolation: monitoring rules, events, channels and deliveries',
     const a = await buildCompany();
     const b = await buildCompany();
     const aProduct = await buildProduct(a, { engine_config: { engine_type: 'counter', min_stock: 4 } });
-    const aRule = (await post('/api/v1/monitoring-rules/', { product_id: aProduct.id, trigger_type: 'THRESHOLD', condition_config: { max: 50 }, name: 'A secret rule' }, { token: a.token })).body;
+    const aRule = (
+      await post(
+        '/api/v1/monitoring-rules/',
+        { product_id: aProduct.id, trigger_type: 'THRESHOLD', condition_config: { max: 50 }, name: 'A secret rule' },
+        { token: a.token },
+      )
+    ).body;
     const rules = await get(`/api/v1/monitoring-rules/?product_id=${aProduct.id}&source=attribute`, { token: a.token });
     const aVirtualRule = rules.body.results[0];
     const aEvent = await buildEvent(a, aProduct, { message: 'Low stock: A-only message' });
@@ -71,7 +77,9 @@ describe('company isolation: monitoring rules, events, channels and deliveries',
   });
 
   it('refuses a rule on A’s product in B’s body (403) and creates nothing', async () => {
-    denied(await post('/api/v1/monitoring-rules/', { product_id: w.aProduct.id, trigger_type: 'THRESHOLD', condition_config: { min: 1 } }, { token: w.b.token }));
+    denied(
+      await post('/api/v1/monitoring-rules/', { product_id: w.aProduct.id, trigger_type: 'THRESHOLD', condition_config: { min: 1 } }, { token: w.b.token }),
+    );
     // Isolation comes before the CUSTOM and profile checks.
     denied(await post('/api/v1/monitoring-rules/', { product_id: w.aProduct.id, trigger_type: 'CUSTOM' }, { token: w.b.token }));
     denied(

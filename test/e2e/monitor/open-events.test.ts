@@ -30,14 +30,26 @@ describe('check_rules: opening events in bulk', () => {
     const openings: EventOpening[] = products.map((p) => ({
       product: { id: p.id, sku: p.sku, name: p.name, unit: 'pcs', decimals: 0, quantity: '1', batches: [] },
       event: {
-        rule: { id: randomUUID(), source: 'rule', productId: p.id, name: null, triggerType: 'THRESHOLD', conditionConfig: { min: 5 }, severity: 'CRITICAL', isActive: true },
+        rule: {
+          id: randomUUID(),
+          source: 'rule',
+          productId: p.id,
+          name: null,
+          triggerType: 'THRESHOLD',
+          conditionConfig: { min: 5 },
+          severity: 'CRITICAL',
+          isActive: true,
+        },
         batchId: null,
         message: `Low stock: ${p.name}`,
         details: { quantity: 1, min: 5 },
       },
     }));
     // Events still live for the rules of products 2 (OPEN) and 3 (IGNORED): nothing new opens for them.
-    for (const [i, status] of [[2, 'OPEN'], [3, 'IGNORED']] as const) {
+    for (const [i, status] of [
+      [2, 'OPEN'],
+      [3, 'IGNORED'],
+    ] as const) {
       await buildEvent(company, products[i], { ruleId: openings[i].event.rule.id, status });
     }
 

@@ -46,7 +46,9 @@ describe('/api/v1/monitoring-rules/: stored rules', () => {
       is_active: true,
       editable: true,
     });
-    const stored = await row('SELECT company_id, product_id, trigger_type, condition_config, severity, is_active FROM monitoring_rules WHERE id = $1', [res.body.id]);
+    const stored = await row('SELECT company_id, product_id, trigger_type, condition_config, severity, is_active FROM monitoring_rules WHERE id = $1', [
+      res.body.id,
+    ]);
     expect(stored).to.deep.equal({
       company_id: company.id,
       product_id: product.id,
@@ -69,16 +71,29 @@ describe('/api/v1/monitoring-rules/: stored rules', () => {
       { token: company.token },
     );
     expect(dated.status, JSON.stringify(dated.body)).to.equal(201);
-    expect(dated.body).to.deep.include({ trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 14 }, severity: 'CRITICAL', name: null });
+    expect(dated.body).to.deep.include({
+      trigger_type: 'DATE_OFFSET',
+      condition_config: { date_field: 'expiration_date', days_offset: 14 },
+      severity: 'CRITICAL',
+      name: null,
+    });
 
-    const maxOnly = await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { max: 10 } }, { token: company.token });
+    const maxOnly = await post(
+      '/api/v1/monitoring-rules/',
+      { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { max: 10 } },
+      { token: company.token },
+    );
     expect(maxOnly.status, JSON.stringify(maxOnly.body)).to.equal(201);
     expect(maxOnly.body.condition_config).to.deep.equal({ max: 10 });
   });
 
   it('lets a member create, update and delete rules too (rules are catalog data, not administration)', async () => {
     const member = await buildUser(company);
-    const created = await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { min: 1 } }, { token: member.token });
+    const created = await post(
+      '/api/v1/monitoring-rules/',
+      { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { min: 1 } },
+      { token: member.token },
+    );
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const changed = await patch(`/api/v1/monitoring-rules/${created.body.id}/`, { severity: 'INFO' }, { token: member.token });
     expect(changed.status, JSON.stringify(changed.body)).to.equal(200);
@@ -86,7 +101,11 @@ describe('/api/v1/monitoring-rules/: stored rules', () => {
   });
 
   it('updates severity, name, is_active and the condition (checked against the stored trigger type)', async () => {
-    const created = await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { min: 5 } }, { token: company.token });
+    const created = await post(
+      '/api/v1/monitoring-rules/',
+      { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { min: 5 } },
+      { token: company.token },
+    );
     const res = await patch(
       `/api/v1/monitoring-rules/${created.body.id}/`,
       { severity: 'CRITICAL', name: 'Low stock', is_active: false, condition_config: { min: 2, max: 50 } },
@@ -99,7 +118,11 @@ describe('/api/v1/monitoring-rules/: stored rules', () => {
   });
 
   it('refuses a PATCH that breaks the condition, changes the trigger type or product, or is empty; nothing changes', async () => {
-    const created = await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { min: 5 } }, { token: company.token });
+    const created = await post(
+      '/api/v1/monitoring-rules/',
+      { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { min: 5 } },
+      { token: company.token },
+    );
     const id = created.body.id;
     const cases: Array<[unknown, string]> = [
       [{ condition_config: {} }, 'condition_config'],
@@ -121,7 +144,11 @@ describe('/api/v1/monitoring-rules/: stored rules', () => {
   });
 
   it('deletes a rule (204); it is gone from the list and answers 404 afterwards', async () => {
-    const created = await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { min: 5 } }, { token: company.token });
+    const created = await post(
+      '/api/v1/monitoring-rules/',
+      { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { min: 5 } },
+      { token: company.token },
+    );
     const res = await del(`/api/v1/monitoring-rules/${created.body.id}/`, { token: company.token });
     expect(res.status).to.equal(204);
     expectNotFound(await get(`/api/v1/monitoring-rules/${created.body.id}/`, { token: company.token }));
@@ -187,14 +214,22 @@ describe('POST /api/v1/monitoring-rules/: the validation matrix', () => {
   });
 
   it('answers 400 not_implemented and creates nothing for a CUSTOM rule', async () => {
-    const res = await post('/api/v1/monitoring-rules/', { product_id: standard.id, trigger_type: 'CUSTOM', condition_config: { expression: 'stock < 3' } }, { token: company.token });
+    const res = await post(
+      '/api/v1/monitoring-rules/',
+      { product_id: standard.id, trigger_type: 'CUSTOM', condition_config: { expression: 'stock < 3' } },
+      { token: company.token },
+    );
     expectErrorShape(res, 400, 'not_implemented');
     expect(res.body.details).to.have.property('trigger_type');
     expect(await rulesOf(company)).to.equal(0);
   });
 
   it('answers 404 and creates nothing for a product that exists nowhere', async () => {
-    const res = await post('/api/v1/monitoring-rules/', { product_id: randomUUID(), trigger_type: 'THRESHOLD', condition_config: { min: 1 } }, { token: company.token });
+    const res = await post(
+      '/api/v1/monitoring-rules/',
+      { product_id: randomUUID(), trigger_type: 'THRESHOLD', condition_config: { min: 1 } },
+      { token: company.token },
+    );
     expectNotFound(res);
     expect(await rulesOf(company)).to.equal(0);
   });
@@ -215,7 +250,11 @@ describe('/api/v1/monitoring-rules/: rules implied by the product', () => {
 
   it('lists min_stock, max_stock and engine_config rules beside stored ones, read-only, with the same ids on every read', async () => {
     const product = await buildProduct(company, { engine_config: config });
-    const stored = await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { max: 80 } }, { token: company.token });
+    const stored = await post(
+      '/api/v1/monitoring-rules/',
+      { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { max: 80 } },
+      { token: company.token },
+    );
     const first = await listRules(company, `&product_id=${product.id}`);
     expect(first.count).to.equal(4);
     for (const rule of first.results) expect(rule).to.have.all.keys(...RULE_KEYS);
@@ -226,7 +265,9 @@ describe('/api/v1/monitoring-rules/: rules implied by the product', () => {
       ['min_stock', 'THRESHOLD', { min: 5 }, 'WARNING', false],
       ['max_stock', 'THRESHOLD', { max: 100 }, 'WARNING', false],
     ]);
-    expect(bySource('engine_config').map((r) => [r.trigger_type, r.condition_config, r.severity, r.editable])).to.deep.equal([['THRESHOLD', { min: 2 }, 'CRITICAL', false]]);
+    expect(bySource('engine_config').map((r) => [r.trigger_type, r.condition_config, r.severity, r.editable])).to.deep.equal([
+      ['THRESHOLD', { min: 2 }, 'CRITICAL', false],
+    ]);
 
     const second = await listRules(company, `&product_id=${product.id}`);
     expect(second.results.map((r) => r.id)).to.deep.equal(first.results.map((r) => r.id));
@@ -338,7 +379,9 @@ describe('GET /api/v1/monitoring-rules/: filters and pages', () => {
     expect(first.body.count).to.equal(3);
     expect(first.body.results).to.have.length(2);
     expect(first.body.previous).to.equal(null);
-    expect(first.body.next).to.be.a('string').and.match(/page=2/);
+    expect(first.body.next)
+      .to.be.a('string')
+      .and.match(/page=2/);
     const second = await get('/api/v1/monitoring-rules/?page_size=2&page=2', { token: company.token });
     expect(second.body.results).to.have.length(1);
     expect(second.body.next).to.equal(null);

@@ -20,18 +20,7 @@ import {
 import { system } from '../../support/hooks';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { LogCapture } from '../../support/system';
-import {
-  Tenant,
-  TestChannel,
-  attemptsOf,
-  buildTenant,
-  createChannel,
-  createDelivery,
-  createEvent,
-  deliverySettings,
-  dropChannels,
-  reload,
-} from './fixtures';
+import { Tenant, TestChannel, attemptsOf, buildTenant, createChannel, createDelivery, createEvent, deliverySettings, dropChannels, reload } from './fixtures';
 
 const MINUTE = 60_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -304,7 +293,14 @@ describe('notification delivery: webhooks', () => {
       const paused = await channel({ isActive: false });
       const now = new Date();
       const { event, body } = await createEvent(tenant, now);
-      const input = { companyId: tenant.company.id, eventId: event.id, eventType: 'THRESHOLD' as const, body, channels: [subscribed.row, otherType.row, paused.row], now };
+      const input = {
+        companyId: tenant.company.id,
+        eventId: event.id,
+        eventType: 'THRESHOLD' as const,
+        body,
+        channels: [subscribed.row, otherType.row, paused.row],
+        now,
+      };
 
       const first = await sequelize().transaction((t) => createDeliveries(sequelize(), t, input));
       expect(first).to.have.length(1);

@@ -7,7 +7,19 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { DeliverySettings, attemptDelivery, createLogger, freePort } from '@pi/common';
 import { system } from '../../support/hooks';
 import { LogCapture } from '../../support/system';
-import { ParsedMail, Tenant, TestChannel, attemptsOf, buildTenant, createChannel, createDelivery, deliverySettings, dropChannels, parseMail, reload } from './fixtures';
+import {
+  ParsedMail,
+  Tenant,
+  TestChannel,
+  attemptsOf,
+  buildTenant,
+  createChannel,
+  createDelivery,
+  deliverySettings,
+  dropChannels,
+  parseMail,
+  reload,
+} from './fixtures';
 
 interface ReceivedMail extends ParsedMail {
   from: string;
@@ -172,7 +184,11 @@ describe('notification delivery: email', () => {
     const line = logs.lines.map((l) => JSON.parse(l)).find((l) => l.email);
     expect(line, logs.text()).to.not.equal(undefined);
     expect(line.msg).to.equal('email not sent (EMAIL_BACKEND=console)');
-    expect(line.email).to.deep.include({ from: 'alerts@inventory.test', to: recipients, subject: `[CRITICAL] Low stock: ${tenant.product.name} (${tenant.product.sku})` });
+    expect(line.email).to.deep.include({
+      from: 'alerts@inventory.test',
+      to: recipients,
+      subject: `[CRITICAL] Low stock: ${tenant.product.name} (${tenant.product.sku})`,
+    });
     expect(line.email.text).to.include(event.message);
     expect(logs.text()).to.not.include('console-pw-never-logged');
     expect(logs.text().includes(c.secret)).to.equal(false);

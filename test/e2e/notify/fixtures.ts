@@ -23,7 +23,6 @@ import { buildCompany, buildProduct, type TestCompany, type TestProduct } from '
 import { system } from '../../support/hooks';
 export { REDIS_URL, redisAvailable, requireRedis } from '../../support/redis';
 
-
 export function deliverySettings(overrides: Partial<DeliverySettings> = {}): DeliverySettings {
   return {
     SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),

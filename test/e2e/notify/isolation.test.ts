@@ -45,7 +45,8 @@ describe('notification delivery: isolation (claim, send, record; cap; circuit br
   const channels: TestChannel[] = [];
   const receivers: Receiver[] = [];
   const sequelize = () => system().db.sequelize;
-  const attempt = (delivery: NotificationDelivery, now: Date, s: DeliverySettings = settings): Promise<AttemptOutcome> => attemptDelivery(sequelize(), delivery.id, s, now);
+  const attempt = (delivery: NotificationDelivery, now: Date, s: DeliverySettings = settings): Promise<AttemptOutcome> =>
+    attemptDelivery(sequelize(), delivery.id, s, now);
   const channel = async (url: string, spec: Parameters<typeof createChannel>[2] = {}) => {
     const c = await createChannel(tenant, settings, { url, ...spec });
     channels.push(c);
@@ -283,7 +284,10 @@ describe('notification delivery: isolation (claim, send, record; cap; circuit br
     const { delivery } = await createDelivery(tenant, c, now);
     const outcomes = await Promise.all([attempt(delivery, now), attempt(delivery, now), attempt(delivery, now)]);
     expect(outcomes.filter((o) => o === 'delivered')).to.have.length(1);
-    expect(outcomes.every((o) => ['delivered', 'skipped', 'deferred'].includes(o)), outcomes.join()).to.equal(true);
+    expect(
+      outcomes.every((o) => ['delivered', 'skipped', 'deferred'].includes(o)),
+      outcomes.join(),
+    ).to.equal(true);
     await eventually(async () => (await reload(delivery)).status === 'DELIVERED', 'the delivery');
     expect(hook.requests).to.have.length(1);
     expect(await attemptsOf(delivery)).to.have.length(1);

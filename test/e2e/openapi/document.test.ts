@@ -46,7 +46,11 @@ describe('OpenAPI document', () => {
     const scan = body.paths['/go/{code}/'].get;
     const apiKey = scan.parameters.find((p: any) => p.name === 'api_key');
     expect(apiKey.deprecated).to.equal(true);
-    expect(scan.responses['302'].headers).to.have.keys('X-API-Deprecated', 'X-API-Sunset', ...Object.keys(scan.responses['302'].headers).filter((h: string) => !h.startsWith('X-API')));
+    expect(scan.responses['302'].headers).to.have.keys(
+      'X-API-Deprecated',
+      'X-API-Sunset',
+      ...Object.keys(scan.responses['302'].headers).filter((h: string) => !h.startsWith('X-API')),
+    );
   });
 
   it('documents 503 (service_unavailable, outcome_unknown) on every operation and 504 upstream_timeout on every proxied one', async () => {
@@ -81,8 +85,14 @@ describe('OpenAPI document', () => {
         const routes = routesOf()[service];
         const documented = new Map<string, ApiOperation>(apis[service].operations.map((op) => [key(op), op]));
         const routed = new Map(routes.map((r) => [key(r), r]));
-        expect([...routed.keys()].filter((k) => !documented.has(k)), 'routes missing from the document').to.deep.equal([]);
-        expect([...documented.keys()].filter((k) => !routed.has(k)), 'documented but not routed').to.deep.equal([]);
+        expect(
+          [...routed.keys()].filter((k) => !documented.has(k)),
+          'routes missing from the document',
+        ).to.deep.equal([]);
+        expect(
+          [...documented.keys()].filter((k) => !routed.has(k)),
+          'documented but not routed',
+        ).to.deep.equal([]);
         for (const [k, route] of routed) {
           const op = documented.get(k)!;
           for (const part of ['params', 'query', 'body'] as const) {

@@ -40,7 +40,10 @@ describe('Documentation UIs', () => {
 
         const pageUrl = `${system().url}${path}`;
         const urls = assetUrls(html, pageUrl);
-        expect(urls.some((u) => new URL(u).pathname.endsWith(`/${scriptName}`)), `${path} loads ${scriptName}`).to.equal(true);
+        expect(
+          urls.some((u) => new URL(u).pathname.endsWith(`/${scriptName}`)),
+          `${path} loads ${scriptName}`,
+        ).to.equal(true);
         for (const url of urls) {
           expect(url.startsWith(`${pageUrl}assets/`), `${url} is under ${path}assets/`).to.equal(true);
           const asset = await fetch(url);
@@ -57,13 +60,20 @@ describe('Documentation UIs', () => {
       });
     }
 
-    it('serves our Swagger UI initializer (on /api/schema/), not the package\'s Petstore one, and none of the package\'s other files', async () => {
+    it("serves our Swagger UI initializer (on /api/schema/), not the package's Petstore one, and none of the package's other files", async () => {
       const init = await fetch(`${system().url}/api/docs/assets/swagger-initializer.js`);
       expect(init.status).to.equal(200);
       const text = await init.text();
       expect(text).to.include('../schema/');
       expect(text).not.to.include('petstore');
-      for (const path of ['/api/docs/assets/index.html', '/api/docs/assets/swagger-ui.js', '/api/docs/assets/', '/api/redoc/assets/redoc.lib.js', '/api/redoc/assets/swagger-ui-bundle.js', '/api/docs/assets/redoc.standalone.js']) {
+      for (const path of [
+        '/api/docs/assets/index.html',
+        '/api/docs/assets/swagger-ui.js',
+        '/api/docs/assets/',
+        '/api/redoc/assets/redoc.lib.js',
+        '/api/redoc/assets/swagger-ui-bundle.js',
+        '/api/docs/assets/redoc.standalone.js',
+      ]) {
         const res = await fetch(`${system().url}${path}`, { redirect: 'manual' });
         expect(res.status, path).to.equal(404);
         await res.arrayBuffer();
@@ -110,7 +120,9 @@ describe('Documentation UIs', () => {
       expect(await page.title()).to.include('Swagger UI');
       expect(await page.textContent('.swagger-ui .info .title')).to.include(document.info.title);
 
-      const paths = await page.$$eval('.swagger-ui .opblock .opblock-summary-path', (els) => els.map((el) => el.getAttribute('data-path') ?? el.textContent ?? ''));
+      const paths = await page.$$eval('.swagger-ui .opblock .opblock-summary-path', (els) =>
+        els.map((el) => el.getAttribute('data-path') ?? el.textContent ?? ''),
+      );
       for (const path of ['/api/schema/', '/api/docs/', '/api/redoc/', '/api/token/']) expect(paths).to.include(path);
       expect(paths.length, 'one block per operation').to.equal(operationCount(document));
       expect(await page.locator('.swagger-ui .errors-wrapper').count(), 'Swagger UI reports no error').to.equal(0);

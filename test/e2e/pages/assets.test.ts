@@ -55,7 +55,13 @@ describe('Pages: the bundled widget and dashboard as served', () => {
   }
 
   it('an asset name the build did not make answers 404 (the old unbundled modules among them)', async () => {
-    for (const path of ['/widget/assets/main.js', '/widget/assets/views/booking.js', '/dashboard/assets/main.js', '/widget/assets/../index.html', '/dashboard/assets/%2e%2e/index.html']) {
+    for (const path of [
+      '/widget/assets/main.js',
+      '/widget/assets/views/booking.js',
+      '/dashboard/assets/main.js',
+      '/widget/assets/../index.html',
+      '/dashboard/assets/%2e%2e/index.html',
+    ]) {
       const res = await fetch(`${base()}${path}`);
       expect(res.status, path).to.equal(404);
       expect(((await res.json()) as { code: string }).code, path).to.equal('not_found');

@@ -42,7 +42,8 @@ interface Attempt {
  * service book and answers `<answer>` instead, `answer` answers without reaching it, `cut` fails at the
  * network level, `pass` goes through.
  */
-type Step = { kind: 'reached-then'; answer: typeof UPSTREAM_TIMEOUT } | { kind: 'answer'; answer: typeof UPSTREAM_TIMEOUT } | { kind: 'cut' } | { kind: 'pass' };
+type Step =
+  { kind: 'reached-then'; answer: typeof UPSTREAM_TIMEOUT } | { kind: 'answer'; answer: typeof UPSTREAM_TIMEOUT } | { kind: 'cut' } | { kind: 'pass' };
 
 async function routeAttempts(page: Page, pattern: string, plan: Step[]): Promise<Attempt[]> {
   const attempts: Attempt[] = [];
@@ -72,7 +73,11 @@ async function recordTexts(page: Page, selector: string): Promise<() => Promise<
 
 /** Page problems, minus the browser's lines for the answers and cut connections the test causes. */
 const problems = (bp: BrowserPage) =>
-  pageProblems(bp, { expectedConsole: /Failed to load resource: (the server responded with a status of (40\d|50[234])|net::ERR_CONNECTION_RESET)/, failedRequests: false, labelled: true });
+  pageProblems(bp, {
+    expectedConsole: /Failed to load resource: (the server responded with a status of (40\d|50[234])|net::ERR_CONNECTION_RESET)/,
+    failedRequests: false,
+    labelled: true,
+  });
 
 describe('Pages: bookings whose outcome is unknown are retried with the same Idempotency-Key', function () {
   this.timeout(90_000);
@@ -103,7 +108,11 @@ describe('Pages: bookings whose outcome is unknown are retried with the same Ide
 
   it('widget: a subtraction booked but answered 504, then cut off, is sent a third time with the same key and books once; the page says it retries', async () => {
     const { product, location, bp, page } = await widgetOnProduct();
-    const attempts = await routeAttempts(page, '**/api/v1/widget/*/transaction/', [{ kind: 'reached-then', answer: UPSTREAM_TIMEOUT }, { kind: 'cut' }, { kind: 'pass' }]);
+    const attempts = await routeAttempts(page, '**/api/v1/widget/*/transaction/', [
+      { kind: 'reached-then', answer: UPSTREAM_TIMEOUT },
+      { kind: 'cut' },
+      { kind: 'pass' },
+    ]);
     const replayed: string[] = [];
     page.on('response', (res) => {
       if (res.url().endsWith('/transaction/')) replayed.push(res.headers()['idempotent-replayed'] ?? 'no');
@@ -134,7 +143,12 @@ describe('Pages: bookings whose outcome is unknown are retried with the same Ide
 
   it('widget: when every attempt fails the outcome is said to be unknown, and booking again sends the same key: once booked, never twice', async () => {
     const { product, location, bp, page } = await widgetOnProduct();
-    const plan: Step[] = [{ kind: 'reached-then', answer: UPSTREAM_TIMEOUT }, { kind: 'answer', answer: OUTCOME_UNKNOWN }, { kind: 'answer', answer: OUTCOME_UNKNOWN }, { kind: 'answer', answer: OUTCOME_UNKNOWN }];
+    const plan: Step[] = [
+      { kind: 'reached-then', answer: UPSTREAM_TIMEOUT },
+      { kind: 'answer', answer: OUTCOME_UNKNOWN },
+      { kind: 'answer', answer: OUTCOME_UNKNOWN },
+      { kind: 'answer', answer: OUTCOME_UNKNOWN },
+    ];
     const attempts = await routeAttempts(page, '**/api/v1/widget/*/transaction/', plan);
 
     await page.getByRole('button', { name: 'Subtract stock' }).click();

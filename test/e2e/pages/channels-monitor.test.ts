@@ -29,7 +29,9 @@ describe('dashboard (browser): monitor runs and email channels on the channels s
     // Before any run: the panel says how rules get evaluated.
     await goTo(page, '#/channels', 'Notification channels');
     const panel = page.getByRole('region', { name: 'Monitor runs' });
-    expect(await panel.textContent()).to.include('No monitor run has checked your company yet').and.include('CHECK_RULES_INTERVAL_SECONDS');
+    expect(await panel.textContent())
+      .to.include('No monitor run has checked your company yet')
+      .and.include('CHECK_RULES_INTERVAL_SECONDS');
 
     // A run that opens one event for this company (and three for the other, which must not show here).
     const product = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 5 } });
@@ -39,7 +41,8 @@ describe('dashboard (browser): monitor runs and email channels on the channels s
     try {
       await buildChannel(company, { name: 'Ops hook', url: receiver.url, events: ['THRESHOLD'] });
       for (let i = 0; i < 3; i++) await buildProduct(other, { engine_config: { engine_type: 'counter', min_stock: 2 } });
-      for (const c of [company, other]) await runCheckRules(system().db.sequelize, testDatabaseUrl(), monitorSettings(), { companyId: c.id, trigger: 'scheduler' });
+      for (const c of [company, other])
+        await runCheckRules(system().db.sequelize, testDatabaseUrl(), monitorSettings(), { companyId: c.id, trigger: 'scheduler' });
       expect(receiver.requests).to.have.length(1);
     } finally {
       await receiver.close();
@@ -60,7 +63,10 @@ describe('dashboard (browser): monitor runs and email channels on the channels s
     expect(await page.getByLabel('Signing secret').count()).to.equal(0);
     expect(await page.getByRole('button', { name: 'Rotate secret' }).count()).to.equal(0);
     const note = page.getByRole('note');
-    expect(await note.textContent()).to.include('Emails are not sent').and.include('npm start').and.include('email not sent');
+    expect(await note.textContent())
+      .to.include('Emails are not sent')
+      .and.include('npm start')
+      .and.include('email not sent');
     expect(await page.content()).not.to.include('whsec_');
     expect(mail.secret).to.equal(null);
     expect(unexpectedProblems(bp)).to.deep.equal([]);

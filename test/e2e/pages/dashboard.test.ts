@@ -160,7 +160,9 @@ describe('dashboard (browser)', function () {
       await confirm(page, 'Rotate secret');
       await notice(page, 'Signing secret rotated.');
       const rotated = await secretInput.inputValue();
-      expect(rotated).to.match(/^whsec_/).and.not.equal(secret);
+      expect(rotated)
+        .to.match(/^whsec_/)
+        .and.not.equal(secret);
       expect((await get(`/api/v1/notification-channels/${channelId}/`, { token: company.token })).body.secret).to.equal(rotated);
       await page.getByRole('button', { name: 'Send test' }).click();
       await receiver.waitForRequests(2);
@@ -290,9 +292,27 @@ describe('dashboard (browser)', function () {
       const serialized = await buildProduct(company, { profile: 'SERIALIZED', name: 'Drill', sku: unique('DRILL') });
       drill = serialized;
       await addStock(company, serialized.id, location.id, 2, { serial_numbers: ['SN-0001', 'SN-0002'] });
-      await post('/api/v1/work-orders/', { number: 'WO-1001', title: 'Assemble shelf', product_id: low.id, quantity: 4, due_date: '2031-01-15' }, { token: company.token });
-      await post('/api/v1/monitoring-rules/', { product_id: batchProduct.id, trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 30 }, severity: 'CRITICAL', name: 'Glue expiry' }, { token: company.token });
-      const channel = await post('/api/v1/notification-channels/', { name: 'Ops hook', kind: 'WEBHOOK', url: receiver.url, events: ['THRESHOLD', 'TEST'] }, { token: company.token });
+      await post(
+        '/api/v1/work-orders/',
+        { number: 'WO-1001', title: 'Assemble shelf', product_id: low.id, quantity: 4, due_date: '2031-01-15' },
+        { token: company.token },
+      );
+      await post(
+        '/api/v1/monitoring-rules/',
+        {
+          product_id: batchProduct.id,
+          trigger_type: 'DATE_OFFSET',
+          condition_config: { date_field: 'expiration_date', days_offset: 30 },
+          severity: 'CRITICAL',
+          name: 'Glue expiry',
+        },
+        { token: company.token },
+      );
+      const channel = await post(
+        '/api/v1/notification-channels/',
+        { name: 'Ops hook', kind: 'WEBHOOK', url: receiver.url, events: ['THRESHOLD', 'TEST'] },
+        { token: company.token },
+      );
       expect(channel.status, JSON.stringify(channel.body)).to.equal(201);
       member = { username: unique('member'), password: 'member-password-1' };
       await post('/api/v1/users/', { ...member, email: 'member@example.com' }, { token: company.token });
@@ -323,19 +343,27 @@ describe('dashboard (browser)', function () {
       const form = page.getByRole('form', { name: 'Import products' });
       const csv = (rows: string[]) => ['sku,name,profile,engine_type,unit,decimals', ...rows].join('\n');
       const imported = [unique('IMP'), unique('IMP')];
-      await form.getByLabel('Or paste the content').fill(csv([`${imported[0]},Cable tie,STANDARD,counter,pcs,0`, `${imported[1]},Rope,DIMENSIONAL,dimensional,m,2`]));
+      await form
+        .getByLabel('Or paste the content')
+        .fill(csv([`${imported[0]},Cable tie,STANDARD,counter,pcs,0`, `${imported[1]},Rope,DIMENSIONAL,dimensional,m,2`]));
       expect(await form.getByLabel('Dry run: check only, import nothing').isChecked()).to.equal(true);
       await form.getByRole('button', { name: 'Import' }).click();
       await page.locator('.import-outcome', { hasText: 'Dry run passed: 2 product(s) would be imported.' }).waitFor();
       expect((await get('/api/v1/product-models/', { token: company.token })).body.count).to.equal(before);
 
-      await form.getByLabel('Or paste the content').fill(csv([`${imported[0]},Cable tie,STANDARD,counter,pcs,0`, `${unique('BAD')},Rope,DIMENSIONAL,dimensional,parsec,2`]));
+      await form
+        .getByLabel('Or paste the content')
+        .fill(csv([`${imported[0]},Cable tie,STANDARD,counter,pcs,0`, `${unique('BAD')},Rope,DIMENSIONAL,dimensional,parsec,2`]));
       await form.getByRole('button', { name: 'Import' }).click();
       const problems = page.locator('.import-outcome table');
       await problems.waitFor();
-      expect((await problems.locator('tbody tr').first().textContent()) ?? '').to.include('2').and.include('unit');
+      expect((await problems.locator('tbody tr').first().textContent()) ?? '')
+        .to.include('2')
+        .and.include('unit');
 
-      await form.getByLabel('Or paste the content').fill(csv([`${imported[0]},Cable tie,STANDARD,counter,pcs,0`, `${imported[1]},Rope,DIMENSIONAL,dimensional,m,2`]));
+      await form
+        .getByLabel('Or paste the content')
+        .fill(csv([`${imported[0]},Cable tie,STANDARD,counter,pcs,0`, `${imported[1]},Rope,DIMENSIONAL,dimensional,m,2`]));
       await form.getByLabel('Dry run: check only, import nothing').uncheck();
       await form.getByRole('button', { name: 'Import' }).click();
       await page.locator('.import-outcome', { hasText: '2 product(s) imported.' }).waitFor();
@@ -344,7 +372,7 @@ describe('dashboard (browser)', function () {
       // The export downloads as a file.
       const [exported] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download export' }).click()]);
       expect(exported.suggestedFilename()).to.match(/^export-.*\.json$/);
-      const document = JSON.parse(fs.readFileSync((await exported.path()), 'utf8'));
+      const document = JSON.parse(fs.readFileSync(await exported.path(), 'utf8'));
       expect(document.product_models.map((p: { sku: string }) => p.sku)).to.include.members([low.sku, ...imported]);
       await page.locator('.export-status', { hasText: 'Downloaded' }).waitFor();
 
@@ -357,8 +385,16 @@ describe('dashboard (browser)', function () {
       const codes = (await get('/api/v1/qr-codes/?status=VIRGIN', { token: company.token })).body.results as { code: string }[];
       expect(codes).to.have.length(3);
       for (const { code } of codes) expect(await page.locator('.generated').textContent()).to.include(code);
-      const [sheet] = await Promise.all([page.waitForEvent('download'), page.locator('.generated').getByRole('button', { name: 'Download label sheet (PDF)' }).click()]);
-      expect(fs.readFileSync((await sheet.path())).subarray(0, 5).toString()).to.equal('%PDF-');
+      const [sheet] = await Promise.all([
+        page.waitForEvent('download'),
+        page.locator('.generated').getByRole('button', { name: 'Download label sheet (PDF)' }).click(),
+      ]);
+      expect(
+        fs
+          .readFileSync(await sheet.path())
+          .subarray(0, 5)
+          .toString(),
+      ).to.equal('%PDF-');
       await page.locator('.generated').getByRole('button', { name: 'Preview label sheet' }).click();
       await page.getByRole('dialog').locator('svg.label-svg').waitFor();
       await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
@@ -506,7 +542,7 @@ describe('dashboard (browser)', function () {
       expect(unexpectedProblems(bp)).to.deep.equal([]);
     });
 
-    it('a member sees no administrators\' screens (channels, deliveries, API keys, users)', async () => {
+    it("a member sees no administrators' screens (channels, deliveries, API keys, users)", async () => {
       const { page } = bp;
       await signInWithKeyboard(page, member.username, member.password);
       const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();

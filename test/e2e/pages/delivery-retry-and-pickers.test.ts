@@ -74,7 +74,9 @@ describe('dashboard: retry a failed delivery, pickers that search as you type (b
       const id: string = sent.body.delivery.id;
       // Another delivery with an attempt in flight and one interrupted: shown as such, not as FAILED.
       const other = await post(`/api/v1/notification-channels/${channel.id}/test/`, undefined, { token: company.token });
-      await query("UPDATE notification_attempts SET status = 'INTERRUPTED', ok = false, error = 'interrupted' WHERE delivery_id = $1", [other.body.delivery.id]);
+      await query("UPDATE notification_attempts SET status = 'INTERRUPTED', ok = false, error = 'interrupted' WHERE delivery_id = $1", [
+        other.body.delivery.id,
+      ]);
       await query(
         `INSERT INTO notification_attempts (company_id, delivery_id, number, status, ok, duration_ms, started_at)
          VALUES ($1, $2, 2, 'STARTED', false, 0, now())`,
@@ -142,9 +144,17 @@ describe('dashboard: retry a failed delivery, pickers that search as you type (b
         const search = form.locator('.field', { has: page.locator('select[name="product_id"]') }).getByRole('searchbox', { name: 'Search', exact: true });
         const before = lookups.length;
         await search.pressSequentially('needle', { delay: 25 });
-        const labels = await expectOptions(page, picker, (l) => l.some((x) => x.includes(`Needle ${tag}`)) && l.length === 2, 'the search narrows to the needle');
+        const labels = await expectOptions(
+          page,
+          picker,
+          (l) => l.some((x) => x.includes(`Needle ${tag}`)) && l.length === 2,
+          'the search narrows to the needle',
+        );
         expect(labels).to.deep.equal(['No product', `${tag}-077 — Needle ${tag}`]);
-        expect(lookups.slice(before).map((l) => l.search), 'debounced: one request for the word').to.deep.equal(['needle']);
+        expect(
+          lookups.slice(before).map((l) => l.search),
+          'debounced: one request for the word',
+        ).to.deep.equal(['needle']);
 
         // Keyboard: ArrowDown from the search box to the picker, then choose with the arrow keys.
         await search.press('ArrowDown');
@@ -155,15 +165,24 @@ describe('dashboard: retry a failed delivery, pickers that search as you type (b
         await form.getByLabel('Title').fill(`Find the needle ${size.width}`);
         await form.getByRole('button', { name: 'Create work order' }).click();
         await notice(page, /Work order WO-000\d created/);
-        const created = await row<{ number: string; product_id: string | null }>('SELECT number, product_id FROM work_orders WHERE company_id = $1 AND title = $2', [company.id, `Find the needle ${size.width}`]);
+        const created = await row<{ number: string; product_id: string | null }>(
+          'SELECT number, product_id FROM work_orders WHERE company_id = $1 AND title = $2',
+          [company.id, `Find the needle ${size.width}`],
+        );
         expect(created.number).to.match(/^WO-000[12]$/);
         expect(created.product_id).to.not.equal(null);
 
         await settled(page);
         const sizes = await Promise.all(lookups.map((l) => l.results));
-        expect(lookups.every((l) => l.pageSize > 0 && l.pageSize <= 50), JSON.stringify(lookups.map((l) => l.pageSize))).to.equal(true);
+        expect(
+          lookups.every((l) => l.pageSize > 0 && l.pageSize <= 50),
+          JSON.stringify(lookups.map((l) => l.pageSize)),
+        ).to.equal(true);
         expect(Math.max(...sizes), 'no answer holds every product').to.be.below(PRODUCTS);
-        expect(sizes.reduce((a, b) => a + b, 0), 'fewer products fetched than the company has').to.be.below(PRODUCTS * 2);
+        expect(
+          sizes.reduce((a, b) => a + b, 0),
+          'fewer products fetched than the company has',
+        ).to.be.below(PRODUCTS * 2);
         await screenshotChecked(page, `work-orders-picker-${size.width}`, DASHBOARD_CHECKS);
         expect(unexpectedProblems(bp)).to.deep.equal([]);
       });
@@ -176,14 +195,22 @@ describe('dashboard: retry a failed delivery, pickers that search as you type (b
       await navigate(page, 'Items');
       const form = await openPanel(page, 'New item');
       const picker = form.locator('select[name="location_id"]');
-            await expectOptions(page, picker, (l) => l.some((x) => x.startsWith(`Yard ${tag}`)), 'the first page of locations');
+      await expectOptions(page, picker, (l) => l.some((x) => x.startsWith(`Yard ${tag}`)), 'the first page of locations');
       const asked: string[] = [];
       page.on('request', (r: Request) => {
         const url = new URL(r.url());
         if (url.pathname === '/api/v1/locations/' && url.searchParams.get('search')) asked.push(url.searchParams.get('search')!);
       });
-      await form.locator('.field', { has: page.locator('select[name="location_id"]') }).getByRole('searchbox', { name: 'Search', exact: true }).pressSequentially('rack', { delay: 25 });
-      const labels = await expectOptions(page, picker, (l) => l.some((x) => x.includes(`Rack ${tag}`)) && !l.some((x) => x.startsWith(`Yard ${tag}`)), 'the search narrows to the rack');
+      await form
+        .locator('.field', { has: page.locator('select[name="location_id"]') })
+        .getByRole('searchbox', { name: 'Search', exact: true })
+        .pressSequentially('rack', { delay: 25 });
+      const labels = await expectOptions(
+        page,
+        picker,
+        (l) => l.some((x) => x.includes(`Rack ${tag}`)) && !l.some((x) => x.startsWith(`Yard ${tag}`)),
+        'the search narrows to the rack',
+      );
       expect(asked).to.deep.equal(['rack']);
       expect(labels, 'the rack under its parent (read for it), nothing else').to.have.length(3);
       const hall = labels.findIndex((l) => l.startsWith(`Hall ${tag}`));

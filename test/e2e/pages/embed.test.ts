@@ -81,7 +81,7 @@ describe('Widget SDK: /widget/sdk.js embeds the widget on another site', functio
     expect(await iframe.count()).to.equal(1);
     expect(await iframe.getAttribute('sandbox')).to.equal('allow-scripts allow-same-origin allow-forms');
     expect(await iframe.getAttribute('referrerpolicy')).to.equal('strict-origin-when-cross-origin');
-    expect(await iframe.getAttribute('allow'), 'the widget\'s Scan may use the camera').to.equal('camera');
+    expect(await iframe.getAttribute('allow'), "the widget's Scan may use the camera").to.equal('camera');
     expect(await iframe.getAttribute('src')).to.equal(`${system().url}/widget/?embed=1`);
     expect(await iframe.getAttribute('title')).to.equal('Inventory');
 
@@ -122,7 +122,7 @@ describe('Widget SDK: /widget/sdk.js embeds the widget on another site', functio
     expect(await frame.locator('.product-link .stock').first().textContent()).to.equal('Stock: 10 pcs');
   });
 
-  it('refuses to mount when the embedding origin is not in the key\'s allowed_domains, with a clear message and no iframe', async () => {
+  it("refuses to mount when the embedding origin is not in the key's allowed_domains, with a clear message and no iframe", async () => {
     const { company } = await stocked();
     const key = await buildApiKey(company, { permissions: ['read', 'write'], allowed_domains: ['https://shop.example.com'] });
     // The gateway's answer to the SDK's check, as the browser sends it:
@@ -138,7 +138,9 @@ describe('Widget SDK: /widget/sdk.js embeds the widget on another site', functio
     expect(result.message).to.include(site.origin);
     expect(await bp.page.locator('#stock iframe').count()).to.equal(0);
     const alert = bp.page.locator('#stock [role="alert"]');
-    expect(await alert.textContent()).to.include('The inventory widget cannot be shown.').and.include('allowed domains');
+    expect(await alert.textContent())
+      .to.include('The inventory widget cannot be shown.')
+      .and.include('allowed domains');
     expect(bp.requests.some((r) => r.url.includes('/widget/?embed='))).to.equal(false);
     await screenshotChecked(bp.page, 'embed-refused', WIDGET_CHECKS);
   });

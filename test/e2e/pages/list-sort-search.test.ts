@@ -100,7 +100,10 @@ describe('dashboard lists: sort by header, search as you type (browser)', functi
     page.on('request', (r) => {
       if (r.url().includes('/api/v1/product-models/') && r.url().includes('search=')) lookups.push(new URL(r.url()).searchParams.get('search')!);
     });
-    await form.locator('.field', { has: page.locator('select[name="product_id"]') }).getByRole('searchbox', { name: 'Search', exact: true }).pressSequentially('yak 50%', { delay: 20 });
+    await form
+      .locator('.field', { has: page.locator('select[name="product_id"]') })
+      .getByRole('searchbox', { name: 'Search', exact: true })
+      .pressSequentially('yak 50%', { delay: 20 });
     const expected = ['All products', `${skus[0]} — zebra ${tag}`, `${skus[1]} — yak 50%_ ${tag}`];
     await page.waitForFunction(
       (n) => (globalThis as any).document.querySelector('form[aria-label="Filter movements"] select[name="product_id"]')?.options.length === n,

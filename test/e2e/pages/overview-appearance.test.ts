@@ -33,7 +33,10 @@ async function blockCount(page: Page, title: string): Promise<number> {
 
 /** Follows the count link of a block of the overview; waits for the list it opens. */
 async function openBlock(page: Page, title: string, heading: string): Promise<void> {
-  await page.locator('section.overview-block', { has: page.getByRole('heading', { name: title }) }).locator('.overview-count a').click();
+  await page
+    .locator('section.overview-block', { has: page.getByRole('heading', { name: title }) })
+    .locator('.overview-count a')
+    .click();
   await screenHeading(page, heading).waitFor();
   await settled(page);
 }
@@ -63,20 +66,23 @@ function contrast(a: Rgb, b: Rgb): number {
 
 /** The computed text and background colour of the first element matching `selector` (background: the nearest set one). */
 async function colorsOf(page: Page, selector: string): Promise<{ fg: Rgb; bg: Rgb }> {
-  const [fg, bg] = await page.locator(selector).first().evaluate((el: any) => {
-    const win = el.ownerDocument.defaultView;
-    let node = el;
-    let bg = 'rgba(0, 0, 0, 0)';
-    while (node && node.nodeType === 1) {
-      const c = win.getComputedStyle(node).backgroundColor;
-      if (c && !/rgba\(0, 0, 0, 0\)|transparent/.test(c)) {
-        bg = c;
-        break;
+  const [fg, bg] = await page
+    .locator(selector)
+    .first()
+    .evaluate((el: any) => {
+      const win = el.ownerDocument.defaultView;
+      let node = el;
+      let bg = 'rgba(0, 0, 0, 0)';
+      while (node && node.nodeType === 1) {
+        const c = win.getComputedStyle(node).backgroundColor;
+        if (c && !/rgba\(0, 0, 0, 0\)|transparent/.test(c)) {
+          bg = c;
+          break;
+        }
+        node = node.parentElement;
       }
-      node = node.parentElement;
-    }
-    return [win.getComputedStyle(el).color, bg];
-  });
+      return [win.getComputedStyle(el).color, bg];
+    });
   return { fg: parseColor(fg), bg: parseColor(bg) };
 }
 
@@ -102,7 +108,17 @@ describe('dashboard overview, dark scheme, seen messages, names (browser)', func
     await addStock(company, glue.id, location.id, 5, { batch: { code: soon, expiration_date: dateIn(3) } });
     await addStock(company, glue.id, location.id, 7, { batch: { code: later, expiration_date: dateIn(60) } });
     // A batch expiring in 3 days opens a CRITICAL DATE_OFFSET event; the product below its minimum a WARNING one.
-    const rule = await post('/api/v1/monitoring-rules/', { product_id: glue.id, trigger_type: 'DATE_OFFSET', condition_config: { date_field: 'expiration_date', days_offset: 30 }, severity: 'CRITICAL', name: 'Glue expiry' }, { token: company.token });
+    const rule = await post(
+      '/api/v1/monitoring-rules/',
+      {
+        product_id: glue.id,
+        trigger_type: 'DATE_OFFSET',
+        condition_config: { date_field: 'expiration_date', days_offset: 30 },
+        severity: 'CRITICAL',
+        name: 'Glue expiry',
+      },
+      { token: company.token },
+    );
     expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
     const run = await checkRules(system().db.sequelize, testDatabaseUrl(), monitorSettings(), { companyId: company.id });
     expect(run.events_opened).to.equal(2);
@@ -270,7 +286,9 @@ describe('dashboard overview, dark scheme, seen messages, names (browser)', func
 
     // A path inside the engine config is named in words, not as `engine_config.monitoring_rules.0`.
     await form.getByLabel('SKU').fill(unique('RULES'));
-    await form.getByLabel('Monitoring rules (JSON)').fill('[{"trigger_type": "DATE_OFFSET", "condition_config": {"date_field": "expiration_date", "days_offset": 3}}]');
+    await form
+      .getByLabel('Monitoring rules (JSON)')
+      .fill('[{"trigger_type": "DATE_OFFSET", "condition_config": {"date_field": "expiration_date", "days_offset": 3}}]');
     await form.getByRole('button', { name: 'Create product' }).click();
     await form.locator('textarea[name="engine_config.monitoring_rules"][aria-invalid="true"]').waitFor();
     const ruleError = await fieldError(form.getByLabel('Monitoring rules (JSON)'));

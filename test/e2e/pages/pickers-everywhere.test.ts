@@ -44,7 +44,10 @@ async function expectPagedLookups(lookups: Lookup[], what: string): Promise<void
   expect(lookups.length, `${what}: the screen asks the lists at all`).to.be.greaterThan(0);
   const sizes = await Promise.all(lookups.map((l) => l.results));
   const asked = lookups.map((l, i) => `${l.path}?page_size=${l.pageSize}&search=${l.search ?? ''} → ${sizes[i]}`);
-  expect(lookups.every((l) => l.pageSize > 0 && l.pageSize <= 50), `${what}: ${asked.join(', ')}`).to.equal(true);
+  expect(
+    lookups.every((l) => l.pageSize > 0 && l.pageSize <= 50),
+    `${what}: ${asked.join(', ')}`,
+  ).to.equal(true);
   for (const [path, total] of [
     [LISTS[0], PRODUCTS],
     [LISTS[1], LOCATIONS + 2],
@@ -117,13 +120,21 @@ describe('dashboard: pickers that search and names instead of ids on every scree
     hall = (await post('/api/v1/locations/', { name: `Hall ${tag}`, type: 'WAREHOUSE' }, { token: company.token })).body.id;
     rack = (await post('/api/v1/locations/', { name: `Rack ${tag}`, type: 'SHELF', parent_id: hall }, { token: company.token })).body.id;
     for (let i = 0; i < LOCATIONS - 2; i++) {
-      const res = await post('/api/v1/locations/', { name: `Bay ${String(i).padStart(2, '0')} ${tag}`, type: 'STORE', parent_id: i % 2 ? hall : undefined }, { token: company.token });
+      const res = await post(
+        '/api/v1/locations/',
+        { name: `Bay ${String(i).padStart(2, '0')} ${tag}`, type: 'STORE', parent_id: i % 2 ? hall : undefined },
+        { token: company.token },
+      );
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       if (i === 0) bay = res.body.id;
     }
     await addStock(company, needle.id, rack, 5);
     await addStock(company, needle.id, bay, 3);
-    const rule = await post('/api/v1/monitoring-rules/', { product_id: needle.id, trigger_type: 'THRESHOLD', condition_config: { min: 10 }, severity: 'WARNING' }, { token: company.token });
+    const rule = await post(
+      '/api/v1/monitoring-rules/',
+      { product_id: needle.id, trigger_type: 'THRESHOLD', condition_config: { min: 10 }, severity: 'WARNING' },
+      { token: company.token },
+    );
     expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
     await configuredCode(company, needle.id);
     const wo = await post('/api/v1/work-orders/', { title: `Repair ${tag}` }, { token: company.token });
@@ -146,7 +157,12 @@ describe('dashboard: pickers that search and names instead of ids on every scree
 
     await goTo(page, `#/movements?product_id=${needle.id}`, 'Movements');
     const filters = page.locator('.filters');
-    await expectOptions(page, filters.locator('select[name="product_id"]'), (l) => l.includes(`${needle.sku} — ${needle.name}`), 'the linked product named in its filter');
+    await expectOptions(
+      page,
+      filters.locator('select[name="product_id"]'),
+      (l) => l.includes(`${needle.sku} — ${needle.name}`),
+      'the linked product named in its filter',
+    );
     expect(await filters.locator('select[name="product_id"]').inputValue()).to.equal(needle.id);
     const movements = await tableText(page);
     expect(movements).to.include(needle.sku).and.include(`Inbound → Rack ${tag}`).and.include(`Inbound → Bay 00 ${tag}`);
@@ -215,7 +231,11 @@ describe('dashboard: pickers that search and names instead of ids on every scree
     await dialog.getByRole('button', { name: 'Link code' }).click();
     await notice(page, '1 code(s) linked.');
     await settled(page);
-    expect((await get(`/api/v1/qr-codes/${forItem}/`, { token: company.token })).body).to.include({ status: 'CONFIGURED', target_type: 'ITEM', target_id: item.id });
+    expect((await get(`/api/v1/qr-codes/${forItem}/`, { token: company.token })).body).to.include({
+      status: 'CONFIGURED',
+      target_type: 'ITEM',
+      target_id: item.id,
+    });
     const codes = await tableText(page);
     expect(codes)
       .to.include(`Work order ${order.number} — ${order.title}`)
@@ -230,7 +250,10 @@ describe('dashboard: pickers that search and names instead of ids on every scree
     expect(audit).to.include(`Product ${needle.sku} — ${needle.name}`).and.include(`Location Bay 00 ${tag}`).and.include(`— → Hall ${tag}`);
     const ruleRow = await page.locator('table tbody tr', { hasText: 'Monitoring rule' }).first().innerText();
     expect(ruleRow, 'the rule named, its product named in its changes').to.include('Threshold rule').and.include(`${needle.sku} — ${needle.name}`);
-    const entries = (await get('/api/v1/audit-log/?page_size=20&ordering=-created_at', { token: company.token })).body.results as Array<{ resource_id: string; changes: Record<string, { after: unknown }> }>;
+    const entries = (await get('/api/v1/audit-log/?page_size=20&ordering=-created_at', { token: company.token })).body.results as Array<{
+      resource_id: string;
+      changes: Record<string, { after: unknown }>;
+    }>;
     for (const e of entries) expect(audit, `no fragment of ${e.resource_id}`).to.not.include(e.resource_id.slice(0, 8));
     await screenshotChecked(page, 'pickers-everywhere-audit-1280', DASHBOARD_CHECKS);
 
@@ -248,7 +271,9 @@ describe('dashboard: pickers that search and names instead of ids on every scree
     await page.getByRole('searchbox', { name: 'Search name' }).fill('rack');
     await settled(page);
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('table tbody tr').length === 1, undefined, { timeout: 10_000 });
-    expect(await tableText(page)).to.include(`Rack ${tag}`).and.include(`Hall ${tag}`);
+    expect(await tableText(page))
+      .to.include(`Rack ${tag}`)
+      .and.include(`Hall ${tag}`);
     const form = await openPanel(page, 'New location');
     await findByTyping(page, form, 'parent_id', 'hall', `Hall ${tag}`);
     await form.getByLabel('Name').fill(`Shelf ${tag}`);

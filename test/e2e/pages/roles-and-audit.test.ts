@@ -41,7 +41,9 @@ describe('dashboard (browser): roles and the audit log', function () {
     await page.getByLabel('Record').selectOption('product_model');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await settled(page);
-    await page.waitForFunction(() => !(globalThis as any).document.querySelector('table.data tbody')?.textContent.includes('member → viewer'), undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => !(globalThis as any).document.querySelector('table.data tbody')?.textContent.includes('member → viewer'), undefined, {
+      timeout: 10_000,
+    });
     expect(await entries.first().textContent()).to.include('Audited widget');
     await screenshotChecked(page, 'audit-log', DASHBOARD_CHECKS);
     expect(unexpectedProblems(bp)).to.deep.equal([]);

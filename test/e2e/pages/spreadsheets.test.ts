@@ -17,7 +17,9 @@ import { DASHBOARD_CHECKS, navigate, signInWithKeyboard, unexpectedProblems } fr
  * the page got every byte; each test checks the saved file whole, which a cut download would fail.
  */
 function problemsBesidesCsvAbort(bp: BrowserPage, expectedStatuses: number[] = []): string[] {
-  return unexpectedProblems(bp, expectedStatuses).filter((p) => !/^failed request: GET \S+\/api\/v1\/export\/(products|stock|movements)\/\S*: net::ERR_ABORTED$/.test(p));
+  return unexpectedProblems(bp, expectedStatuses).filter(
+    (p) => !/^failed request: GET \S+\/api\/v1\/export\/(products|stock|movements)\/\S*: net::ERR_ABORTED$/.test(p),
+  );
 }
 
 describe('dashboard (browser): spreadsheets', function () {
@@ -48,7 +50,11 @@ describe('dashboard (browser): spreadsheets', function () {
       const status = w.document.querySelector('.sheet-status');
       const progress = w.document.querySelector('.export-progress');
       w.seenStatus = [];
-      new w.MutationObserver(() => w.seenStatus.push({ text: status.textContent, progressShown: !progress.hidden })).observe(status, { childList: true, subtree: true, characterData: true });
+      new w.MutationObserver(() => w.seenStatus.push({ text: status.textContent, progressShown: !progress.hidden })).observe(status, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+      });
     });
     const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download movements (CSV)' }).click()]);
     expect(file.suggestedFilename()).to.match(/^movements-.*\.csv$/);
@@ -61,7 +67,7 @@ describe('dashboard (browser): spreadsheets', function () {
     expect(counts).to.deep.equal([...counts].sort((x, y) => x - y));
     expect(counts[counts.length - 1]).to.be.above(0);
 
-    const text = fs.readFileSync((await file.path()), 'utf8').replace(/^\uFEFF/, '');
+    const text = fs.readFileSync(await file.path(), 'utf8').replace(/^\uFEFF/, '');
     const lines = text.split('\r\n').filter(Boolean);
     expect(lines).to.have.length(rows + 1);
     expect(lines[0].split(',').slice(0, 4)).to.deep.equal(['created_at', 'kind', 'sku', 'product_name']);
@@ -71,7 +77,7 @@ describe('dashboard (browser): spreadsheets', function () {
     // The products and stock levels download too.
     const [stock] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download stock levels (CSV)' }).click()]);
     expect(stock.suggestedFilename()).to.match(/^stock-.*\.csv$/);
-    expect(fs.readFileSync((await stock.path()), 'utf8')).to.include(`${product.sku},Streamed,North,`);
+    expect(fs.readFileSync(await stock.path(), 'utf8')).to.include(`${product.sku},Streamed,North,`);
     expect(problemsBesidesCsvAbort(bp)).to.deep.equal([]);
   });
 
@@ -136,7 +142,7 @@ describe('dashboard (browser): spreadsheets', function () {
     expect(await page.getByRole('form', { name: 'Import locations' }).isVisible()).to.equal(false);
     expect(await page.getByRole('form', { name: 'Import opening stock' }).isVisible()).to.equal(false);
     const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download products (CSV)' }).click()]);
-    const saved = fs.readFileSync((await file.path()), 'utf8');
+    const saved = fs.readFileSync(await file.path(), 'utf8');
     expect(saved).to.include('Seen by a viewer');
     expect(saved.endsWith('\r\n')).to.equal(true);
     expect(problemsBesidesCsvAbort(bp)).to.deep.equal([]);

@@ -46,13 +46,19 @@ describe('stock history in the pages (browser)', function () {
       if (r.url().includes('/dashboard/assets/')) assets.push(new URL(r.url()).pathname);
     });
     await signInWithKeyboard(page, company.admin.username, company.admin.password);
-    expect(assets.some((a) => a.includes('/chunks/uPlot')), 'uPlot is not loaded before a chart is shown').to.equal(false);
+    expect(
+      assets.some((a) => a.includes('/chunks/uPlot')),
+      'uPlot is not loaded before a chart is shown',
+    ).to.equal(false);
 
     await page.getByRole('button', { name: `Stock history of ${product.sku}` }).click();
     await screenHeading(page, `${product.sku} — ${product.name}`).waitFor();
     await settled(page);
     expect(await chartWidth()).to.be.greaterThan(600);
-    expect(assets.some((a) => /\/dashboard\/assets\/chunks\/uPlot[^/]*\.js$/.test(a)), 'the uPlot chunk is fetched on the product page').to.equal(true);
+    expect(
+      assets.some((a) => /\/dashboard\/assets\/chunks\/uPlot[^/]*\.js$/.test(a)),
+      'the uPlot chunk is fetched on the product page',
+    ).to.equal(true);
     const summary = page.locator('.history-summary');
     expect(await summary.textContent()).to.match(/^Now 15 pcs \(/);
     expect(await summary.textContent()).to.include('over 30 days');
@@ -63,12 +69,16 @@ describe('stock history in the pages (browser)', function () {
     expect(await rows.last().locator('td').textContent()).to.equal('0 pcs');
 
     await page.getByLabel('Interval').selectOption('week');
-    await page.waitForFunction(() => (globalThis as any).document.querySelector('.history-summary')?.textContent.includes('weeks'), undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('.history-summary')?.textContent.includes('weeks'), undefined, {
+      timeout: 10_000,
+    });
     expect(await rows.count()).to.equal(12);
     expect(await rows.first().locator('th').textContent()).to.match(/^Week of /);
 
     await page.getByLabel('Location').selectOption(north.id);
-    await page.waitForFunction(() => (globalThis as any).document.querySelector('.history-summary')?.textContent.startsWith('Now 12 pcs'), undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('.history-summary')?.textContent.startsWith('Now 12 pcs'), undefined, {
+      timeout: 10_000,
+    });
     await page.locator('summary', { hasText: 'Table of the balances' }).click();
     await screenshotChecked(page, 'stock-history', DASHBOARD_CHECKS);
     expect(unexpectedProblems(bp)).to.deep.equal([]);

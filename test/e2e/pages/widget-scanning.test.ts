@@ -78,11 +78,17 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
     const frame = await mountWidget(page, site, company.apiKey);
 
     expect(await page.locator('#stock iframe').getAttribute('allow')).to.equal('camera');
-    expect(requests.filter((r) => DECODER_CHUNK.test(r.url)), 'no decoder before Scan').to.deep.equal([]);
+    expect(
+      requests.filter((r) => DECODER_CHUNK.test(r.url)),
+      'no decoder before Scan',
+    ).to.deep.equal([]);
 
     await frame.getByRole('link', { name: 'Scan' }).click();
     await frame.getByRole('heading', { level: 2, name: 'Label printer' }).waitFor({ timeout: 60_000 });
-    expect(requests.filter((r) => DECODER_CHUNK.test(r.url)), 'the decoder, once Scan was pressed').to.have.length(1);
+    expect(
+      requests.filter((r) => DECODER_CHUNK.test(r.url)),
+      'the decoder, once Scan was pressed',
+    ).to.have.length(1);
     expect(requests.some((r) => r.url.includes(`/api/v1/widget/qr_info/?code=${code}`))).to.equal(true);
     expect(problems(bp!)).to.deep.equal([]);
   });
@@ -115,7 +121,9 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
     await frame.getByRole('link', { name: 'Scan' }).click();
     const alert = frame.locator('.camera-problem[role="alert"]');
     await alert.waitFor({ timeout: 30_000 });
-    expect(await alert.textContent()).to.include('Camera access was refused.').and.include('Allow the camera');
+    expect(await alert.textContent())
+      .to.include('Camera access was refused.')
+      .and.include('Allow the camera');
     expect(await frame.getByRole('button', { name: 'Try again' }).isVisible()).to.equal(true);
 
     await frame.getByLabel('Or type a code or barcode').fill(` ${code} `);
@@ -124,7 +132,7 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
     expect(problems(bp!)).to.deep.equal([]);
   });
 
-  it('says when a typed barcode belongs to no product or a typed code is not the company\'s, and opens a new code\'s QR screen', async () => {
+  it("says when a typed barcode belongs to no product or a typed code is not the company's, and opens a new code's QR screen", async () => {
     const company = await buildCompany();
     const other = await buildCompany();
     const theirs = await configuredCode(other, (await buildProduct(other)).id);
@@ -210,7 +218,8 @@ describe('Widget: batches at the chosen location, and a malformed handshake', fu
     const { page } = bp;
     await page.goto(`${site.origin}/hand-made`);
     await page.waitForFunction('window.widgetMessages.some((m) => m && m.type === "ready")');
-    const send = (message: Record<string, unknown>) => page.evaluate(`document.getElementById('widget').contentWindow.postMessage(${JSON.stringify(message)}, '*')`);
+    const send = (message: Record<string, unknown>) =>
+      page.evaluate(`document.getElementById('widget').contentWindow.postMessage(${JSON.stringify(message)}, '*')`);
 
     await send({ type: 'key', apiKey: company.apiKey });
     await page.waitForFunction('window.widgetMessages.some((m) => m && m.type === "error")');
@@ -221,7 +230,9 @@ describe('Widget: batches at the chosen location, and a malformed handshake', fu
     expect(JSON.stringify(replies)).to.not.include(company.apiKey);
     const frame = page.frameLocator('#widget');
     await frame.getByRole('heading', { name: 'The key message is not valid' }).waitFor();
-    expect(await frame.locator('main').textContent()).to.include('source is missing').and.include("source: 'pi-inventory-widget'");
+    expect(await frame.locator('main').textContent())
+      .to.include('source is missing')
+      .and.include("source: 'pi-inventory-widget'");
 
     // An apiKey that is not a string is named too.
     await send({ source: 'pi-inventory-widget', type: 'key', apiKey: 42 });

@@ -28,7 +28,7 @@ describe('Widget pages: signing in inside a scan', function () {
     await scan?.close();
   });
 
-  it('under the staff policy the widget asks for a user, refuses a wrong password, then books in that user\'s name', async () => {
+  it("under the staff policy the widget asks for a user, refuses a wrong password, then books in that user's name", async () => {
     const company = await buildCompany();
     const location = await buildLocation(company, 'Main store');
     const product = await buildProduct(company, { name: 'Blue widget', sku: unique('BW') });

@@ -54,7 +54,12 @@ describe('Widget pages: /widget/ in a browser', function () {
   }
 
   /** A company with a location "Main store" holding 10 of a STANDARD product, and a code configured to it. */
-  async function stockedCompany(): Promise<{ company: TestCompany; location: { id: string; name: string }; product: { id: string; name: string; sku: string }; code: string }> {
+  async function stockedCompany(): Promise<{
+    company: TestCompany;
+    location: { id: string; name: string };
+    product: { id: string; name: string; sku: string };
+    code: string;
+  }> {
     const company = await buildCompany();
     const location = await buildLocation(company, 'Main store');
     const product = await buildProduct(company, { name: 'Blue widget', sku: unique('BW') });
@@ -95,7 +100,9 @@ describe('Widget pages: /widget/ in a browser', function () {
     // Exchanged once; the scan key lives in this tab's sessionStorage only.
     expect(requests.filter((r) => r.url.endsWith('/exchange_token/'))).to.have.length(1);
     expect(scanKey).to.match(/^pik_/);
-    const storage = await page.evaluate<{ session: string; local: number; cookies: string }>('({ session: JSON.stringify(sessionStorage), local: localStorage.length, cookies: document.cookie })');
+    const storage = await page.evaluate<{ session: string; local: number; cookies: string }>(
+      '({ session: JSON.stringify(sessionStorage), local: localStorage.length, cookies: document.cookie })',
+    );
     expect(storage.session).to.include(scanKey);
     expect(storage.local).to.equal(0);
     expect(storage.cookies).to.equal('');
@@ -177,7 +184,9 @@ describe('Widget pages: /widget/ in a browser', function () {
     await waitForText(page, '.booking-notice', 'Transferred 4 pcs from Main store to Back room. New stock: 10 pcs (Main store: 6 pcs, Back room: 4 pcs)');
     await waitForText(page, 'table.data', 'Back room');
 
-    const bodies = requests.filter((r) => r.method === 'POST' && /\/(transaction|move|transfer)\/$/.test(r.url)).map((r) => [new URL(r.url).pathname.replace(product.id, '{id}'), JSON.parse(r.postData!)]);
+    const bodies = requests
+      .filter((r) => r.method === 'POST' && /\/(transaction|move|transfer)\/$/.test(r.url))
+      .map((r) => [new URL(r.url).pathname.replace(product.id, '{id}'), JSON.parse(r.postData!)]);
     expect(bodies).to.deep.equal([
       ['/api/v1/widget/{id}/transaction/', { operation: 'add', location_id: location.id, quantity: 5, reason: 'delivery' }],
       ['/api/v1/widget/{id}/transaction/', { operation: 'set', location_id: location.id, quantity: 12, expected_quantity: 15, reason: 'delivery' }],
@@ -192,7 +201,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     expect(problems(bp)).to.deep.equal([]);
   });
 
-  it('shows the service\'s message for 409 insufficient stock, and for 429 the wait, counting down on the button', async () => {
+  it("shows the service's message for 409 insufficient stock, and for 429 the wait, counting down on the button", async () => {
     const { product, location, code } = await stockedCompany();
     const bp = await newPage();
     const { page } = bp;
@@ -211,7 +220,13 @@ describe('Widget pages: /widget/ in a browser', function () {
       route.fulfill({
         status: 429,
         headers: { 'content-type': 'application/json', 'retry-after': '3' },
-        body: JSON.stringify({ error: 'Rate limit exceeded. Retry after 3 seconds.', code: 'rate_limited', details: { scope: 'widget_burst', limit: 100, window_seconds: 60 }, request_id: 'r1', retry_after: 3 }),
+        body: JSON.stringify({
+          error: 'Rate limit exceeded. Retry after 3 seconds.',
+          code: 'rate_limited',
+          details: { scope: 'widget_burst', limit: 100, window_seconds: 60 },
+          request_id: 'r1',
+          retry_after: 3,
+        }),
       }),
     );
     await page.getByLabel('Quantity (pcs)').fill('1');
@@ -267,7 +282,11 @@ describe('Widget pages: /widget/ in a browser', function () {
     const drill = await buildProduct(company, { profile: 'SERIALIZED', name: 'Drill' });
     await addStock(company, drill.id, location.id, 2, { serial_numbers: ['SN-100', 'SN-200'] });
     const number = unique('WO');
-    const order = await post('/api/v1/work-orders/', { number, title: 'Service the drills', product_id: drill.id, quantity: 2, due_date: '2031-03-01' }, { token: company.token });
+    const order = await post(
+      '/api/v1/work-orders/',
+      { number, title: 'Service the drills', product_id: drill.id, quantity: 2, due_date: '2031-03-01' },
+      { token: company.token },
+    );
     expect(order.status, JSON.stringify(order.body)).to.equal(201);
     const items = await get(`/api/v1/widget/items/?product_id=${drill.id}`, { apiKey: company.apiKey });
     const sn200 = (items.body.items as { id: string; serial_number: string }[]).find((i) => i.serial_number === 'SN-200')!;
@@ -322,7 +341,11 @@ describe('Widget pages: /widget/ in a browser', function () {
     const drill = await buildProduct(company, { profile: 'SERIALIZED', name: 'Drill' });
     await addStock(company, drill.id, location.id, 2, { serial_numbers: ['SN-001', 'SN-002'] });
     await addStock(company, product.id, back.id, 3);
-    const order = await post('/api/v1/work-orders/', { number: unique('WO'), title: 'Assemble shelves', product_id: product.id, quantity: 4, due_date: '2031-01-15' }, { token: company.token });
+    const order = await post(
+      '/api/v1/work-orders/',
+      { number: unique('WO'), title: 'Assemble shelves', product_id: product.id, quantity: 4, due_date: '2031-01-15' },
+      { token: company.token },
+    );
     expect(order.status, JSON.stringify(order.body)).to.equal(201);
 
     const bp = await newPage();
@@ -394,7 +417,9 @@ describe('Widget pages: /widget/ in a browser', function () {
     await page.getByRole('link', { name: 'Work orders' }).click();
     await page.getByRole('heading', { level: 2, name: 'Open work orders' }).waitFor();
     await waitForText(page, '.work-orders', 'Assemble shelves');
-    expect(await page.locator('.work-orders').textContent()).to.include('Due 2031-01-15').and.include(`${product.name} (${product.sku})`);
+    expect(await page.locator('.work-orders').textContent())
+      .to.include('Due 2031-01-15')
+      .and.include(`${product.name} (${product.sku})`);
     await screenshotChecked(page, 'widget-work-orders', WIDGET_CHECKS);
     expect(problems(bp)).to.deep.equal([]);
   });
@@ -424,7 +449,9 @@ describe('Widget pages: /widget/ in a browser', function () {
     // Out of the chosen batch: the batch list now offers LOT-2, and what was typed stayed.
     await chooseOperation(page, 'Subtract');
     expect(await page.getByLabel('Quantity (pcs)').inputValue()).to.equal('3');
-    const lot2 = (await get(`/api/v1/widget/batches/?product_id=${milk.id}`, { apiKey: company.apiKey })).body.batches.find((b: { code: string }) => b.code === 'LOT-2');
+    const lot2 = (await get(`/api/v1/widget/batches/?product_id=${milk.id}`, { apiKey: company.apiKey })).body.batches.find(
+      (b: { code: string }) => b.code === 'LOT-2',
+    );
     await page.getByLabel('Batch (optional)').selectOption(lot2.id);
     await page.getByLabel('Quantity (pcs)').fill('1');
     // The form reloads the location's batches after a booking: that must finish before the page is left, or

@@ -10,7 +10,10 @@ import { expectAccessDenied, expectErrorShape, expectNotFound, expectValidationE
 import { addStock, buildCompany, buildLocation, buildProduct, generateCode, generateCodes } from '../../support/builders';
 import { query } from '../../support/sql';
 
-const stored = (code: string) => query<{ status: string; target_type: string | null; target_id: string | null }>('SELECT status, target_type, target_id FROM qr_codes WHERE code = $1', [code]);
+const stored = (code: string) =>
+  query<{ status: string; target_type: string | null; target_id: string | null }>('SELECT status, target_type, target_id FROM qr_codes WHERE code = $1', [
+    code,
+  ]);
 
 describe('POST /api/v1/qr-codes/{code}/configure/ (dashboard)', () => {
   it('links a VIRGIN code to a product and answers the code in the dashboard shape; a second link is 409 invalid_transition', async () => {
@@ -47,8 +50,12 @@ describe('POST /api/v1/qr-codes/{code}/configure/ (dashboard)', () => {
     const theirProduct = await buildProduct(b, { name: 'B secret product' });
     const own = await generateCode(a);
     const theirs = await generateCode(b);
-    expectAccessDenied(await post(`/api/v1/qr-codes/${theirs}/configure/`, { target_type: 'PRODUCT', target_id: ownProduct.id }, { token: a.token }), [theirProduct.name]);
-    expectAccessDenied(await post(`/api/v1/qr-codes/${own}/configure/`, { target_type: 'PRODUCT', target_id: theirProduct.id }, { token: a.token }), [theirProduct.name]);
+    expectAccessDenied(await post(`/api/v1/qr-codes/${theirs}/configure/`, { target_type: 'PRODUCT', target_id: ownProduct.id }, { token: a.token }), [
+      theirProduct.name,
+    ]);
+    expectAccessDenied(await post(`/api/v1/qr-codes/${own}/configure/`, { target_type: 'PRODUCT', target_id: theirProduct.id }, { token: a.token }), [
+      theirProduct.name,
+    ]);
     expectNotFound(await post(`/api/v1/qr-codes/${own}/configure/`, { target_type: 'PRODUCT', target_id: randomUUID() }, { token: a.token }));
     expectNotFound(await post('/api/v1/qr-codes/NoSuchCode99/configure/', { target_type: 'PRODUCT', target_id: ownProduct.id }, { token: a.token }));
     expect(await stored(own)).to.deep.equal([{ status: 'VIRGIN', target_type: null, target_id: null }]);
@@ -58,9 +65,17 @@ describe('POST /api/v1/qr-codes/{code}/configure/ (dashboard)', () => {
   it('answers 400 naming the fields for a bad body, and 401 for an API key (dashboard users only)', async () => {
     const company = await buildCompany();
     const code = await generateCode(company);
-    expectValidationError(await post(`/api/v1/qr-codes/${code}/configure/`, { target_type: 'SHELF', target_id: 'x' }, { token: company.token }), 'target_type', 'target_id');
+    expectValidationError(
+      await post(`/api/v1/qr-codes/${code}/configure/`, { target_type: 'SHELF', target_id: 'x' }, { token: company.token }),
+      'target_type',
+      'target_id',
+    );
     expectValidationError(await post(`/api/v1/qr-codes/${code}/configure/`, {}, { token: company.token }), 'target_type', 'target_id');
-    expectErrorShape(await post(`/api/v1/qr-codes/${code}/configure/`, { target_type: 'PRODUCT', target_id: randomUUID() }, { apiKey: company.apiKey }), 401, 'authentication_failed');
+    expectErrorShape(
+      await post(`/api/v1/qr-codes/${code}/configure/`, { target_type: 'PRODUCT', target_id: randomUUID() }, { apiKey: company.apiKey }),
+      401,
+      'authentication_failed',
+    );
     expect(await stored(code)).to.deep.equal([{ status: 'VIRGIN', target_type: null, target_id: null }]);
   });
 });

@@ -79,7 +79,7 @@ describe('QR code labels: GET /api/v1/qr-codes/{code}/label.png|.svg and labels.
     codes = await generateCodes(company, 2);
   });
 
-  it('answers a PNG label whose symbol decodes to the code\'s scan URL, with a quiet zone and the code in text below', async () => {
+  it("answers a PNG label whose symbol decodes to the code's scan URL, with a quiet zone and the code in text below", async () => {
     const [code] = codes;
     const res = await fetchBytes(`/api/v1/qr-codes/${code}/label.png`, company.token);
     expect(res.status, res.bytes.toString()).to.equal(200);
@@ -169,10 +169,12 @@ describe('QR code labels: GET /api/v1/qr-codes/{code}/label.png|.svg and labels.
     expect(pdf.match(/\/MediaBox \[0 0 595\.28 841\.89\]/g), 'A4 pages').to.have.length(2);
     const links = [...pdf.matchAll(/\/URI \(([^)]*)\)/g)].map((m) => m[1]);
     expect(links).to.deep.equal(many.map(scanUrlOf));
-    expect(pdf).to.include('/FontName /').and.match(/\/FontFile2 \d+ 0 R/);
+    expect(pdf)
+      .to.include('/FontName /')
+      .and.match(/\/FontFile2 \d+ 0 R/);
   });
 
-  it('prints the sheet of the company\'s codes in a status (newest first) instead of a list, and 404 when there are none', async () => {
+  it("prints the sheet of the company's codes in a status (newest first) instead of a list, and 404 when there are none", async () => {
     const own = await buildCompany();
     const virgin = await generateCodes(own, 3);
     const res = await get('/api/v1/qr-codes/labels.svg?status=VIRGIN', { token: own.token });

@@ -10,7 +10,19 @@ import { TestCompany, buildCompany, buildLocation, buildProduct, unique } from '
 import { codesOf } from '../../support/qr-codes';
 import { query } from '../../support/sql';
 
-const CODE_KEYS = ['id', 'code', 'status', 'target_type', 'target_id', 'product_model_id', 'allowed_transitions', 'url', 'configured_at', 'locked_at', 'created_at'];
+const CODE_KEYS = [
+  'id',
+  'code',
+  'status',
+  'target_type',
+  'target_id',
+  'product_model_id',
+  'allowed_transitions',
+  'url',
+  'configured_at',
+  'locked_at',
+  'created_at',
+];
 /** Letters and digits without the look-alikes 0, O, 1, l and I (docs/api/barcodes-and-camera.md). */
 const TYPABLE = /^[A-HJ-NP-Za-km-z2-9]{12}$/;
 const TYPABLE_ALPHABET_SIZE = 57;
@@ -25,7 +37,15 @@ async function generate(company: TestCompany, n: number): Promise<any[]> {
 function expectVirgin(c: any) {
   expect(c).to.have.all.keys(...CODE_KEYS);
   expect(c.code).to.match(TYPABLE);
-  expect(c).to.include({ status: 'VIRGIN', target_type: null, target_id: null, product_model_id: null, configured_at: null, locked_at: null, url: scanUrl(c.code) });
+  expect(c).to.include({
+    status: 'VIRGIN',
+    target_type: null,
+    target_id: null,
+    product_model_id: null,
+    configured_at: null,
+    locked_at: null,
+    url: scanUrl(c.code),
+  });
   expect(c.allowed_transitions).to.deep.equal(['CONFIGURED']);
   expect(c.id).to.match(/^[0-9a-f-]{36}$/);
   expect(new Date(c.created_at).toISOString()).to.equal(c.created_at);
@@ -123,7 +143,11 @@ describe('QR codes: listing with filters and pagination, and retrieving one', ()
     product = (await buildProduct(company)).id;
     const serialized = await buildProduct(company, { profile: 'SERIALIZED' });
     const location = await buildLocation(company);
-    const itemRes = await post('/api/v1/items/', { product_id: serialized.id, location_id: location.id, serial_number: unique('SN') }, { token: company.token });
+    const itemRes = await post(
+      '/api/v1/items/',
+      { product_id: serialized.id, location_id: location.id, serial_number: unique('SN') },
+      { token: company.token },
+    );
     expect(itemRes.status).to.equal(201);
     item = itemRes.body.id;
     const wo = await post('/api/v1/work-orders/', { number: unique('WO'), title: 'Build', product_id: product }, { token: company.token });

@@ -13,7 +13,6 @@ import { count } from '../../support/sql';
 
 const TOO_LONG = 'a'.repeat(65);
 
-
 describe('QR input: configure_qr/ refuses bad bodies with 400 naming the field, changing nothing', () => {
   let company: TestCompany;
   let productId: string;

@@ -53,7 +53,7 @@ async function scanKey(code: string): Promise<string> {
   return res.body.api_key;
 }
 
-describe('QR isolation: widget endpoints on another company\'s codes', () => {
+describe("QR isolation: widget endpoints on another company's codes", () => {
   let a: World;
   let b: World;
   before(async () => {
@@ -140,12 +140,12 @@ describe('QR isolation: widget endpoints on another company\'s codes', () => {
   });
 });
 
-describe('QR isolation: lists only show the caller\'s codes', () => {
-  it('lists exactly my codes (all pages, every filter), never another company\'s, and a filter on another company\'s target is 403 (ids in filters are checked like path ids)', async () => {
+describe("QR isolation: lists only show the caller's codes", () => {
+  it("lists exactly my codes (all pages, every filter), never another company's, and a filter on another company's target is 403 (ids in filters are checked like path ids)", async () => {
     const a = await buildWorld();
     const b = await buildWorld();
     await generateCodes(b.company, 5);
-    const mine = (await codesOf(a.company));
+    const mine = await codesOf(a.company);
     const theirs = new Set((await get('/api/v1/qr-codes/?page_size=500', { token: b.company.token })).body.results.map((r: { code: string }) => r.code));
     expect(theirs.size).to.equal(8);
 
@@ -195,7 +195,10 @@ describe('QR isolation: a key minted by a scan reads only its own company', () =
     expectAccessDenied(await get(`/api/v1/widget/items/?product_id=${b.product.id}`, { apiKey: key }), secretsOf(b));
     expectAccessDenied(await get(`/api/v1/widget/qr_info/?code=${b.configured}`, { apiKey: key }), secretsOf(b));
     const before = await readCode(b.virgin);
-    expectAccessDenied(await post('/api/v1/widget/configure_qr/', { code: b.virgin, target_type: 'PRODUCT', target_id: a.product.id }, { apiKey: key }), secretsOf(b));
+    expectAccessDenied(
+      await post('/api/v1/widget/configure_qr/', { code: b.virgin, target_type: 'PRODUCT', target_id: a.product.id }, { apiKey: key }),
+      secretsOf(b),
+    );
     expectAccessDenied(await post('/api/v1/widget/lock_qr/', { code: b.configured }, { apiKey: key }), secretsOf(b));
     expect(await readCode(b.virgin)).to.deep.equal(before);
   });

@@ -31,7 +31,16 @@ async function buildWorld(): Promise<World> {
   const [here, there] = [await buildLocation(company), await buildLocation(company)];
   await addStock(company, product.id, here.id, 50);
   await addStock(company, other.id, here.id, 50);
-  return { company, product, other, here, there, code: await configuredCode(company, product.id), otherCode: await configuredCode(company, other.id), virgin: await generateCode(company) };
+  return {
+    company,
+    product,
+    other,
+    here,
+    there,
+    code: await configuredCode(company, product.id),
+    otherCode: await configuredCode(company, other.id),
+    virgin: await generateCode(company),
+  };
 }
 
 /** Scans `code` (`/go/<code>/`) and exchanges the token: the scan's key and the exchange's answer. */
@@ -107,18 +116,30 @@ const CASES: Case[] = [
   },
   {
     what: 'POST /transfer/ of the target product',
-    request: (w) => ['POST', '/api/v1/widget/transfer/', { product_id: w.product.id, from_location_id: w.here.id, to_location_id: w.there.id, quantity: 1, reason: 'scan' }],
+    request: (w) => [
+      'POST',
+      '/api/v1/widget/transfer/',
+      { product_id: w.product.id, from_location_id: w.here.id, to_location_id: w.there.id, quantity: 1, reason: 'scan' },
+    ],
     outcome: booking,
   },
   {
     what: 'POST /transfer/ of another product',
-    request: (w) => ['POST', '/api/v1/widget/transfer/', { product_id: w.other.id, from_location_id: w.here.id, to_location_id: w.there.id, quantity: 1, reason: 'scan' }],
+    request: (w) => [
+      'POST',
+      '/api/v1/widget/transfer/',
+      { product_id: w.other.id, from_location_id: w.here.id, to_location_id: w.there.id, quantity: 1, reason: 'scan' },
+    ],
     outcome: { read: 'permission_denied', book: 'access_denied', staff: 'access_denied' },
   },
   { what: 'GET /items/ of the target product', request: (w) => ['GET', `/api/v1/widget/items/?product_id=${w.product.id}`], outcome: everywhere(200) },
   { what: 'GET /items/ of another product', request: (w) => ['GET', `/api/v1/widget/items/?product_id=${w.other.id}`], outcome: everywhere('access_denied') },
   { what: 'GET /batches/ of the target product', request: (w) => ['GET', `/api/v1/widget/batches/?product_id=${w.product.id}`], outcome: everywhere(200) },
-  { what: 'GET /batches/ of another product', request: (w) => ['GET', `/api/v1/widget/batches/?product_id=${w.other.id}`], outcome: everywhere('access_denied') },
+  {
+    what: 'GET /batches/ of another product',
+    request: (w) => ['GET', `/api/v1/widget/batches/?product_id=${w.other.id}`],
+    outcome: everywhere('access_denied'),
+  },
   {
     what: 'GET /locations/ (needed to book)',
     request: () => ['GET', '/api/v1/widget/locations/'],
@@ -229,7 +250,9 @@ describe('scan keys reach only what their code points at (docs/api/scanning.md)'
     const otherOrder = await post('/api/v1/work-orders/', { number: unique('WO'), title: 'Other', product_id: w.other.id }, { token: w.company.token });
     expect([order.status, otherOrder.status]).to.deep.equal([201, 201]);
     const code = await generateCode(w.company);
-    expect((await post('/api/v1/widget/configure_qr/', { code, target_type: 'WORK_ORDER', target_id: order.body.id }, { apiKey: w.company.apiKey })).status).to.equal(200);
+    expect(
+      (await post('/api/v1/widget/configure_qr/', { code, target_type: 'WORK_ORDER', target_id: order.body.id }, { apiKey: w.company.apiKey })).status,
+    ).to.equal(200);
     const { key } = await scanKey(code);
     const orders = await get('/api/v1/widget/work_orders/', { apiKey: key });
     expect(ids(orders.body.work_orders)).to.deep.equal([order.body.id]);
@@ -294,7 +317,11 @@ describe('signing in inside a scanned widget (staff)', () => {
     const { key } = await scanKey(w.code);
     const foreign = await post('/api/v1/widget/sign_in/', { username: stranger.admin.username, password: stranger.admin.password }, { apiKey: key });
     expectErrorShape(foreign, 401, 'authentication_failed');
-    const widgetKey = await post('/api/v1/widget/sign_in/', { username: w.company.admin.username, password: w.company.admin.password }, { apiKey: w.company.apiKey });
+    const widgetKey = await post(
+      '/api/v1/widget/sign_in/',
+      { username: w.company.admin.username, password: w.company.admin.password },
+      { apiKey: w.company.apiKey },
+    );
     expectErrorShape(widgetKey, 403, 'access_denied');
     const missing = await post('/api/v1/widget/sign_in/', { username: w.company.admin.username }, { apiKey: key });
     expectErrorShape(missing, 400, 'validation_error');
@@ -319,7 +346,11 @@ describe('linking a VIRGIN code from a scan', () => {
       const signedIn = await post('/api/v1/widget/sign_in/', { username: w.company.admin.username, password: w.company.admin.password }, { apiKey: key });
       expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(200);
       const staffKey = signedIn.body.api_key;
-      const otherCode = await post('/api/v1/widget/configure_qr/', { code: w.otherCode, target_type: 'PRODUCT', target_id: w.product.id }, { apiKey: staffKey });
+      const otherCode = await post(
+        '/api/v1/widget/configure_qr/',
+        { code: w.otherCode, target_type: 'PRODUCT', target_id: w.product.id },
+        { apiKey: staffKey },
+      );
       expectErrorShape(otherCode, 403, 'access_denied');
       const linked = await post('/api/v1/widget/configure_qr/', { code: w.virgin, target_type: 'PRODUCT', target_id: w.product.id }, { apiKey: staffKey });
       expect(linked.status, JSON.stringify(linked.body)).to.equal(200);
@@ -371,7 +402,15 @@ describe('scan settings and scan sessions', () => {
       expect(list.status).to.equal(200);
       expect(list.body.count).to.equal(1);
       const [session] = list.body.results;
-      expect(session).to.include({ code: w.code, policy: 'book', target_type: 'PRODUCT', target_id: w.product.id, product_id: w.product.id, active: true, signed_in_user: null });
+      expect(session).to.include({
+        code: w.code,
+        policy: 'book',
+        target_type: 'PRODUCT',
+        target_id: w.product.id,
+        product_id: w.product.id,
+        active: true,
+        signed_in_user: null,
+      });
 
       expect((await del(`/api/v1/scan-sessions/${session.id}/`, { token: w.company.token })).status).to.equal(204);
       expectErrorShape(await get('/api/v1/widget/', { apiKey: key }), 401, 'authentication_failed');
@@ -412,7 +451,11 @@ describe('who booked: the ledger API names users, keys and scans', () => {
   it('names the user, the API key, and the scanned code (with the user who signed in)', async () => {
     const w = await buildWorld();
     const member = await buildUser(w.company);
-    const core = await post('/api/v1/movements/', { product_id: w.product.id, from_location_id: w.here.id, to_location_id: w.there.id, quantity: 1, reason: 'by hand' }, { token: member.token });
+    const core = await post(
+      '/api/v1/movements/',
+      { product_id: w.product.id, from_location_id: w.here.id, to_location_id: w.there.id, quantity: 1, reason: 'by hand' },
+      { token: member.token },
+    );
     expect(core.status, JSON.stringify(core.body)).to.equal(201);
     const byKey = await send(w.company.apiKey, CASES[4].request(w));
     const { key } = await scanKey(w.code);
@@ -432,7 +475,13 @@ describe('who booked: the ledger API names users, keys and scans', () => {
       qr_code: null,
       user: { id: member.id, username: member.username, email: null },
     });
-    expect(actorOf(byKey.body.movements[0].id)).to.deep.include({ kind: 'api_key', id: w.company.apiKeyId, name: `API key ${widgetKeyName}`, qr_code: null, user: null });
+    expect(actorOf(byKey.body.movements[0].id)).to.deep.include({
+      kind: 'api_key',
+      id: w.company.apiKeyId,
+      name: `API key ${widgetKeyName}`,
+      qr_code: null,
+      user: null,
+    });
     expect(actorOf(byScan.body.movements[0].id)).to.deep.include({ kind: 'api_key', name: `QR code ${w.code}`, qr_code: w.code, user: null });
     expect(actorOf(byStaff.body.movements[0].id)).to.deep.include({ name: `QR code ${w.code}`, qr_code: w.code });
     expect(actorOf(byStaff.body.movements[0].id).user).to.deep.include({ id: w.company.admin.id, username: w.company.admin.username });

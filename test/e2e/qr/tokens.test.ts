@@ -101,7 +101,9 @@ describe('QR tokens: expiry with a controlled clock', () => {
     fakeClock();
     const t0 = Date.now();
     const { key, expiresAt } = await scanKey(code);
-    expect(expiresAt - t0).to.be.at.least(8 * HOUR).and.at.most(8 * HOUR + MINUTE);
+    expect(expiresAt - t0)
+      .to.be.at.least(8 * HOUR)
+      .and.at.most(8 * HOUR + MINUTE);
     const stored = await row<{ expires_at: Date }>('SELECT expires_at FROM api_keys WHERE qr_code = $1', [code]);
     expect(stored.expires_at.getTime()).to.equal(expiresAt);
 
@@ -205,7 +207,7 @@ describe('QR tokens: revoking the widget key while a scan is being exchanged', (
 });
 
 describe('QR tokens: the minted key follows the company widget key', () => {
-  it('is revoked at once when the widget key is rotated (401), every minted key of the company with it, but not other companies\' minted keys', async () => {
+  it("is revoked at once when the widget key is rotated (401), every minted key of the company with it, but not other companies' minted keys", async () => {
     const company = await buildCompany();
     const other = await buildCompany();
     const code = await generateCode(company);
@@ -230,7 +232,9 @@ describe('QR tokens: the minted key follows the company widget key', () => {
     // The rotated widget key is still the widget key: a new scan mints a working key from it.
     const after = await scanKey(code);
     expect((await widgetList(after.key)).status).to.equal(200);
-    expect(await row('SELECT parent_key_id FROM api_keys WHERE qr_code = $1 AND revoked_at IS NULL', [code])).to.deep.equal({ parent_key_id: company.apiKeyId });
+    expect(await row('SELECT parent_key_id FROM api_keys WHERE qr_code = $1 AND revoked_at IS NULL', [code])).to.deep.equal({
+      parent_key_id: company.apiKeyId,
+    });
   });
 
   it('is revoked at once when the widget key is revoked (401), and later exchanges answer 409 widget_key_unavailable minting nothing', async () => {
@@ -260,7 +264,9 @@ describe('QR tokens: the minted key follows the company widget key', () => {
     expect(await row('SELECT permissions FROM api_keys WHERE qr_code = $1', [code])).to.deep.equal({ permissions: ['read'] });
     const info = await get(`/api/v1/widget/qr_info/?code=${code}`, { apiKey: key });
     expect(info.status, JSON.stringify(info.body)).to.equal(200);
-    expectPermissionDenied(await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: product.id }, { apiKey: key }), [company.apiKey]);
+    expectPermissionDenied(await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: product.id }, { apiKey: key }), [
+      company.apiKey,
+    ]);
     expect(await row('SELECT status, target_id FROM qr_codes WHERE code = $1', [code])).to.deep.equal({ status: 'VIRGIN', target_id: null });
   });
 
@@ -288,7 +294,13 @@ describe('QR tokens: the minted key follows the company widget key', () => {
 
     const { key, body } = await scanKey(code);
     const stored = await row('SELECT tier, permissions, allowed_domains, parent_key_id, is_widget_key FROM api_keys WHERE qr_code = $1', [code]);
-    expect(stored).to.deep.equal({ tier: 'premium', permissions: ['read', 'write'], allowed_domains: ['https://shop.example.com'], parent_key_id: company.apiKeyId, is_widget_key: false });
+    expect(stored).to.deep.equal({
+      tier: 'premium',
+      permissions: ['read', 'write'],
+      allowed_domains: ['https://shop.example.com'],
+      parent_key_id: company.apiKeyId,
+      is_widget_key: false,
+    });
 
     const plain = await get('/api/v1/api-keys/', { token: company.token });
     expect(plain.status).to.equal(200);
@@ -391,7 +403,14 @@ describe('QR scan redirects: /go/<code>/', () => {
     expect(exchanged.body).to.have.all.keys('api_key', 'expires_at', 'qr', 'scan');
     expect(exchanged.body.scan).to.deep.equal({ policy: 'book', signed_in_user: null });
     expect(exchanged.headers.get('cache-control')).to.equal('no-store');
-    expect(exchanged.body.qr).to.deep.equal({ code, status: 'VIRGIN', target_type: null, target_id: null, product_model_id: null, allowed_transitions: ['CONFIGURED'] });
+    expect(exchanged.body.qr).to.deep.equal({
+      code,
+      status: 'VIRGIN',
+      target_type: null,
+      target_id: null,
+      product_model_id: null,
+      allowed_transitions: ['CONFIGURED'],
+    });
   });
 
   it('redirects scans of CONFIGURED and LOCKED codes too, and the exchange shows their state', async () => {
@@ -449,7 +468,9 @@ describe('QR scan redirects: /go/<code>/', () => {
 
     expect(res.headers.get('x-api-deprecated')).to.equal('true');
     const sunset = res.headers.get('x-api-sunset');
-    expect(sunset, 'X-API-Sunset header').to.be.a('string').and.match(/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/);
+    expect(sunset, 'X-API-Sunset header')
+      .to.be.a('string')
+      .and.match(/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/);
     expect(Number.isNaN(new Date(sunset!).getTime())).to.equal(false);
     expect(new Date(sunset!).getTime()).to.be.greaterThan(Date.now());
 
@@ -491,14 +512,18 @@ describe('QR tokens: forged and malformed tokens answer 400 invalid_token', () =
     ['signed with HS512 (only HS256 is accepted)', () => sign({ code, cid: company.id }, system().qrTokenSecret, { algorithm: 'HS512' })],
     [
       'with alg none',
-      () => `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ typ: 'qr', code, cid: company.id, jti: randomUUID(), aud: 'pi-widget', exp: Math.floor(Date.now() / 1000) + 600 })}.`,
+      () =>
+        `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ typ: 'qr', code, cid: company.id, jti: randomUUID(), aud: 'pi-widget', exp: Math.floor(Date.now() / 1000) + 600 })}.`,
     ],
     ['truncated (signature cut short)', async () => (await scan(code)).slice(0, -6)],
     ['truncated to header and payload', async () => (await scan(code)).split('.').slice(0, 2).join('.')],
-    ['with a tampered payload (another code, original signature)', async () => {
-      const [h, , s] = (await scan(code)).split('.');
-      return `${h}.${b64({ typ: 'qr', code: 'Tampered0000', cid: company.id, jti: randomUUID(), aud: 'pi-widget', exp: Math.floor(Date.now() / 1000) + 600 })}.${s}`;
-    }],
+    [
+      'with a tampered payload (another code, original signature)',
+      async () => {
+        const [h, , s] = (await scan(code)).split('.');
+        return `${h}.${b64({ typ: 'qr', code: 'Tampered0000', cid: company.id, jti: randomUUID(), aud: 'pi-widget', exp: Math.floor(Date.now() / 1000) + 600 })}.${s}`;
+      },
+    ],
     ['that is not a JWT at all', () => 'not-a-jwt'],
     ['made of three garbage segments', () => 'abc.def.ghi'],
     ['expired and signed with another secret (400, not 410)', () => sign({ code, cid: company.id, exp: Math.floor(Date.now() / 1000) - 3600 }, OTHER_SECRET)],
@@ -514,7 +539,9 @@ describe('QR tokens: forged and malformed tokens answer 400 invalid_token', () =
       expectErrorShape(res, 400, 'invalid_token');
       expect(JSON.stringify(res.body)).not.to.include(token);
       expect(await mintedFor(code)).to.equal(0);
-      expect(await count('SELECT count(*) FROM api_keys WHERE company_id = ANY($1::uuid[]) AND parent_key_id IS NOT NULL', [[company.id, other.id]])).to.equal(0);
+      expect(await count('SELECT count(*) FROM api_keys WHERE company_id = ANY($1::uuid[]) AND parent_key_id IS NOT NULL', [[company.id, other.id]])).to.equal(
+        0,
+      );
       expect(await count('SELECT count(*) FROM redirect_token_uses WHERE company_id = ANY($1::uuid[])', [[company.id, other.id]])).to.equal(before);
     });
   }

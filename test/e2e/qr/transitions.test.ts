@@ -179,7 +179,13 @@ describe('QR transitions: every state × every action through the widget endpoin
     expect(await read()).to.include({ code, status: 'VIRGIN', target_type: null, target_id: null, configured_at: null, locked_at: null });
     await configure(company, code, second);
     const configured = await read();
-    expect(configured).to.include({ status: 'CONFIGURED', target_type: 'ITEM', target_id: second.id, product_model_id: second.productModelId, locked_at: null });
+    expect(configured).to.include({
+      status: 'CONFIGURED',
+      target_type: 'ITEM',
+      target_id: second.id,
+      product_model_id: second.productModelId,
+      locked_at: null,
+    });
     expect(configured.allowed_transitions).to.deep.equal(['LOCKED']);
     expect(configured.configured_at).to.be.a('string');
     await lock(company, code);
@@ -210,7 +216,12 @@ describe('QR transitions: configure_qr to each target type, and the product_mode
       expectMoved(res, code, 'CONFIGURED', target);
       if (target.productModelId === null) expect(res.body.product_model_id).to.equal(null);
       expect((await qrInfo(company, code)).body).to.deep.equal(infoOf(code, 'CONFIGURED', target));
-      expect(await readCode(code)).to.include({ status: 'CONFIGURED', target_type: target.type, target_id: target.id, product_model_id: target.productModelId });
+      expect(await readCode(code)).to.include({
+        status: 'CONFIGURED',
+        target_type: target.type,
+        target_id: target.id,
+        product_model_id: target.productModelId,
+      });
     });
   }
 
@@ -256,7 +267,7 @@ describe('QR transitions: configure_qr to each target type, and the product_mode
 });
 
 describe('QR transitions: racing requests on one code', () => {
-  it('of 10 parallel configures of one VIRGIN code (10 different targets) exactly one wins; nine answer 409 and the winner\'s target is stored', async () => {
+  it("of 10 parallel configures of one VIRGIN code (10 different targets) exactly one wins; nine answer 409 and the winner's target is stored", async () => {
     const company = await buildCompany();
     const targets = await Promise.all(Array.from({ length: 10 }, () => productTarget(company)));
     const [code] = await generateCodes(company);

@@ -93,7 +93,13 @@ export async function startReplicaSet(opts: ReplicaSetOptions = {}): Promise<Rep
   const start = async (service: ServiceName, index: number, extra: Record<string, string> = {}) => {
     const port = await freePort();
     const name = `${service}-${index}`;
-    const child = await startProcess(name, process.execPath, [entryOf(service)], { ...common, ...own[service], ...extra, [PORT_VARIABLE[service]]: String(port) }, { timeoutMs: 60_000 });
+    const child = await startProcess(
+      name,
+      process.execPath,
+      [entryOf(service)],
+      { ...common, ...own[service], ...extra, [PORT_VARIABLE[service]]: String(port) },
+      { timeoutMs: 60_000 },
+    );
     started.push(child);
     const replica = { name, service, url: `http://127.0.0.1:${port}`, process: child };
     replicas.push(replica);

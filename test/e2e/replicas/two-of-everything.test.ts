@@ -62,7 +62,10 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
   const at = (i: number, opts: { token?: string; apiKey?: string; headers?: Record<string, string> } = {}) => ({ ...opts, baseUrl: gateway(i) });
 
   const checkRules = async (company: TestCompany): Promise<CheckRulesOutput> => {
-    const run = await runToExit(process.execPath, [CHECK_RULES_ENTRY, '--company', company.id], { env: { PATH: process.env.PATH ?? '', ...set.checkRulesEnv() }, timeoutMs: 90_000 });
+    const run = await runToExit(process.execPath, [CHECK_RULES_ENTRY, '--company', company.id], {
+      env: { PATH: process.env.PATH ?? '', ...set.checkRulesEnv() },
+      timeoutMs: 90_000,
+    });
     return {
       code: run.code,
       text: run.text,
@@ -74,7 +77,11 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
 
   /** What each notifier says it did (its /metrics: prom-client's text, labelled by service too). */
   const notifierCounts = async () => {
-    const token = signInternalToken({ companyId: randomUUID(), principal: { kind: 'user', id: randomUUID() }, permissions: ['read'], role: 'admin' }, randomUUID(), system().internalJwtSecret);
+    const token = signInternalToken(
+      { companyId: randomUUID(), principal: { kind: 'user', id: randomUUID() }, permissions: ['read'], role: 'admin' },
+      randomUUID(),
+      system().internalJwtSecret,
+    );
     return Promise.all(
       set.of('notifier').map(async (n) => {
         const text = await (await fetch(`${n.url}/metrics`, { headers: { [INTERNAL_AUTH_HEADER]: token } })).text();
@@ -118,7 +125,11 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
         const res = await get(path, at(i, { token: company.token, headers: { 'x-request-id': requestId } }));
         expect(res.status, `${path} through gateway-${i + 1}: ${JSON.stringify(res.body)}`).to.equal(200);
         // The access log line of the replica that answered carries the request id (written asynchronously).
-        const servedBy = () => set.of(service as keyof typeof paths).filter((r) => r.process.output().includes(requestId)).map((r) => r.name);
+        const servedBy = () =>
+          set
+            .of(service as keyof typeof paths)
+            .filter((r) => r.process.output().includes(requestId))
+            .map((r) => r.name);
         await eventually(() => servedBy().length > 0, `the access log of ${path}`, 5000);
         expect(servedBy(), `${path} through gateway-${i + 1}`).to.deep.equal([`${service}-${i + 1}`]);
       }
@@ -132,7 +143,10 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
     // All at once, alternating: each gateway sees fewer than BURST requests, so counters of their own would refuse none.
     const answers = await Promise.all(Array.from({ length: BURST + extra }, (_, i) => get('/api/v1/widget/locations/', at(i, { apiKey: company.apiKey }))));
     const statuses = answers.map((a) => a.status);
-    expect(statuses.filter((s) => s === 200), JSON.stringify(statuses)).to.have.length(BURST);
+    expect(
+      statuses.filter((s) => s === 200),
+      JSON.stringify(statuses),
+    ).to.have.length(BURST);
     const limited = answers.filter((a) => a.status === 429);
     expect(limited, JSON.stringify(statuses)).to.have.length(extra);
     for (const res of limited) expectRateLimited(res, 'widget_burst');
@@ -173,7 +187,9 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
     const answers = await inParallel(bookings, 12, (body, i) =>
       post('/api/v1/movements/', body, at(i, { token: company.token, headers: { 'idempotency-key': `replicas-${company.id}-${i}` } })),
     );
-    const unexpected = answers.map((a, i) => ({ i, status: a.status, code: a.body?.code })).filter((a) => a.status !== 201 && !(a.status === 409 && a.code === 'insufficient_stock'));
+    const unexpected = answers
+      .map((a, i) => ({ i, status: a.status, code: a.body?.code }))
+      .filter((a) => a.status !== 201 && !(a.status === 409 && a.code === 'insufficient_stock'));
     expect(unexpected).to.deep.equal([]);
     const booked = bookings.filter((_, i) => answers[i].status === 201);
     expect(booked.length, 'most bookings succeed').to.be.greaterThan(bookings.length / 2);
@@ -182,8 +198,13 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
     const twice = { product_id: products[0].id, from_location_id: inbound, to_location_id: south.id, quantity: 5, reason: 'retried on the other gateway' };
     for (let round = 0; round < 5; round++) {
       const key = `replicas-twice-${company.id}-${round}`;
-      const pair = await Promise.all([0, 1].map((i) => post('/api/v1/movements/', twice, at(i, { token: company.token, headers: { 'idempotency-key': key } }))));
-      expect(pair.map((r) => r.status), JSON.stringify(pair.map((r) => r.body))).to.deep.equal([201, 201]);
+      const pair = await Promise.all(
+        [0, 1].map((i) => post('/api/v1/movements/', twice, at(i, { token: company.token, headers: { 'idempotency-key': key } }))),
+      );
+      expect(
+        pair.map((r) => r.status),
+        JSON.stringify(pair.map((r) => r.body)),
+      ).to.deep.equal([201, 201]);
       expect(pair.map((r) => r.headers.get('idempotent-replayed')).sort(), `round ${round}`).to.deep.equal(['true', null].sort());
       expect(pair[0].body).to.deep.equal(pair[1].body);
       booked.push(twice);
@@ -211,7 +232,9 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
     const verified = await findStockDifferences(system().db.sequelize, company.id);
     expect(verified.differences).to.deep.equal([]);
     expect(verified.balances).to.equal(products.length * 2);
-    const command = await runToExit(process.execPath, [VERIFY_STOCK_ENTRY, '--company', company.id], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: testDatabaseUrl() } });
+    const command = await runToExit(process.execPath, [VERIFY_STOCK_ENTRY, '--company', company.id], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: testDatabaseUrl() },
+    });
     expect(command.code, command.text).to.equal(0);
     expect(command.text).to.include(`balances checked: ${products.length * 2}, differences: 0`);
   });
@@ -231,7 +254,11 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
     // A channel created through each gateway (so through each monitor), both subscribed to THRESHOLD and TEST.
     const channels = await Promise.all(
       [0, 1].map(async (i) => {
-        const res = await post('/api/v1/notification-channels/', { name: `ops ${i + 1}`, kind: 'WEBHOOK', url: `${receiver.url}?channel=${i + 1}`, events: ['THRESHOLD', 'TEST'] }, at(i, { token: company.token }));
+        const res = await post(
+          '/api/v1/notification-channels/',
+          { name: `ops ${i + 1}`, kind: 'WEBHOOK', url: `${receiver.url}?channel=${i + 1}`, events: ['THRESHOLD', 'TEST'] },
+          at(i, { token: company.token }),
+        );
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
         return res.body as { id: string; secret: string; url: string };
       }),
@@ -256,9 +283,14 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
 
     // Channel tests through both gateways at once, while the notifiers drain the run's deliveries.
     const tests = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => post(`/api/v1/notification-channels/${channels[i % 2].id}/test/`, {}, at(Math.floor(i / 2), { token: company.token }))),
+      Array.from({ length: 6 }, (_, i) =>
+        post(`/api/v1/notification-channels/${channels[i % 2].id}/test/`, {}, at(Math.floor(i / 2), { token: company.token })),
+      ),
     );
-    expect(tests.map((t) => t.status), JSON.stringify(tests.map((t) => t.body))).to.deep.equal(Array(6).fill(202));
+    expect(
+      tests.map((t) => t.status),
+      JSON.stringify(tests.map((t) => t.body)),
+    ).to.deep.equal(Array(6).fill(202));
 
     const expected = BREACHING * channels.length + tests.length;
     await receiver.waitForRequests(expected, 120_000);
@@ -273,18 +305,23 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
     for (const r of receiver.requests) {
       const body = JSON.parse(r.body);
       expect(body.company_id).to.equal(company.id);
-      expect(verifySignature(r.body, secretOf(r.path), r.headers['x-pi-signature'] as string), 'signed with its channel\'s secret').to.equal(true);
+      expect(verifySignature(r.body, secretOf(r.path), r.headers['x-pi-signature'] as string), "signed with its channel's secret").to.equal(true);
       const key = `${r.path} ${body.event_id}`;
       seen.set(key, (seen.get(key) ?? 0) + 1);
     }
-    expect([...seen.values()].filter((n) => n > 1), 'a delivery that arrived twice').to.deep.equal([]);
+    expect(
+      [...seen.values()].filter((n) => n > 1),
+      'a delivery that arrived twice',
+    ).to.deep.equal([]);
     expect(seen.size).to.equal(expected);
     const types = receiver.requests.map((r) => JSON.parse(r.body).type);
     expect(types.filter((t) => t === 'THRESHOLD')).to.have.length(BREACHING * channels.length);
     expect(types.filter((t) => t === 'TEST')).to.have.length(tests.length);
 
     // Each delivery took one attempt; the notifiers together delivered exactly that many.
-    const deliveries = await query<{ status: string; attempts: number }>(`SELECT status, attempts FROM notification_deliveries WHERE company_id = $1`, [company.id]);
+    const deliveries = await query<{ status: string; attempts: number }>(`SELECT status, attempts FROM notification_deliveries WHERE company_id = $1`, [
+      company.id,
+    ]);
     expect(deliveries).to.have.length(expected);
     expect(deliveries.filter((d) => d.status !== 'DELIVERED' || Number(d.attempts) !== 1)).to.deep.equal([]);
     expect(await count(`SELECT count(*) FROM notification_attempts WHERE company_id = $1`, [company.id])).to.equal(expected);

@@ -61,7 +61,11 @@ describe('GET /api/v1/audit-log/', () => {
 
   describe('users', () => {
     it('starts with the registration: the company, its admin and its widget key, made by that admin', async () => {
-      for (const [id, type] of [[company.id, 'company'], [company.admin.id, 'user'], [company.apiKeyId, 'api_key']]) {
+      for (const [id, type] of [
+        [company.id, 'company'],
+        [company.admin.id, 'user'],
+        [company.apiKeyId, 'api_key'],
+      ]) {
         const [entry] = await entriesOf(company, id);
         expect(entry).to.deep.include({ action: 'create', resource_type: type, actor: { type: 'user', id: company.admin.id } });
       }
@@ -71,7 +75,10 @@ describe('GET /api/v1/audit-log/', () => {
     it('records a creation, a change (the password only as "[changed]") and a deactivation, naming the admin who made them', async () => {
       const password = `pw-${randomUUID()}`;
       secrets.push(password);
-      const user = ok(await post('/api/v1/users/', { username: unique('audited'), password, email: 'a@example.com', role: 'member' }, { token: company.token }), 201);
+      const user = ok(
+        await post('/api/v1/users/', { username: unique('audited'), password, email: 'a@example.com', role: 'member' }, { token: company.token }),
+        201,
+      );
       const newPassword = `pw-${randomUUID()}`;
       secrets.push(newPassword);
       ok(await patch(`/api/v1/users/${user.id}/`, { role: 'viewer', password: newPassword }, { token: company.token }));
@@ -107,7 +114,10 @@ describe('GET /api/v1/audit-log/', () => {
       const entries = await entriesOf(company, created.id);
       expect(actions(entries)).to.deep.equal(['create', 'update', 'rotate', 'revoke']);
       expect(entries[0].changes).to.deep.include({ name: { before: null, after: 'Audited key' }, key: { before: null, after: '[changed]' } });
-      expect(entries[1].changes).to.deep.equal({ name: { before: 'Audited key', after: 'Renamed key' }, permissions: { before: ['read'], after: ['read', 'write'] } });
+      expect(entries[1].changes).to.deep.equal({
+        name: { before: 'Audited key', after: 'Renamed key' },
+        permissions: { before: ['read'], after: ['read', 'write'] },
+      });
       expect(entries[2].changes.key).to.deep.equal({ before: '[changed]', after: '[changed]' });
       expect(entries[2].changes.prefix).to.deep.equal({ before: created.prefix, after: rotated.prefix });
       expect(entries[3].changes).to.have.keys('revoked_at');
@@ -134,7 +144,10 @@ describe('GET /api/v1/audit-log/', () => {
   describe('monitoring rules', () => {
     it('records creation, change and deletion with the condition before and after', async () => {
       const product = await buildProduct(company);
-      const rule = ok(await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { min: 2 } }, { token: company.token }), 201);
+      const rule = ok(
+        await post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { min: 2 } }, { token: company.token }),
+        201,
+      );
       ok(await patch(`/api/v1/monitoring-rules/${rule.id}/`, { condition_config: { min: 5 }, severity: 'CRITICAL' }, { token: company.token }));
       ok(await del(`/api/v1/monitoring-rules/${rule.id}/`, { token: company.token }), 204);
       const entries = await entriesOf(company, rule.id);
@@ -158,7 +171,11 @@ describe('GET /api/v1/audit-log/', () => {
 
       const sku = unique('IMP');
       const imported = ok(
-        await post('/api/v1/product-models/import/', { products: [{ sku, name: 'Imported', profile: 'STANDARD', engine_config: { engine_type: 'counter' } }] }, { token: company.token }),
+        await post(
+          '/api/v1/product-models/import/',
+          { products: [{ sku, name: 'Imported', profile: 'STANDARD', engine_config: { engine_type: 'counter' } }] },
+          { token: company.token },
+        ),
         201,
       );
       const importedEntries = await entriesOf(company, imported.products[0].id);
@@ -196,7 +213,12 @@ describe('GET /api/v1/audit-log/', () => {
   describe('the writer', () => {
     it('writes in the transaction of the change: a rolled-back transaction leaves no entry', async () => {
       const resourceId = randomUUID();
-      const identity: Identity = { companyId: company.id, principal: { kind: 'user', id: company.admin.id }, permissions: ['read', 'write', 'delete'], role: 'admin' };
+      const identity: Identity = {
+        companyId: company.id,
+        principal: { kind: 'user', id: company.admin.id },
+        permissions: ['read', 'write', 'delete'],
+        role: 'admin',
+      };
       const sequelize = system().db.sequelize;
       await sequelize
         .transaction(async (transaction) => {
@@ -213,7 +235,9 @@ describe('GET /api/v1/audit-log/', () => {
     it('is named as the actor of a company created from the command line (npm run admin -- create-company)', async () => {
       const sequelize = system().db.sequelize;
       const password = `pw-${randomUUID()}`;
-      const { company: made, user } = await registerCompany(sequelize, { companyName: unique('CLI company'), username: unique('cli'), password }, 14, { byOperator: true });
+      const { company: made, user } = await registerCompany(sequelize, { companyName: unique('CLI company'), username: unique('cli'), password }, 14, {
+        byOperator: true,
+      });
       const rows = await AuditEntry.findAll({ where: { companyId: made.id }, raw: true });
       expect(rows.map((r) => [r.resourceType, r.actorType, r.actorId]).sort()).to.deep.equal([
         ['api_key', 'operator', null],

@@ -38,7 +38,10 @@ async function companyFingerprint(companyId: string): Promise<Record<string, str
   );
   const prints: Record<string, string> = {};
   for (const { table_name } of tables) {
-    const [row] = await query<{ print: string }>(`SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '') AS print FROM "${table_name}" t WHERE company_id = $1`, [companyId]);
+    const [row] = await query<{ print: string }>(
+      `SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '') AS print FROM "${table_name}" t WHERE company_id = $1`,
+      [companyId],
+    );
     prints[table_name] = row.print;
   }
   const [company] = await query<{ print: string }>('SELECT md5(c::text) AS print FROM companies c WHERE id = $1', [companyId]);
@@ -113,11 +116,24 @@ describe('the viewer role', () => {
     this.timeout(120_000);
     const writes = bearerOperations((m) => WRITES.includes(m));
     expect(writes.length).to.be.greaterThan(30);
-    expect([...new Set(writes.map((w) => w.template.split('/')[3]))]).to.include.members(['users', 'api-keys', 'product-models', 'locations', 'movements', 'qr-codes', 'monitoring-rules', 'notification-channels', 'events']);
+    expect([...new Set(writes.map((w) => w.template.split('/')[3]))]).to.include.members([
+      'users',
+      'api-keys',
+      'product-models',
+      'locations',
+      'movements',
+      'qr-codes',
+      'monitoring-rules',
+      'notification-channels',
+      'events',
+    ]);
     const before = await companyFingerprint(company.id);
     for (const { method, template } of writes) {
       // A body that would be valid for a create; the refusal comes before any validation.
-      const res = await api(method.toUpperCase(), pathOf(template), { token: viewer.token, body: method === 'delete' ? undefined : { name: unique('viewer-was-here') } });
+      const res = await api(method.toUpperCase(), pathOf(template), {
+        token: viewer.token,
+        body: method === 'delete' ? undefined : { name: unique('viewer-was-here') },
+      });
       expect(res.status, `${method.toUpperCase()} ${template}: ${JSON.stringify(res.body)}`).to.equal(403);
       expect(res.body.code, `${method.toUpperCase()} ${template}`).to.equal('permission_denied');
     }
@@ -150,7 +166,11 @@ describe('the viewer role', () => {
     const attempts = [
       { baseUrl: urls.inventory, path: '/api/v1/locations/', body: { name: unique('Nope'), type: 'WAREHOUSE' } },
       { baseUrl: urls.qr, path: '/api/v1/qr-codes/', body: { count: 1 } },
-      { baseUrl: urls.monitor, path: '/api/v1/monitoring-rules/', body: { product_id: ids['/api/v1/product-models/'], trigger_type: 'THRESHOLD', condition_config: { max: 1 } } },
+      {
+        baseUrl: urls.monitor,
+        path: '/api/v1/monitoring-rules/',
+        body: { product_id: ids['/api/v1/product-models/'], trigger_type: 'THRESHOLD', condition_config: { max: 1 } },
+      },
     ];
     const before = await companyFingerprint(company.id);
     for (const a of attempts) {

@@ -35,7 +35,10 @@ describe('tracing: one trace from the gateway to the notifier', () => {
   let gatewayUrl: string;
   let common: Record<string, string>;
   let delivery: Record<string, string>;
-  const queue = { DELIVERY_QUEUE_NAME: `deliveries-trace-${randomBytes(4).toString('hex')}`, DELIVERY_QUEUE_PREFIX: `pi-test-${randomBytes(4).toString('hex')}` };
+  const queue = {
+    DELIVERY_QUEUE_NAME: `deliveries-trace-${randomBytes(4).toString('hex')}`,
+    DELIVERY_QUEUE_PREFIX: `pi-test-${randomBytes(4).toString('hex')}`,
+  };
 
   before(async function () {
     await requireRedis(this, 'tracing: one trace from the gateway to the notifier');
@@ -57,7 +60,9 @@ describe('tracing: one trace from the gateway to the notifier', () => {
     const start = async (service: Traced, own: Record<string, string> = {}) => {
       const port = await freePort();
       // A shared, busy machine can take a while to load a service.
-      processes.push(await startProcess(service, process.execPath, [entryOf(service)], { ...common, ...own, [PORT_VARIABLE[service]]: String(port) }, { timeoutMs: 90_000 }));
+      processes.push(
+        await startProcess(service, process.execPath, [entryOf(service)], { ...common, ...own, [PORT_VARIABLE[service]]: String(port) }, { timeoutMs: 90_000 }),
+      );
       urls[service] = `http://127.0.0.1:${port}`;
     };
     // All settled before any failure is thrown, so that `after` stops every process that did start.
@@ -86,7 +91,11 @@ describe('tracing: one trace from the gateway to the notifier', () => {
   it('carries one trace id from the gateway through monitor and its SQL, the queue job, to the webhook delivery', async function () {
     this.timeout(40_000);
     const channel = expectStatus(
-      await post('/api/v1/notification-channels/', { name: 'Traced hook', kind: 'WEBHOOK', url: webhooks.url, events: ['TEST'] }, { token: company.token, baseUrl: gatewayUrl }),
+      await post(
+        '/api/v1/notification-channels/',
+        { name: 'Traced hook', kind: 'WEBHOOK', url: webhooks.url, events: ['TEST'] },
+        { token: company.token, baseUrl: gatewayUrl },
+      ),
       201,
       'create channel',
     ).body;
@@ -95,13 +104,16 @@ describe('tracing: one trace from the gateway to the notifier', () => {
     await webhooks.waitForRequests(1, 15_000);
 
     // The gateway's server span of the test call names the trace.
-    const isTestCall = (s: ReceivedSpan) => s.service === 'pi-gateway' && s.kind === SPAN_KIND.SERVER && String(s.attributes['url.path']).endsWith(`/${channel.id}/test/`);
+    const isTestCall = (s: ReceivedSpan) =>
+      s.service === 'pi-gateway' && s.kind === SPAN_KIND.SERVER && String(s.attributes['url.path']).endsWith(`/${channel.id}/test/`);
     await otlp.waitFor('the gateway span of the test call', (spans) => spans.some(isTestCall));
     const gatewaySpan = otlp.spans.find(isTestCall)!;
     const traceId = gatewaySpan.traceId;
     // Spans are exported as they end, in batches: wait for the last ones to end (the job's, and monitor's answer).
     await otlp.waitFor('the notifier job span and the monitor server span of that trace', (spans) =>
-      ['pi-notifier', 'pi-monitor'].every((service) => spans.some((s) => s.traceId === traceId && s.service === service && (s.kind === SPAN_KIND.CONSUMER || s.kind === SPAN_KIND.SERVER))),
+      ['pi-notifier', 'pi-monitor'].every((service) =>
+        spans.some((s) => s.traceId === traceId && s.service === service && (s.kind === SPAN_KIND.CONSUMER || s.kind === SPAN_KIND.SERVER)),
+      ),
     );
     const trace = otlp.trace(traceId);
 
@@ -173,7 +185,9 @@ describe('tracing: one trace from the gateway to the notifier', () => {
     const before = otlp.spans.length;
     const res = await get(`/api/v1/widget/locations/?api_key=${company.apiKey}`, { baseUrl: gatewayUrl, undocumented: true });
     expect(res.status).to.be.lessThan(500);
-    await otlp.waitFor('the widget call spans', (spans) => spans.slice(before).some((s) => s.service === 'pi-gateway' && String(s.attributes['url.path']).startsWith('/api/v1/widget/locations/')));
+    await otlp.waitFor('the widget call spans', (spans) =>
+      spans.slice(before).some((s) => s.service === 'pi-gateway' && String(s.attributes['url.path']).startsWith('/api/v1/widget/locations/')),
+    );
     expect(otlp.bodies.join('\n')).to.not.include(company.apiKey);
     const statements = otlp.spans.filter(isSql).map((s) => String(s.attributes['db.query.text'] ?? s.attributes['db.statement'] ?? ''));
     expect(statements.length).to.be.greaterThan(0);
@@ -186,12 +200,19 @@ describe('tracing: one trace from the gateway to the notifier', () => {
     const product = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
     await buildLocation(company);
     expectStatus(
-      await post('/api/v1/notification-channels/', { name: 'Stock alerts', kind: 'WEBHOOK', url: webhooks.url, events: ['THRESHOLD'] }, { token: company.token, baseUrl: gatewayUrl }),
+      await post(
+        '/api/v1/notification-channels/',
+        { name: 'Stock alerts', kind: 'WEBHOOK', url: webhooks.url, events: ['THRESHOLD'] },
+        { token: company.token, baseUrl: gatewayUrl },
+      ),
       201,
       'create channel',
     );
     const before = webhooks.requests.length;
-    const run = await runToExit(process.execPath, [CHECK_RULES_ENTRY, '--company', company.id], { env: { PATH: process.env.PATH ?? '', ...common, ...delivery }, timeoutMs: 90_000 });
+    const run = await runToExit(process.execPath, [CHECK_RULES_ENTRY, '--company', company.id], {
+      env: { PATH: process.env.PATH ?? '', ...common, ...delivery },
+      timeoutMs: 90_000,
+    });
     expect(run.code, run.text).to.equal(0);
     expect(run.text).to.match(/events opened: 1/);
     await webhooks.waitForRequests(before + 1, 15_000);
@@ -202,7 +223,9 @@ describe('tracing: one trace from the gateway to the notifier', () => {
     await otlp.waitFor('the check_rules root span', (spans) => spans.some(isRun));
     const root = otlp.spans.find(isRun)!;
     expect(root.parentSpanId).to.equal('');
-    await otlp.waitFor('the notifier job span of the run', (spans) => spans.some((s) => s.traceId === root.traceId && s.service === 'pi-notifier' && s.kind === SPAN_KIND.CONSUMER));
+    await otlp.waitFor('the notifier job span of the run', (spans) =>
+      spans.some((s) => s.traceId === root.traceId && s.service === 'pi-notifier' && s.kind === SPAN_KIND.CONSUMER),
+    );
     const trace = otlp.trace(root.traceId);
     expect(trace.filter((s) => s.service === 'pi-check-rules' && isSql(s)).length, 'pg spans of the run').to.be.greaterThan(0);
     const producer = trace.find((s) => s.service === 'pi-check-rules' && s.kind === SPAN_KIND.PRODUCER)!;

@@ -122,7 +122,8 @@ describe('tracing: off by default', () => {
       processes.push(gateway);
       return { url: `http://127.0.0.1:${port}`, gateway };
     };
-    const call = (baseUrl: string, headers: Record<string, string> = {}) => get('/api/v1/locations/', { token: company.token, baseUrl, headers, undocumented: true });
+    const call = (baseUrl: string, headers: Record<string, string> = {}) =>
+      get('/api/v1/locations/', { token: company.token, baseUrl, headers, undocumented: true });
 
     before(async function () {
       this.timeout(30_000);
@@ -140,7 +141,7 @@ describe('tracing: off by default', () => {
       await otlp?.close();
     });
 
-    it('with tracing off, adds no traceparent, passes the client\'s through unchanged, and exports nothing', async function () {
+    it("with tracing off, adds no traceparent, passes the client's through unchanged, and exports nothing", async function () {
       this.timeout(120_000);
       // An endpoint is set, but OTEL_TRACES_EXPORTER=none turns tracing off.
       const { url } = await startGateway({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_TRACES_EXPORTER: 'none' });
@@ -167,10 +168,14 @@ describe('tracing: off by default', () => {
       expect(upstream.headers).to.have.length(2);
       const [, clientTrace, clientSpan] = sent.split('-');
       const fresh = String(upstream.headers[0].traceparent).split('-');
-      expect(fresh[1]).to.match(/^[0-9a-f]{32}$/).and.not.equal(clientTrace);
+      expect(fresh[1])
+        .to.match(/^[0-9a-f]{32}$/)
+        .and.not.equal(clientTrace);
       const continued = String(upstream.headers[1].traceparent).split('-');
       expect(continued[1], 'same trace as the client').to.equal(clientTrace);
-      expect(continued[2], "the gateway's proxy span, not the client's").to.match(/^[0-9a-f]{16}$/).and.not.equal(clientSpan);
+      expect(continued[2], "the gateway's proxy span, not the client's")
+        .to.match(/^[0-9a-f]{16}$/)
+        .and.not.equal(clientSpan);
       await otlp.waitFor('the proxy span that was sent on', (spans) => spans.some((s) => s.spanId === continued[2] && s.service === 'pi-gateway'));
     });
   });

@@ -17,19 +17,7 @@ export interface Option {
 }
 
 export type FieldType =
-  | 'text'
-  | 'password'
-  | 'email'
-  | 'number'
-  | 'date'
-  | 'datetime-local'
-  | 'url'
-  | 'search'
-  | 'select'
-  | 'textarea'
-  | 'checkbox'
-  | 'checkboxes'
-  | 'file';
+  'text' | 'password' | 'email' | 'number' | 'date' | 'datetime-local' | 'url' | 'search' | 'select' | 'textarea' | 'checkbox' | 'checkboxes' | 'file';
 
 export interface FieldSpec {
   name: string;
@@ -159,7 +147,11 @@ export class Form {
             h('legend', null, item.legend),
             item.help ? h('p', { class: 'help' }, item.help) : null,
             groupError,
-            h('div', { class: 'group-fields' }, item.fields.map((f) => this.renderField(f))),
+            h(
+              'div',
+              { class: 'group-fields' },
+              item.fields.map((f) => this.renderField(f)),
+            ),
           ),
         );
       } else {
@@ -233,7 +225,14 @@ export class Form {
       const label = h('label', { for: id, id: `${id}-label`, class: spec.required ? 'required' : undefined }, spec.label);
       const lookup = spec.lookup && control instanceof HTMLSelectElement ? this.lookupBox(spec, control, `${id}-label`) : null;
       wrapper = h('div', { class: 'field' }, label, lookup, control, help, errorEl);
-      if (spec.suggestions) wrapper.append(h('datalist', { id: `${id}-list` }, spec.suggestions.map((s) => h('option', { value: s }))));
+      if (spec.suggestions)
+        wrapper.append(
+          h(
+            'datalist',
+            { id: `${id}-list` },
+            spec.suggestions.map((s) => h('option', { value: s })),
+          ),
+        );
     }
     wrapper.dataset.field = spec.name;
     const entry: FieldEntry = { spec, wrapper, control, boxes, helpId, errorEl };
@@ -300,7 +299,10 @@ export class Form {
   }
 
   private fillOptions(select: HTMLSelectElement, options: (string | Option)[], value: string): void {
-    fill(select, options.map(optionOf).map((o) => h('option', { value: o.value }, o.label)));
+    fill(
+      select,
+      options.map(optionOf).map((o) => h('option', { value: o.value }, o.label)),
+    );
     select.value = value;
     if (select.value !== value && select.options.length) select.selectedIndex = 0;
   }
@@ -449,7 +451,13 @@ export class Form {
       const target = this.targetOf(path);
       if (target?.entry) this.fieldMessage(target.entry, message, path);
       else if (target?.group) {
-        target.group.append(h('span', { class: 'msg' }, path.includes('.') ? `${fieldName(path.split('.').slice(1).join('.') || path)}: ${humanText(message)}` : humanText(message)));
+        target.group.append(
+          h(
+            'span',
+            { class: 'msg' },
+            path.includes('.') ? `${fieldName(path.split('.').slice(1).join('.') || path)}: ${humanText(message)}` : humanText(message),
+          ),
+        );
         target.group.hidden = false;
       } else return leftovers.push([path, message]);
       placed++;

@@ -35,7 +35,10 @@ export async function drawHistoryChart(target: HTMLElement, history: StockHistor
       cursor: { drag: { x: false, y: false } },
       scales: { y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
       axes: [{ stroke: '#5a6270' }, { stroke: '#5a6270', size: 60, values: (_u, ticks) => ticks.map((t) => t.toFixed(history.decimals)) }],
-      series: [{}, { label: `Stock (${history.unit})`, stroke: '#1f5fbf', width: 2, fill: 'rgba(31, 95, 191, 0.12)', points: { show: history.points.length <= 60 } }],
+      series: [
+        {},
+        { label: `Stock (${history.unit})`, stroke: '#1f5fbf', width: 2, fill: 'rgba(31, 95, 191, 0.12)', points: { show: history.points.length <= 60 } },
+      ],
     },
     [xs, ys],
     target,

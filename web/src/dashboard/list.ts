@@ -46,12 +46,24 @@ export function table<T>(columns: Column<T>[], rows: T[], opts: TableOptions<T>)
       'table',
       { class: `data${opts.detail ? ' with-detail' : ''}` },
       h('caption', { class: 'visually-hidden' }, opts.caption),
-      h('thead', { class: opts.sort && columns.some((c) => c.sort) ? 'sortable' : undefined }, h('tr', null, columns.map((c) => headerCell(c, opts.sort)))),
+      h(
+        'thead',
+        { class: opts.sort && columns.some((c) => c.sort) ? 'sortable' : undefined },
+        h(
+          'tr',
+          null,
+          columns.map((c) => headerCell(c, opts.sort)),
+        ),
+      ),
       h(
         'tbody',
         null,
         rows.map((row) => [
-          h('tr', { class: opts.detail ? 'has-detail' : undefined }, columns.map((c) => h('td', { class: c.class ? `col-${c.class}` : undefined, 'data-label': c.label }, c.cell(row)))),
+          h(
+            'tr',
+            { class: opts.detail ? 'has-detail' : undefined },
+            columns.map((c) => h('td', { class: c.class ? `col-${c.class}` : undefined, 'data-label': c.label }, c.cell(row))),
+          ),
           opts.detail ? h('tr', { class: 'detail-row' }, h('td', { colspan: columns.length }, opts.detail(row))) : null,
         ]),
       ),
@@ -84,7 +96,11 @@ export const ACTIVE_FILTER: FieldSpec = {
   name: 'is_active',
   label: 'Status',
   type: 'select',
-  options: [{ value: '', label: 'Active and inactive' }, { value: 'true', label: 'Active' }, { value: 'false', label: 'Inactive' }],
+  options: [
+    { value: '', label: 'Active and inactive' },
+    { value: 'true', label: 'Active' },
+    { value: 'false', label: 'Inactive' },
+  ],
 };
 
 export interface PagedListOptions<T> {

@@ -28,7 +28,26 @@ import { screen as stock } from './screens/stock.js';
 import { screen as users } from './screens/users.js';
 import { screen as workOrders } from './screens/work-orders.js';
 
-const SCREENS: Screen[] = [overview, products, importExport, stock, movements, locations, items, batches, workOrders, qrCodes, rules, events, channels, deliveries, apiKeys, scanSessions, users, auditLog];
+const SCREENS: Screen[] = [
+  overview,
+  products,
+  importExport,
+  stock,
+  movements,
+  locations,
+  items,
+  batches,
+  workOrders,
+  qrCodes,
+  rules,
+  events,
+  channels,
+  deliveries,
+  apiKeys,
+  scanSessions,
+  users,
+  auditLog,
+];
 const GROUPS: Screen['group'][] = ['Overview', 'Catalog', 'Stock', 'Operations', 'Monitoring', 'Administration'];
 /** The first screen after sign-in (docs/api/overview-and-appearance.md). */
 const HOME = '#/overview';
@@ -89,7 +108,20 @@ async function startSession(): Promise<void> {
   } catch (err) {
     // Refused tokens: the session-end listener has shown the sign-in form (with the reason) already.
     if (!hasSession()) return;
-    fill(app, h('main', { class: 'login', id: 'main' }, h('div', { class: 'login-card' }, h('h1', null, APP_TITLE), errorBox(err), h('button', { type: 'button', class: 'primary', on: { click: () => void startSession() } }, 'Try again'))));
+    fill(
+      app,
+      h(
+        'main',
+        { class: 'login', id: 'main' },
+        h(
+          'div',
+          { class: 'login-card' },
+          h('h1', null, APP_TITLE),
+          errorBox(err),
+          h('button', { type: 'button', class: 'primary', on: { click: () => void startSession() } }, 'Try again'),
+        ),
+      ),
+    );
     return;
   }
   renderShell();
@@ -118,7 +150,11 @@ function renderShell(): void {
         'div',
         { class: 'nav-group' },
         h('p', { class: 'nav-title', id }, group),
-        h('ul', { 'aria-labelledby': id }, entries.map((s) => h('li', null, h('a', { href: `#/${s.path}`, dataset: { path: s.path } }, s.title)))),
+        h(
+          'ul',
+          { 'aria-labelledby': id },
+          entries.map((s) => h('li', null, h('a', { href: `#/${s.path}`, dataset: { path: s.path } }, s.title))),
+        ),
       );
     }),
   );
@@ -168,7 +204,9 @@ function renderShell(): void {
       h(
         'main',
         { id: 'main', tabindex: '-1' },
-        isViewer() ? h('p', { class: 'notice notice-info read-only-note' }, 'You have read-only access (viewer): you can see everything, but not change it.') : null,
+        isViewer()
+          ? h('p', { class: 'notice notice-info read-only-note' }, 'You have read-only access (viewer): you can see everything, but not change it.')
+          : null,
         notices,
         screenRoot,
       ),

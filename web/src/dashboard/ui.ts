@@ -153,12 +153,7 @@ export function openDialog(title: string, build: (close: () => void) => Child): 
   const dialog = h('dialog', { 'aria-labelledby': titleId, class: 'dialog' });
   const close = () => dialog.close();
   dialog.append(
-    h(
-      'div',
-      { class: 'dialog-head' },
-      h('h2', { id: titleId }, title),
-      h('button', { type: 'button', class: 'link', on: { click: close } }, 'Close'),
-    ),
+    h('div', { class: 'dialog-head' }, h('h2', { id: titleId }, title), h('button', { type: 'button', class: 'link', on: { click: close } }, 'Close')),
     h('div', { class: 'dialog-body' }, build(close)),
   );
   dialog.addEventListener('close', () => {
@@ -220,8 +215,20 @@ export function copyButton(text: () => string, what: string, input?: HTMLInputEl
  */
 export function secretField(label: string, value: string, opts: { revealed?: boolean; help?: Child } = {}): HTMLElement {
   const id = uid('secret');
-  const input = h('input', { id, type: opts.revealed ? 'text' : 'password', readonly: true, value, class: 'secret-input', autocomplete: 'off', spellcheck: 'false' });
-  const toggle = h('button', { type: 'button', class: 'secondary', 'aria-controls': id, 'aria-pressed': String(Boolean(opts.revealed)) }, opts.revealed ? 'Hide' : 'Reveal');
+  const input = h('input', {
+    id,
+    type: opts.revealed ? 'text' : 'password',
+    readonly: true,
+    value,
+    class: 'secret-input',
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
+  const toggle = h(
+    'button',
+    { type: 'button', class: 'secondary', 'aria-controls': id, 'aria-pressed': String(Boolean(opts.revealed)) },
+    opts.revealed ? 'Hide' : 'Reveal',
+  );
   toggle.setAttribute('aria-label', `${opts.revealed ? 'Hide' : 'Reveal'} ${label.toLowerCase()}`);
   toggle.addEventListener('click', () => {
     const show = input.type === 'password';
@@ -234,7 +241,13 @@ export function secretField(label: string, value: string, opts: { revealed?: boo
     'div',
     { class: 'field secret' },
     h('label', { for: id }, label),
-    h('div', { class: 'secret-row' }, input, toggle, copyButton(() => input.value, label.toLowerCase(), input)),
+    h(
+      'div',
+      { class: 'secret-row' },
+      input,
+      toggle,
+      copyButton(() => input.value, label.toLowerCase(), input),
+    ),
     opts.help ? h('p', { class: 'help' }, opts.help) : null,
   );
 }
@@ -272,7 +285,11 @@ export const yesNo = (value: boolean) => (value ? 'yes' : 'no');
 
 /** A definition list of `[term, value]` pairs. */
 export function facts(pairs: [string, Child][]): HTMLElement {
-  return h('dl', { class: 'facts' }, pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value ?? '—')]));
+  return h(
+    'dl',
+    { class: 'facts' },
+    pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value ?? '—')]),
+  );
 }
 
 /** Saves a Blob as a file through a temporary link. */

@@ -142,7 +142,11 @@ function errorOf(res: Response, json: unknown): ApiError {
 }
 
 export function networkError(): ApiError {
-  return new ApiError(NETWORK_ERROR, { error: 'The inventory service could not be reached. Check the connection and try again.', code: 'network_error', details: {} });
+  return new ApiError(NETWORK_ERROR, {
+    error: 'The inventory service could not be reached. Check the connection and try again.',
+    code: 'network_error',
+    details: {},
+  });
 }
 
 /** The pause before retrying a booking after `err` on attempt `attempt`, or undefined when it is not retried. */

@@ -85,7 +85,11 @@ export function fieldName(path: string): string {
 export function humanText(message: string): string {
   return message
     .replace(/\s*\((?:PATCH|PUT|POST|DELETE) [^)]*\)/g, '')
-    .replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\.(?:\d+|[a-z][a-z0-9_]*))*\b/g, (id) => fieldName(id).toLowerCase().replace(/\bsku\b/, 'SKU'))
+    .replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\.(?:\d+|[a-z][a-z0-9_]*))*\b/g, (id) =>
+      fieldName(id)
+        .toLowerCase()
+        .replace(/\bsku\b/, 'SKU'),
+    )
     .replace(/\s+\./g, '.');
 }
 

@@ -43,7 +43,16 @@ export function showScreen(title: string, text: Child | Child[], ...actions: Chi
   const { main, nav } = shell();
   nav.hidden = true;
   const heading = h('h1', { class: 'screen-title', tabindex: '-1' }, title);
-  fill(main, h('section', { class: 'screen', 'aria-labelledby': 'screen-title' }, heading, ...(Array.isArray(text) ? text : [text]).map((t) => (typeof t === 'string' ? h('p', {}, t) : t)), ...actions));
+  fill(
+    main,
+    h(
+      'section',
+      { class: 'screen', 'aria-labelledby': 'screen-title' },
+      heading,
+      ...(Array.isArray(text) ? text : [text]).map((t) => (typeof t === 'string' ? h('p', {}, t) : t)),
+      ...actions,
+    ),
+  );
   heading.id = 'screen-title';
   document.title = `${title} · Inventory widget`;
   // Not inside an embedding page: focusing there would scroll that page to the widget.
@@ -117,7 +126,14 @@ export function startApp(options: StartOptions): Ctx {
       ui.company.textContent = name;
     },
     setQr(qr: QrInfo) {
-      ctx.qr = { code: qr.code, status: qr.status, target_type: qr.target_type, target_id: qr.target_id, product_model_id: qr.product_model_id, allowed_transitions: qr.allowed_transitions };
+      ctx.qr = {
+        code: qr.code,
+        status: qr.status,
+        target_type: qr.target_type,
+        target_id: qr.target_id,
+        product_model_id: qr.product_model_id,
+        allowed_transitions: qr.allowed_transitions,
+      };
       options.onQrChange?.(ctx.qr);
       renderBadge();
     },

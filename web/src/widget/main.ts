@@ -32,7 +32,12 @@ function scanAgain(): HTMLParagraphElement {
 }
 
 function startScan(session: ScanSession, skipSignIn = false): void {
-  if (!skipSignIn && needsSignIn(session)) return showSignIn(session, (next) => startScan(next), () => startScan(session, true));
+  if (!skipSignIn && needsSignIn(session))
+    return showSignIn(
+      session,
+      (next) => startScan(next),
+      () => startScan(session, true),
+    );
   const api = new WidgetApi(session.apiKey);
   let current = session;
   const ended = (reason: Child) => {
@@ -72,7 +77,8 @@ function tokenProblem(err: unknown): void {
       );
     }
     if (err.status === 410) return showScreen('This link has expired', ['A QR link is valid for about ten minutes after the scan.', scanAgain()], resume);
-    if (err.status === 400) return showScreen('This link is not valid', ['The address is incomplete, or it was not made by this inventory service.', scanAgain()], resume);
+    if (err.status === 400)
+      return showScreen('This link is not valid', ['The address is incomplete, or it was not made by this inventory service.', scanAgain()], resume);
     if (err.status === 429) return showScreen('Too many scans', [`Please wait ${waitText(err.retryAfter ?? 60)}, then scan the code again.`], resume);
     if (err.code === 'widget_key_unavailable') {
       return showScreen('The widget is not available', [err.message, 'Ask your administrator to create or restore the company’s widget key.']);
@@ -113,7 +119,8 @@ function bootEmbedded(): void {
     if (embedder) window.parent.postMessage({ source: CHANNEL, ...message }, embedder);
   };
   const waiting = window.setTimeout(() => {
-    if (!embedder) showScreen('No key received', 'The embedding page did not hand over an API key. Mount the widget with InventoryWidget.mount(element, { apiKey }).');
+    if (!embedder)
+      showScreen('No key received', 'The embedding page did not hand over an API key. Mount the widget with InventoryWidget.mount(element, { apiKey }).');
   }, KEY_WAIT_MS);
 
   const onMessage = async (event: MessageEvent): Promise<void> => {
@@ -126,9 +133,22 @@ function bootEmbedded(): void {
       window.clearTimeout(waiting);
       showScreen('The key message is not valid', [
         `The embedding page sent a key message, but ${handshake.field} ${handshake.problem}.`,
-        h('p', {}, 'Send ', h('code', {}, `{ source: '${CHANNEL}', type: 'key', apiKey: '<API key>' }`), ' with postMessage, or mount the widget with the SDK (/widget/sdk.js).'),
+        h(
+          'p',
+          {},
+          'Send ',
+          h('code', {}, `{ source: '${CHANNEL}', type: 'key', apiKey: '<API key>' }`),
+          ' with postMessage, or mount the widget with the SDK (/widget/sdk.js).',
+        ),
       ]);
-      const reply = { source: CHANNEL, type: 'error', code: 'invalid_handshake', status: 400, message: `Invalid key message: ${handshake.field} ${handshake.problem}.`, details: { [handshake.field]: handshake.problem } };
+      const reply = {
+        source: CHANNEL,
+        type: 'error',
+        code: 'invalid_handshake',
+        status: 400,
+        message: `Invalid key message: ${handshake.field} ${handshake.problem}.`,
+        details: { [handshake.field]: handshake.problem },
+      };
       window.parent.postMessage(reply, event.origin === 'null' ? '*' : event.origin);
       return;
     }
@@ -172,7 +192,8 @@ function readHandshake(data: unknown): { apiKey: string } | { field: string; pro
   if (!data || typeof data !== 'object') return null;
   const message = data as { source?: unknown; type?: unknown; apiKey?: unknown };
   if (message.source !== CHANNEL && message.type !== 'key' && !('apiKey' in message)) return null;
-  if (message.source !== CHANNEL) return { field: 'source', problem: message.source === undefined ? `is missing (it must be '${CHANNEL}')` : `must be '${CHANNEL}'` };
+  if (message.source !== CHANNEL)
+    return { field: 'source', problem: message.source === undefined ? `is missing (it must be '${CHANNEL}')` : `must be '${CHANNEL}'` };
   if (message.type !== 'key') return message.type === 'ready' || message.type === 'resize' ? null : { field: 'type', problem: "must be 'key'" };
   if (typeof message.apiKey !== 'string' || message.apiKey.trim() === '') return { field: 'apiKey', problem: 'must be the API key, a non-empty string' };
   return { apiKey: message.apiKey.trim() };

@@ -35,7 +35,14 @@ export function showSignIn(session: ScanSession, onSignedIn: (session: ScanSessi
   const password = h('input', { type: 'password', name: 'password', autocomplete: 'current-password', required: true, maxlength: '128' });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
   const notice = h('div', { class: 'form-notice' });
-  const form = h('form', { class: 'sign-in', novalidate: false }, field('Username', username), field('Password', password), notice, h('div', { class: 'actions' }, submit));
+  const form = h(
+    'form',
+    { class: 'sign-in', novalidate: false },
+    field('Username', username),
+    field('Password', password),
+    notice,
+    h('div', { class: 'actions' }, submit),
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     if (submit.disabled) return;
@@ -53,11 +60,18 @@ export function showSignIn(session: ScanSession, onSignedIn: (session: ScanSessi
         submit.disabled = false;
         submit.textContent = 'Sign in';
         password.value = '';
-        const text = err instanceof ApiError && err.status === 401 && err.code === 'authentication_failed' ? 'Wrong username or password, or not a user of this company.' : errorText(err);
+        const text =
+          err instanceof ApiError && err.status === 401 && err.code === 'authentication_failed'
+            ? 'Wrong username or password, or not a user of this company.'
+            : errorText(err);
         notice.replaceChildren(h('p', { class: 'notice notice-error', role: 'alert' }, text));
       });
   });
-  const skip = h('button', { type: 'button', class: 'secondary', on: { click: onSkip } }, session.qr.status === 'VIRGIN' ? 'Continue without signing in' : 'Just look at the stock');
+  const skip = h(
+    'button',
+    { type: 'button', class: 'secondary', on: { click: onSkip } },
+    session.qr.status === 'VIRGIN' ? 'Continue without signing in' : 'Just look at the stock',
+  );
   showScreen('Sign in', [reason(session), form], skip);
 }
 

@@ -11,7 +11,16 @@ import type { Transaction } from 'sequelize';
 import type { Identity } from '../identity';
 import { AuditEntry } from '../db/models/audit-entry';
 
-export const AUDIT_RESOURCE_TYPES = ['user', 'api_key', 'notification_channel', 'monitoring_rule', 'product_model', 'location', 'company', 'notification_delivery'] as const;
+export const AUDIT_RESOURCE_TYPES = [
+  'user',
+  'api_key',
+  'notification_channel',
+  'monitoring_rule',
+  'product_model',
+  'location',
+  'company',
+  'notification_delivery',
+] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 /** What was done: the usual three, and the named actions that are neither (a key's rotation, a channel's resume). */
@@ -44,7 +53,11 @@ function normalized(value: unknown): unknown {
 }
 
 /** The fields that differ between `before` and `after`, secrets masked. Exported for unit tests. */
-export function auditChanges(before: AuditSnapshot | null | undefined, after: AuditSnapshot | null | undefined, secretFields: readonly string[] = []): AuditChanges {
+export function auditChanges(
+  before: AuditSnapshot | null | undefined,
+  after: AuditSnapshot | null | undefined,
+  secretFields: readonly string[] = [],
+): AuditChanges {
   const changes: AuditChanges = {};
   const fields = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
   for (const field of fields) {

@@ -208,13 +208,15 @@ export function requireInternalAuth(secret: string): RequestHandler {
       return next();
     }
     // @types/passport types the middleware it returns as any.
-    (passport.authenticate('internal', { session: false }, (err: unknown, result: Verified | false) => {
-      if (err) return next(err);
-      if (!result) return next(new AuthenticationError('Missing or invalid internal credentials.'));
-      verified.remember(token as string, result, Date.now());
-      accept(req, result);
-      next();
-    }) as RequestHandler)(req, res, next);
+    (
+      passport.authenticate('internal', { session: false }, (err: unknown, result: Verified | false) => {
+        if (err) return next(err);
+        if (!result) return next(new AuthenticationError('Missing or invalid internal credentials.'));
+        verified.remember(token as string, result, Date.now());
+        accept(req, result);
+        next();
+      }) as RequestHandler
+    )(req, res, next);
   };
 }
 

@@ -22,10 +22,14 @@ export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEn
 export const commonEnv = {
   NODE_ENV: Joi.string().valid('development', 'test', 'production').default('development'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
-  DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).required(),
+  DATABASE_URL: Joi.string()
+    .uri({ scheme: ['postgres', 'postgresql'] })
+    .required(),
   DATABASE_POOL_MAX: Joi.number().integer().min(1).max(200).default(10),
   INTERNAL_JWT_SECRET: Joi.string().min(32).required(),
-  PUBLIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8000'),
+  PUBLIC_BASE_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://localhost:8000'),
   /** When set, `/metrics` answers only this bearer token (docs/operations/metrics.md); unset: the network alone guards it. */
   METRICS_TOKEN: Joi.string().min(32),
 };

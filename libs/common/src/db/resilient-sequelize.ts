@@ -48,7 +48,8 @@ const LIMITS_APPLIED = Symbol('session limits applied');
 const BEGIN = /^START TRANSACTION;?$/i;
 
 /** A statement that can only read, so running it twice changes nothing. Errs on the side of "writes". */
-const WRITES = /\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE|COPY|CALL|DO|CREATE|ALTER|DROP|GRANT|REVOKE|LOCK|NOTIFY|LISTEN|SET|RESET|nextval|setval|set_config|pg_advisory\w*|pg_try_advisory\w*|pg_notify|pg_terminate_backend|pg_cancel_backend|FOR\s+(NO\s+KEY\s+)?UPDATE|FOR\s+(KEY\s+)?SHARE)\b/i;
+const WRITES =
+  /\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE|COPY|CALL|DO|CREATE|ALTER|DROP|GRANT|REVOKE|LOCK|NOTIFY|LISTEN|SET|RESET|nextval|setval|set_config|pg_advisory\w*|pg_try_advisory\w*|pg_notify|pg_terminate_backend|pg_cancel_backend|FOR\s+(NO\s+KEY\s+)?UPDATE|FOR\s+(KEY\s+)?SHARE)\b/i;
 function onlyReads(sql: string): boolean {
   return /^\s*(SELECT|WITH)\b/i.test(sql) && !WRITES.test(sql);
 }

@@ -28,7 +28,10 @@ export function accessLog(logger: Logger): RequestHandler {
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const msg = !res.writableFinished ? 'request aborted' : status >= 500 ? 'request errored' : 'request completed';
-      logger[level]({ req: { id: requestIdOf(req), method: req.method, url: scrubUrl(url) }, res: { statusCode: status }, responseTime: Date.now() - started }, msg);
+      logger[level](
+        { req: { id: requestIdOf(req), method: req.method, url: scrubUrl(url) }, res: { statusCode: status }, responseTime: Date.now() - started },
+        msg,
+      );
     };
     res.on('finish', done);
     res.on('close', done);

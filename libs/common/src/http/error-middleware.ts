@@ -40,7 +40,8 @@ function databaseAnswer(err: unknown): AppError | undefined {
   if (!pg || typeof pg !== 'object' || typeof pg.code !== 'string') return undefined;
   const constraint = typeof pg.constraint === 'string' ? pg.constraint : '';
   if (pg.code === '23514' && Object.prototype.hasOwnProperty.call(CHECK_ANSWERS, constraint)) return CHECK_ANSWERS[constraint]();
-  if (pg.code === NUMERIC_OUT_OF_RANGE) return new AppError(400, 'value_out_of_range', 'A number in the request is beyond what can be stored; nothing was changed.');
+  if (pg.code === NUMERIC_OUT_OF_RANGE)
+    return new AppError(400, 'value_out_of_range', 'A number in the request is beyond what can be stored; nothing was changed.');
   return undefined;
 }
 

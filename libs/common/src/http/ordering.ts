@@ -83,11 +83,7 @@ export function orderingQuery(list: ListOrdering): Joi.Schema {
 
 /** The `search` query parameter: a case-insensitive substring of the fields `what` names. */
 export function searchQuery(what: string): Joi.Schema {
-  return Joi.string()
-    .trim()
-    .max(200)
-    .allow('')
-    .description(`Case-insensitive substring of ${what}; \`%\`, \`_\` and \`\\\` match themselves.`);
+  return Joi.string().trim().max(200).allow('').description(`Case-insensitive substring of ${what}; \`%\`, \`_\` and \`\\\` match themselves.`);
 }
 
 /** A LIKE pattern matching `text` anywhere: `%`, `_` and `\` match literally (PostgreSQL's default escape is `\`). */

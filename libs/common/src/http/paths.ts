@@ -130,7 +130,10 @@ export class PathTable<T> {
       }
       if (e.prefix && !e.template.endsWith('/')) throw new Error(`a mount ends with /: ${e.template}`);
     }
-    this.templates = entries.filter((e) => !e.prefix).map(compile).sort(bySpecificity);
+    this.templates = entries
+      .filter((e) => !e.prefix)
+      .map(compile)
+      .sort(bySpecificity);
     this.mounts = entries.filter((e) => e.prefix);
   }
 

@@ -17,6 +17,8 @@ export const thresholdBounds = Joi.object({ min: stockLevel, max: stockLevel }).
 
 /** DATE_OFFSET: a batch date field and a window in days (negative: after the date). */
 export const dateOffsetCondition = Joi.object({
-  date_field: Joi.string().valid(...BATCH_DATE_FIELDS).required(),
+  date_field: Joi.string()
+    .valid(...BATCH_DATE_FIELDS)
+    .required(),
   days_offset: Joi.number().strict().integer().min(-3650).max(3650).required(),
 });

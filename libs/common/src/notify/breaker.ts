@@ -55,7 +55,13 @@ export type GateDecision = 'send' | 'probe' | 'deferred' | 'held';
  * attempt is its probe; the next probe is pushed back here); `deferred` (the channel is at its cap: try again
  * shortly); `held` (paused, no probe due: the delivery waits).
  */
-export async function gateAttempt(sequelize: Sequelize, transaction: Transaction, channel: ChannelGateRow, limits: ChannelLimits, now: Date): Promise<GateDecision> {
+export async function gateAttempt(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  channel: ChannelGateRow,
+  limits: ChannelLimits,
+  now: Date,
+): Promise<GateDecision> {
   const inFlight = await sendsInFlight(sequelize, transaction, channel.id, now);
   if (channel.paused_at === null) return inFlight >= limits.CHANNEL_MAX_CONCURRENT_SENDS ? 'deferred' : 'send';
   if (inFlight > 0 || (channel.next_probe_at !== null && channel.next_probe_at.getTime() > now.getTime())) return 'held';

@@ -115,7 +115,13 @@ function eventIdOf(delivery: NotificationDelivery): string | undefined {
   }
 }
 
-async function send(channel: NotificationChannel, delivery: NotificationDelivery, settings: DeliverySettings, opts: AttemptOptions, secrets: string[]): Promise<SendResult> {
+async function send(
+  channel: NotificationChannel,
+  delivery: NotificationDelivery,
+  settings: DeliverySettings,
+  opts: AttemptOptions,
+  secrets: string[],
+): Promise<SendResult> {
   if (channel.kind === 'WEBHOOK') {
     let secret: string;
     try {
@@ -183,7 +189,13 @@ export async function attemptDeliveryReport(
   return { outcome, channelId: claim.channel.id };
 }
 
-async function sendAndRecord(sequelize: Sequelize, claim: Extract<Claim, { kind: 'send' }>, settings: DeliverySettings, now: Date, opts: AttemptOptions): Promise<AttemptOutcome> {
+async function sendAndRecord(
+  sequelize: Sequelize,
+  claim: Extract<Claim, { kind: 'send' }>,
+  settings: DeliverySettings,
+  now: Date,
+  opts: AttemptOptions,
+): Promise<AttemptOutcome> {
   const { delivery, channel, attempt, probe } = claim;
   const deliveryId = delivery.id;
   const logger = opts.logger;
@@ -217,7 +229,15 @@ async function sendAndRecord(sequelize: Sequelize, claim: Extract<Claim, { kind:
     const breaker = await recordOnChannel(sequelize, transaction, channel.id, result, settings, now);
     return { move, breaker };
   });
-  const entry = { deliveryId, channelId: channel.id, kind: channel.kind, attempt: attempt.number, statusCode: result.statusCode, durationMs: result.durationMs, probe };
+  const entry = {
+    deliveryId,
+    channelId: channel.id,
+    kind: channel.kind,
+    attempt: attempt.number,
+    statusCode: result.statusCode,
+    durationMs: result.durationMs,
+    probe,
+  };
   if (!recorded) {
     logger?.warn(entry, 'delivery attempt finished, but it was meanwhile recorded as interrupted (or its delivery is gone): its result is not recorded');
     return 'skipped';
@@ -225,7 +245,10 @@ async function sendAndRecord(sequelize: Sequelize, claim: Extract<Claim, { kind:
   if (result.ok) logger?.info({ ...entry, outcome: recorded.move }, 'delivery attempt succeeded');
   else logger?.warn({ ...entry, outcome: recorded.move, error: result.error }, 'delivery attempt failed');
   if (recorded.breaker.paused) {
-    logger?.warn({ channelId: channel.id, consecutiveFailures: recorded.breaker.consecutiveFailures }, 'channel paused: its deliveries wait (circuit breaker open)');
+    logger?.warn(
+      { channelId: channel.id, consecutiveFailures: recorded.breaker.consecutiveFailures },
+      'channel paused: its deliveries wait (circuit breaker open)',
+    );
   }
   if (recorded.breaker.resumed) logger?.info({ channelId: channel.id }, 'channel resumed: its probe succeeded');
   return recorded.move;
@@ -340,7 +363,7 @@ function runPerChannel(items: Array<{ id: string; channelId: string }>, total: n
   return new Promise<void>((resolve, reject) => {
     const pump = () => {
       if (pending.length === 0 && running === 0) return resolve();
-      for (let i = 0; i < pending.length && running < total; ) {
+      for (let i = 0; i < pending.length && running < total;) {
         const { id, channelId } = pending[i];
         if ((busy.get(channelId) ?? 0) >= perChannel) {
           i += 1;

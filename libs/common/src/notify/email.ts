@@ -92,8 +92,7 @@ function productLabel(body: EventBody): string {
 /** Subject, plain text and HTML of the email for one notification body. */
 export function renderEventEmail(body: EventBody): RenderedEmail {
   const severity = (body.payload.severity || 'INFO').toUpperCase();
-  const subject =
-    body.type === 'TEST' ? oneLine(`[${severity}] Test notification`) : oneLine(`[${severity}] ${headline(body)}: ${productLabel(body)}`);
+  const subject = body.type === 'TEST' ? oneLine(`[${severity}] Test notification`) : oneLine(`[${severity}] ${headline(body)}: ${productLabel(body)}`);
 
   const rows: Array<[string, string | null]> = [
     ['Product', body.type === 'TEST' ? null : productLabel(body)],
@@ -152,7 +151,11 @@ export function createMailer(settings: EmailSettings, opts: { logger?: Logger } 
           { email: { from: settings.DEFAULT_FROM_EMAIL, to: message.to, subject: message.subject, text: message.text } },
           'email not sent (EMAIL_BACKEND=console)',
         );
-        return Promise.resolve({ ok: true, responseExcerpt: 'logged by the console email backend, not sent', durationMs: Math.round(performance.now() - started) });
+        return Promise.resolve({
+          ok: true,
+          responseExcerpt: 'logged by the console email backend, not sent',
+          durationMs: Math.round(performance.now() - started),
+        });
       },
       close: () => {},
     };

@@ -335,7 +335,12 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
   /** The handler, in a span that continues the trace of the job's producer (when tracing is on and it had one). */
   const handle = (deliveryId: string, job: Job<DeliveryJobData>) => {
     const parent = typeof job.data.traceparent === 'string' ? { traceparent: job.data.traceparent, tracestate: job.data.tracestate } : {};
-    const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': queueName, 'messaging.message.id': String(job.id), 'pi.delivery.id': deliveryId };
+    const attributes = {
+      'messaging.system': 'bullmq',
+      'messaging.destination.name': queueName,
+      'messaging.message.id': String(job.id),
+      'pi.delivery.id': deliveryId,
+    };
     return withSpan(`process ${queueName}`, { kind: 'consumer', parent, attributes }, async (span) => {
       const result = await opts.handler(deliveryId, job);
       span.setAttributes({ 'pi.delivery.outcome': typeof result === 'string' ? result : result.outcome });
@@ -375,9 +380,7 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
     },
   );
   worker.on('error', (err: Error) => logger?.warn({ err: { message: err.message } }, 'delivery worker error'));
-  worker.on('failed', (job, err) =>
-    logger?.error({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: { message: err.message } }, 'delivery job failed'),
-  );
+  worker.on('failed', (job, err) => logger?.error({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: { message: err.message } }, 'delivery job failed'));
 
   return {
     worker,
@@ -403,7 +406,10 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
       connection.disconnect(); // a close still waiting on Redis now fails fast and finishes
       if (!closed) {
         await Promise.race([closing, new Promise((r) => setTimeout(r, 2_000))]);
-        logger?.warn({ redis: connection.status, inFlight: handling }, 'delivery worker: closed without Redis; unfinished jobs are found again through the outbox');
+        logger?.warn(
+          { redis: connection.status, inFlight: handling },
+          'delivery worker: closed without Redis; unfinished jobs are found again through the outbox',
+        );
       }
       silenceClosedConnections(worker);
     },

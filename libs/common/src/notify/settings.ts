@@ -38,10 +38,12 @@ export const CHANNEL_DEFAULTS = {
 export const deliveryEnv: Record<keyof DeliverySettings, Joi.Schema> = {
   SECRET_ENCRYPTION_KEY: Joi.string().base64().required(),
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
-  ALLOW_LOOPBACK_WEBHOOKS: Joi.boolean().default(false).when('NODE_ENV', {
-    is: 'production',
-    then: Joi.valid(false).messages({ 'any.only': 'ALLOW_LOOPBACK_WEBHOOKS must not be true in production' }),
-  }),
+  ALLOW_LOOPBACK_WEBHOOKS: Joi.boolean()
+    .default(false)
+    .when('NODE_ENV', {
+      is: 'production',
+      then: Joi.valid(false).messages({ 'any.only': 'ALLOW_LOOPBACK_WEBHOOKS must not be true in production' }),
+    }),
   DEBUG: Joi.boolean().default(false),
   EMAIL_BACKEND: Joi.string()
     .valid('console', 'smtp')

@@ -10,7 +10,9 @@ export const SIGNATURE_HEADER = 'X-PI-Signature';
 const SIGNATURE_PATTERN = /^sha256=([0-9a-f]{64})$/i;
 
 function hmac(body: string | Buffer, secret: string): Buffer {
-  return createHmac('sha256', secret).update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body).digest();
+  return createHmac('sha256', secret)
+    .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
+    .digest();
 }
 
 /** `sha256=<hex>` for the UTF-8 bytes of `body` (or the bytes themselves). */

@@ -144,21 +144,23 @@ function post(
   if (eventId !== undefined) headers[EVENT_ID_HEADER] = eventId;
   const axios = loadAxios();
   // Receivers are other parties' servers: our trace headers are not theirs to see (docs/operations/tracing.md).
-  return withoutTracePropagation(() => axios.request<Readable>({
-    method: 'POST',
-    url: url.href,
-    data: bytes, // sent as is: these are the bytes that were signed
-    headers,
-    adapter: 'http',
-    httpAgent: agent,
-    httpsAgent: agent,
-    proxy: false, // never through an HTTP(S)_PROXY of the environment: the connection goes to the checked address
-    maxRedirects: 0, // a 3xx is an answer (a failed attempt), never followed
-    validateStatus: () => true, // every status is an outcome to record, not an exception
-    responseType: 'stream', // read by readAnswer, which stops at RESPONSE_READ_LIMIT
-    decompress: false,
-    signal,
-  }));
+  return withoutTracePropagation(() =>
+    axios.request<Readable>({
+      method: 'POST',
+      url: url.href,
+      data: bytes, // sent as is: these are the bytes that were signed
+      headers,
+      adapter: 'http',
+      httpAgent: agent,
+      httpsAgent: agent,
+      proxy: false, // never through an HTTP(S)_PROXY of the environment: the connection goes to the checked address
+      maxRedirects: 0, // a 3xx is an answer (a failed attempt), never followed
+      validateStatus: () => true, // every status is an outcome to record, not an exception
+      responseType: 'stream', // read by readAnswer, which stops at RESPONSE_READ_LIMIT
+      decompress: false,
+      signal,
+    }),
+  );
 }
 
 function readAnswer(response: AxiosResponse<Readable>, secret: string, settle: (outcome: Outcome) => void): void {

@@ -23,9 +23,16 @@ const SUPPORTED_PROTOCOL = 'http/json';
 const schema = Joi.object({
   OTEL_SDK_DISABLED: Joi.boolean().default(false),
   OTEL_TRACES_EXPORTER: Joi.string().trim().lowercase().valid('otlp', 'console', 'none').empty(''),
-  OTEL_EXPORTER_OTLP_ENDPOINT: Joi.string().uri({ scheme: ['http', 'https'] }).empty(''),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Joi.string().uri({ scheme: ['http', 'https'] }).empty(''),
-  OTEL_EXPORTER_OTLP_PROTOCOL: Joi.string().valid(SUPPORTED_PROTOCOL).empty('').messages({ 'any.only': `"OTEL_EXPORTER_OTLP_PROTOCOL" must be ${SUPPORTED_PROTOCOL} (the only OTLP encoding shipped)` }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .empty(''),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .empty(''),
+  OTEL_EXPORTER_OTLP_PROTOCOL: Joi.string()
+    .valid(SUPPORTED_PROTOCOL)
+    .empty('')
+    .messages({ 'any.only': `"OTEL_EXPORTER_OTLP_PROTOCOL" must be ${SUPPORTED_PROTOCOL} (the only OTLP encoding shipped)` }),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: Joi.string()
     .valid(SUPPORTED_PROTOCOL)
     .empty('')

@@ -7,7 +7,17 @@
  * then (and in every process where it is off) each helper is one check of a variable, and `withSpan` calls
  * the work directly.
  */
-import type { Attributes, Context, Span, SpanKind, TextMapGetter, TextMapSetter, context as ContextApi, propagation as PropagationApi, trace as TraceApi } from '@opentelemetry/api';
+import type {
+  Attributes,
+  Context,
+  Span,
+  SpanKind,
+  TextMapGetter,
+  TextMapSetter,
+  context as ContextApi,
+  propagation as PropagationApi,
+  trace as TraceApi,
+} from '@opentelemetry/api';
 
 /** The pieces of the API and SDK the helpers use, set by `installTracingRuntime`. */
 export interface TracingRuntime {

@@ -4,7 +4,16 @@
  * Each sets `req.identity`, which the proxy forwards to the services in the internal token.
  */
 import type { Request, RequestHandler } from 'express';
-import { AuthenticationError, Identity, Permission, PermissionDeniedError, hashKeyValue, looksLikeKeyValue, permissionForMethod, permissionsOfRole } from '@pi/common';
+import {
+  AuthenticationError,
+  Identity,
+  Permission,
+  PermissionDeniedError,
+  hashKeyValue,
+  looksLikeKeyValue,
+  permissionForMethod,
+  permissionsOfRole,
+} from '@pi/common';
 import { keyAllowsOrigin } from './allowed-origins';
 import type { CredentialCache } from './credential-cache';
 import type { UsageRecorder } from './usage-recorder';
@@ -71,7 +80,8 @@ export function authenticateApiKey(
     if (key.scan?.userId) {
       // A scan signed in by a user lasts only while that user may log in (deactivation ends it at once).
       const user = await credentials.user(key.scan.userId);
-      if (!user || !user.isActive || user.companyId !== key.companyId) return next(new AuthenticationError('The user who signed in to this scan is no longer active.'));
+      if (!user || !user.isActive || user.companyId !== key.companyId)
+        return next(new AuthenticationError('The user who signed in to this scan is no longer active.'));
     }
     // What the CORS answer asks the key (http/cors.ts, widgetKeyCors).
     res.locals.apiKeyAllowedDomains = key.allowedDomains;

@@ -163,7 +163,12 @@ export class CredentialCache {
     return this.lookup(this.users, id, () => this.readUser(id));
   }
 
-  private async lookup<V extends { companyId: string }>(entries: Entries<V>, id: string, read: () => Promise<V | undefined>, fresh = false): Promise<V | undefined> {
+  private async lookup<V extends { companyId: string }>(
+    entries: Entries<V>,
+    id: string,
+    read: () => Promise<V | undefined>,
+    fresh = false,
+  ): Promise<V | undefined> {
     if (this.caching && !fresh) {
       const entry = entries.get(id, Date.now(), this.ttlMs);
       if (entry) return entry.value;

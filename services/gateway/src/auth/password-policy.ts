@@ -28,7 +28,11 @@ function zxcvbn(): ZxcvbnFactory {
     const common = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
     const english = require('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en');
     /* eslint-enable @typescript-eslint/no-require-imports */
-    estimator = new Factory({ translations: english.translations, graphs: common.adjacencyGraphs, dictionary: { ...common.dictionary, ...english.dictionary } });
+    estimator = new Factory({
+      translations: english.translations,
+      graphs: common.adjacencyGraphs,
+      dictionary: { ...common.dictionary, ...english.dictionary },
+    });
   }
   return estimator;
 }
@@ -49,7 +53,7 @@ function knownWords(context: PasswordContext): string[] {
 export function passwordWeakness(password: string, context: PasswordContext = {}): string | undefined {
   const known = knownWords(context);
   const lower = password.trim().toLowerCase();
-  if (known.includes(lower)) return 'is too easy to guess: it is the account\'s own name. Choose something unrelated to it.';
+  if (known.includes(lower)) return "is too easy to guess: it is the account's own name. Choose something unrelated to it.";
   const result = zxcvbn().check(password, known);
   if (result.score >= MIN_PASSWORD_SCORE) return undefined;
   const advice = [result.feedback.warning, ...result.feedback.suggestions].filter(Boolean).join(' ');

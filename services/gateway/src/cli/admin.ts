@@ -25,7 +25,9 @@ const USAGE = `usage: npm run admin -- <command>
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 async function createCompany(sequelize: Sequelize, args: string[], env: NodeJS.ProcessEnv) {
@@ -54,7 +56,13 @@ async function createCompany(sequelize: Sequelize, args: string[], env: NodeJS.P
 function setTierArguments(args: string[]): { id: string; tier: Tier } {
   const [id, tier] = args;
   validateValue(Joi.string().guid().required(), id, 'api-key-id');
-  validateValue(Joi.string().valid(...TIERS).required(), tier, 'tier');
+  validateValue(
+    Joi.string()
+      .valid(...TIERS)
+      .required(),
+    tier,
+    'tier',
+  );
   return { id, tier: tier as Tier };
 }
 

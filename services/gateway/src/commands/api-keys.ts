@@ -6,7 +6,24 @@
  * can still be revoked (DELETE), which takes an expired key out of the list.
  */
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { ApiKey, AuditAction, AuditSnapshot, ConflictError, Identity, ListOrdering, NotFoundError, OrderTerm, PageRequest, Permission, Tier, findOwned, generateKeyValue, pageWindow, recordAudit, sequelizeOrder } from '@pi/common';
+import {
+  ApiKey,
+  AuditAction,
+  AuditSnapshot,
+  ConflictError,
+  Identity,
+  ListOrdering,
+  NotFoundError,
+  OrderTerm,
+  PageRequest,
+  Permission,
+  Tier,
+  findOwned,
+  generateKeyValue,
+  pageWindow,
+  recordAudit,
+  sequelizeOrder,
+} from '@pi/common';
 
 export interface NewApiKey {
   name: string;
@@ -50,7 +67,14 @@ export function auditedKey(row: ApiKey): AuditSnapshot {
 }
 
 function auditKey(transaction: Transaction, identity: Identity | null, companyId: string, action: AuditAction, row: ApiKey, before: AuditSnapshot | null) {
-  return recordAudit(transaction, companyId, identity, { action, resourceType: 'api_key', resourceId: row.id, before, after: auditedKey(row), secretFields: ['key'] });
+  return recordAudit(transaction, companyId, identity, {
+    action,
+    resourceType: 'api_key',
+    resourceId: row.id,
+    before,
+    after: auditedKey(row),
+    secretFields: ['key'],
+  });
 }
 
 export async function createApiKey(sequelize: Sequelize, identity: Identity, input: NewApiKey) {

@@ -5,7 +5,18 @@
  */
 import { Op } from 'sequelize';
 import type { Sequelize, WhereOptions } from 'sequelize';
-import { AuditEntry, AuditResourceType, Identity, IdOwner, ListOrdering, OrderTerm, PageRequest, ValidationError, pageWindow, sequelizeOrder } from '@pi/common';
+import {
+  AuditEntry,
+  AuditResourceType,
+  Identity,
+  IdOwner,
+  ListOrdering,
+  OrderTerm,
+  PageRequest,
+  ValidationError,
+  pageWindow,
+  sequelizeOrder,
+} from '@pi/common';
 
 /**
  * What the audit log may be sorted by (docs/api/ordering-and-search.md). `created_at` reads
@@ -68,7 +79,9 @@ export function actorOwner(sequelize: Sequelize): IdOwner {
   return {
     what: 'User or API key',
     owners: async (id) => {
-      const [rows] = await sequelize.query('SELECT company_id FROM users WHERE id = $1 UNION ALL SELECT company_id FROM api_keys WHERE id = $1', { bind: [id] });
+      const [rows] = await sequelize.query('SELECT company_id FROM users WHERE id = $1 UNION ALL SELECT company_id FROM api_keys WHERE id = $1', {
+        bind: [id],
+      });
       return (rows as Array<{ company_id: string }>).map((r) => r.company_id);
     },
   };

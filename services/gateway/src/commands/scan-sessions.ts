@@ -81,7 +81,13 @@ const BAD_CREDENTIALS = 'No active account of this company found with the given 
  * policy and expiry, names the user. Only a scan key may sign in (403 otherwise); a user of another company,
  * an inactive one or a wrong password answers 401 (as a login does, with the same cost for unknown users).
  */
-export async function signInToScan(sequelize: Sequelize, identity: Identity, username: string, password: string, config: Pick<GatewayConfig, 'PASSWORD_HASH_COST'>) {
+export async function signInToScan(
+  sequelize: Sequelize,
+  identity: Identity,
+  username: string,
+  password: string,
+  config: Pick<GatewayConfig, 'PASSWORD_HASH_COST'>,
+) {
   if (!identity.scan) throw new AccessDeniedError();
   const user = await findUserByUsername(username);
   const passwordOk = await verifyPassword(password, user?.passwordHash ?? (await decoyHash(config.PASSWORD_HASH_COST)));

@@ -26,6 +26,7 @@ export async function refreshAccess(refreshToken: string, config: Pick<GatewayCo
   const claims = verifyUserToken(refreshToken, 'refresh', config.JWT_SECRET);
   // Read from the database, not the credential cache: refreshes are rare, and this one must see the latest version.
   const user = await User.findByPk(claims.sub, { attributes: ['id', 'companyId', 'isActive', 'tokenVersion'], raw: true });
-  if (!user || !user.isActive || user.companyId !== claims.cid || user.tokenVersion !== claims.ver) throw new AuthenticationError('Token is invalid or expired.');
+  if (!user || !user.isActive || user.companyId !== claims.cid || user.tokenVersion !== claims.ver)
+    throw new AuthenticationError('Token is invalid or expired.');
   return { access: issueAccessToken(user, config.JWT_SECRET) };
 }

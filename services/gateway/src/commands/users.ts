@@ -1,6 +1,21 @@
 /** Company users: listing, creation, changes and deactivation, always inside the caller's company. */
 import type { Sequelize } from 'sequelize';
-import { AuditSnapshot, Company, ConflictError, Identity, ListOrdering, OrderTerm, PageRequest, Role, User, findOwned, pageWindow, recordAudit, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
+import {
+  AuditSnapshot,
+  Company,
+  ConflictError,
+  Identity,
+  ListOrdering,
+  OrderTerm,
+  PageRequest,
+  Role,
+  User,
+  findOwned,
+  pageWindow,
+  recordAudit,
+  rethrowAlreadyExists,
+  sequelizeOrder,
+} from '@pi/common';
 import { assertStrongPassword } from '../auth/password-policy';
 import { hashPassword } from '../auth/passwords';
 
@@ -64,7 +79,13 @@ export async function createUser(sequelize: Sequelize, identity: Identity, input
         { companyId: identity.companyId, username: input.username, email: input.email ?? null, passwordHash, role: input.role, isActive: true },
         { transaction },
       );
-      await recordAudit(transaction, identity.companyId, identity, { action: 'create', resourceType: 'user', resourceId: user.id, after: auditedUser(user), secretFields: USER_SECRETS });
+      await recordAudit(transaction, identity.companyId, identity, {
+        action: 'create',
+        resourceType: 'user',
+        resourceId: user.id,
+        after: auditedUser(user),
+        secretFields: USER_SECRETS,
+      });
       return user;
     })
     .catch(rethrowUsernameTaken);
@@ -78,7 +99,14 @@ export interface UserChanges {
 }
 
 /** Applies changes; a company never loses its last active admin. */
-export async function updateUser(sequelize: Sequelize, identity: Identity, id: string, changes: UserChanges, passwordCost: number, action: 'update' | 'deactivate' = 'update') {
+export async function updateUser(
+  sequelize: Sequelize,
+  identity: Identity,
+  id: string,
+  changes: UserChanges,
+  passwordCost: number,
+  action: 'update' | 'deactivate' = 'update',
+) {
   if (changes.password) await assertStrongNewPassword(identity, id, changes.password, changes.email);
   const passwordHash = changes.password ? await hashPassword(changes.password, passwordCost) : undefined;
   return sequelize.transaction(async (transaction) => {
@@ -91,7 +119,14 @@ export async function updateUser(sequelize: Sequelize, identity: Identity, id: s
     if (changes.is_active !== undefined) user.isActive = changes.is_active;
     if (passwordHash) user.passwordHash = passwordHash;
     await user.save({ transaction });
-    await recordAudit(transaction, identity.companyId, identity, { action, resourceType: 'user', resourceId: user.id, before, after: auditedUser(user), secretFields: USER_SECRETS });
+    await recordAudit(transaction, identity.companyId, identity, {
+      action,
+      resourceType: 'user',
+      resourceId: user.id,
+      before,
+      after: auditedUser(user),
+      secretFields: USER_SECRETS,
+    });
     return user;
   });
 }

@@ -52,7 +52,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
     'in time): nothing changed, retry as it is. `outcome_unknown`: the connection was lost while a change was being committed: it may or may ' +
     'not have happened; retry with the same `Idempotency-Key` (bookings), which answers the first outcome or books once.',
   504:
-    '`upstream_timeout`: the service got the request but did not answer within the gateway\'s timeout. For a change the outcome is unknown: ' +
+    "`upstream_timeout`: the service got the request but did not answer within the gateway's timeout. For a change the outcome is unknown: " +
     'retry with the same `Idempotency-Key` (bookings), which answers the first outcome or books once.',
 };
 
@@ -193,7 +193,10 @@ function sortedByStatus(responses: Record<string, unknown>): Record<string, unkn
 
 function errorResponses(op: ApiOperation, proxied: boolean) {
   const listed = Object.fromEntries(errorStatusesOf(op, proxied).map((s) => [s, { $ref: `#/components/responses/Error${s}` }]));
-  return { ...listed, default: { description: 'Any other error, in the same shape.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } };
+  return {
+    ...listed,
+    default: { description: 'Any other error, in the same shape.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+  };
 }
 
 function errorResponse(description: string, status: number) {

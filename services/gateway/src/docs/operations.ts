@@ -6,7 +6,6 @@ export const schemaQuery = Joi.object({
   format: Joi.string().valid('json', 'yaml').default('json').description('`yaml` answers the same document as YAML.'),
 });
 
-
 export const docsOperations = operations(
   {
     method: 'get',
@@ -24,6 +23,22 @@ export const docsOperations = operations(
       },
     },
   },
-  { method: 'get', path: '/api/docs/', operationId: 'getSwaggerUi', tag: 'docs', summary: 'Swagger UI', security: 'none', responses: htmlResponse('Swagger UI on this document.') },
-  { method: 'get', path: '/api/redoc/', operationId: 'getRedoc', tag: 'docs', summary: 'Redoc', security: 'none', responses: htmlResponse('Redoc on this document.') },
+  {
+    method: 'get',
+    path: '/api/docs/',
+    operationId: 'getSwaggerUi',
+    tag: 'docs',
+    summary: 'Swagger UI',
+    security: 'none',
+    responses: htmlResponse('Swagger UI on this document.'),
+  },
+  {
+    method: 'get',
+    path: '/api/redoc/',
+    operationId: 'getRedoc',
+    tag: 'docs',
+    summary: 'Redoc',
+    security: 'none',
+    responses: htmlResponse('Redoc on this document.'),
+  },
 );

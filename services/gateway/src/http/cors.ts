@@ -54,7 +54,13 @@ function isPreflight(req: Request): boolean {
  * sends no CORS header, an Error goes to the error middleware. The package takes every OPTIONS for a preflight;
  * a plain OPTIONS is not one, so it only gets the origin and continues to the 405/`Allow` handling.
  */
-function runCors(req: Request, res: Response, next: (err?: unknown) => void, decide: OriginDecision, preflight: { methods: string; allowedHeaders: string }): void {
+function runCors(
+  req: Request,
+  res: Response,
+  next: (err?: unknown) => void,
+  decide: OriginDecision,
+  preflight: { methods: string; allowedHeaders: string },
+): void {
   const options: CorsOptions = isPreflight(req)
     ? { ...preflight, maxAge: PREFLIGHT_MAX_AGE_SECONDS, optionsSuccessStatus: 204, preflightContinue: false }
     : { exposedHeaders: EXPOSE_HEADERS, methods: '', allowedHeaders: [], preflightContinue: true };

@@ -134,7 +134,14 @@ export class PublicPaths {
 
   constructor(apis: ServiceApi[], mounts: PublicMount[]) {
     this.routes = publicRoutes(apis);
-    const mountRoutes: PublicRoute[] = mounts.map((m) => ({ template: m.prefix, owner: m.owner, auth: 'none', cors: corsPolicyOf(m.prefix), operations: new Map(), page: false }));
+    const mountRoutes: PublicRoute[] = mounts.map((m) => ({
+      template: m.prefix,
+      owner: m.owner,
+      auth: 'none',
+      cors: corsPolicyOf(m.prefix),
+      operations: new Map(),
+      page: false,
+    }));
     this.table = new PathTable([
       ...this.routes.map((route) => ({ template: route.template, value: route })),
       ...mountRoutes.map((route) => ({ template: route.template, value: route, prefix: true })),

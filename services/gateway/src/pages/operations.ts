@@ -21,7 +21,7 @@ export const pagesApi: ServiceApi = {
       operationId: 'getWidgetSdk',
       tag: 'pages',
       summary: 'The embedding script',
-      description: 'Mounts the widget in a sandboxed iframe on a site in the key\'s `allowed_domains`.',
+      description: "Mounts the widget in a sandboxed iframe on a site in the key's `allowed_domains`.",
       security: 'none',
       responses: { 200: { description: 'The script.', contentType: 'application/javascript' } },
     },

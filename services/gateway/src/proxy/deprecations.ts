@@ -35,7 +35,8 @@ export function deprecationTable(config: { QR_API_KEY_URL_SUNSET: string }): Dep
 export function deprecationHeaders(table: Deprecation[]): RequestHandler {
   return (req, res, next) => {
     const op = req.publicPath?.operationFor(req.method);
-    const hit = op && table.find((d) => d.method === op.method && d.path === op.path && (!d.parameter || d.parameter in (req.query as Record<string, unknown>)));
+    const hit =
+      op && table.find((d) => d.method === op.method && d.path === op.path && (!d.parameter || d.parameter in (req.query as Record<string, unknown>)));
     if (hit) {
       res.setHeader('X-API-Deprecated', 'true');
       if (hit.sunset) res.setHeader('X-API-Sunset', hit.sunset);

@@ -48,7 +48,11 @@ export interface ServiceProxyOptions {
 }
 
 /** `api_key` in any case, spelling or nesting: `API_KEY`, `api-key`, `api_key[]`, `api_key[0]`. */
-const isApiKeyParam = (name: string) => name.split(/[[\].]/)[0].toLowerCase().replace(/[^a-z0-9]/g, '') === 'apikey';
+const isApiKeyParam = (name: string) =>
+  name
+    .split(/[[\].]/)[0]
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '') === 'apikey';
 
 /** Removes `api_key` (every spelling of it) from a path's query string. */
 export function withoutApiKeyParam(path: string): string {

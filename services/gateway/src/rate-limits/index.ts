@@ -31,7 +31,10 @@ export function createRateLimits(config: GatewayConfig, logger: Logger): RateLim
 
 /** `TRUSTED_PROXIES` as Express's `trust proxy` value (false: only the socket peer counts). */
 export function trustProxySetting(trustedProxies: string): string[] | false {
-  const list = trustedProxies.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = trustedProxies
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return list.length > 0 ? list : false;
 }
 
@@ -75,7 +78,10 @@ export function planFor(auth: AuthKind, req: Request): Plan {
   const identity = req.identity;
   if (auth === 'api_key' && identity) {
     const budgetKey = identity.budgetKeyId ?? identity.principal.id;
-    const plan: Plan = [['widget_burst', budgetKey], [`widget_${identity.tier ?? 'free'}`, budgetKey]];
+    const plan: Plan = [
+      ['widget_burst', budgetKey],
+      [`widget_${identity.tier ?? 'free'}`, budgetKey],
+    ];
     for (const scope of specific) plan.push([scope, scope === 'qr_api' ? budgetKey : identity.companyId]);
     return plan;
   }

@@ -11,10 +11,20 @@ import { AppError, Logger } from '@pi/common';
 import { RATE_LIMIT_SCOPES, RateLimit, RateLimitScope } from './limits';
 
 export class RateLimitedError extends AppError {
-  constructor(scope: RateLimitScope, limit: RateLimit, readonly retryAfter: number) {
-    super(429, 'rate_limited', `Rate limit exceeded. Retry after ${retryAfter} seconds.`, { scope, limit: limit.points, window_seconds: limit.durationSeconds }, {
-      retry_after: retryAfter,
-    });
+  constructor(
+    scope: RateLimitScope,
+    limit: RateLimit,
+    readonly retryAfter: number,
+  ) {
+    super(
+      429,
+      'rate_limited',
+      `Rate limit exceeded. Retry after ${retryAfter} seconds.`,
+      { scope, limit: limit.points, window_seconds: limit.durationSeconds },
+      {
+        retry_after: retryAfter,
+      },
+    );
   }
 }
 
@@ -61,7 +71,9 @@ export class RateLimits {
       const memory = new RateLimiterMemory({ points, duration, keyPrefix });
       this.limiters.set(
         scope,
-        this.redis ? new RateLimiterRedis({ storeClient: this.redis, points, duration, keyPrefix, insuranceLimiter: memory, rejectIfRedisNotReady: true }) : memory,
+        this.redis
+          ? new RateLimiterRedis({ storeClient: this.redis, points, duration, keyPrefix, insuranceLimiter: memory, rejectIfRedisNotReady: true })
+          : memory,
       );
     }
   }

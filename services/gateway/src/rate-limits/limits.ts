@@ -54,7 +54,10 @@ export type RateLimitOverrides = Partial<Record<RateLimitScope, { points: number
 /** Parses `login=3,widget_burst=5/10`; throws naming the bad entry. */
 export function parseRateLimitOverrides(text: string): RateLimitOverrides {
   const overrides: RateLimitOverrides = {};
-  for (const entry of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const match = /^([a-z_]+)=(\d+)(?:\/(\d+))?$/.exec(entry);
     if (!match) throw new Error(`'${entry}' is not scope=points or scope=points/seconds`);
     const scope = match[1] as RateLimitScope;

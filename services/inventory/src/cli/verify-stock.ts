@@ -50,8 +50,10 @@ interface ComparedRow {
 }
 
 /** `WHERE <alias>.company_id = $1` when one company is asked for, nothing otherwise. */
-const scopeOf = (companyId: string | undefined) => (alias: string, glue: 'WHERE' | 'AND' = 'WHERE') =>
-  companyId ? `${glue} ${alias}.company_id = $1` : '';
+const scopeOf =
+  (companyId: string | undefined) =>
+  (alias: string, glue: 'WHERE' | 'AND' = 'WHERE') =>
+    companyId ? `${glue} ${alias}.company_id = $1` : '';
 
 function ledgerSql(companyId?: string): string {
   const scope = scopeOf(companyId);

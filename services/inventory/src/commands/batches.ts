@@ -5,7 +5,19 @@
  */
 import { QueryTypes } from 'sequelize';
 import type { Sequelize, Transaction } from 'sequelize';
-import { Batch, Identity, OrderTerm, PageRequest, ProductModel, ValidationError, findOwned, likePattern, orderBySql, pageWindow, rethrowAlreadyExists } from '@pi/common';
+import {
+  Batch,
+  Identity,
+  OrderTerm,
+  PageRequest,
+  ProductModel,
+  ValidationError,
+  findOwned,
+  likePattern,
+  orderBySql,
+  pageWindow,
+  rethrowAlreadyExists,
+} from '@pi/common';
 import type { NamedFilters } from '../http/named-filters';
 import { boundNamedFilters } from '../sql/named-filters';
 import { BATCH_ORDERING } from '../sql/orderings';
@@ -77,7 +89,11 @@ export async function listBatches(sequelize: Sequelize, identity: Identity, filt
       LIMIT ${limit} OFFSET ${offset}`,
     { bind, type: QueryTypes.SELECT },
   );
-  const quantities = await batchQuantities(sequelize, identity.companyId, page.map((b) => b.id));
+  const quantities = await batchQuantities(
+    sequelize,
+    identity.companyId,
+    page.map((b) => b.id),
+  );
   return { rows: page.map((b) => ({ ...b, quantity: quantities.get(b.id) ?? '0' })), count: Number(count) };
 }
 

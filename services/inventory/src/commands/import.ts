@@ -82,7 +82,8 @@ function csvCandidates(text: string): Candidate[] {
   header.forEach((column, i) => {
     const textIssue = textProblem(column);
     if (textIssue) addField(headerProblems, `header.${i + 1}`, `column ${i + 1} ${textIssue}`);
-    else if (!(CSV_COLUMNS as readonly string[]).includes(column)) addField(headerProblems, `header.${column || i + 1}`, `is not a known column (known: ${CSV_COLUMNS.join(', ')})`);
+    else if (!(CSV_COLUMNS as readonly string[]).includes(column))
+      addField(headerProblems, `header.${column || i + 1}`, `is not a known column (known: ${CSV_COLUMNS.join(', ')})`);
     else if (header.indexOf(column) !== i) addField(headerProblems, `header.${column}`, 'appears more than once');
   });
   for (const column of REQUIRED_CSV_COLUMNS) if (!header.includes(column)) addField(headerProblems, `header.${column}`, 'is a required column');
@@ -235,9 +236,7 @@ async function existingSkuProblems(companyId: string, candidates: Candidate[], t
 /** By row; a row's problems keep the order they were found in (sort is stable). */
 const byRow = (a: RowProblem, b: RowProblem) => a.row - b.row;
 
-export type ImportResult =
-  | { dry_run: true; imported: 0; would_import: number }
-  | { dry_run: false; imported: number; products: ProductModel[] };
+export type ImportResult = { dry_run: true; imported: 0; would_import: number } | { dry_run: false; imported: number; products: ProductModel[] };
 
 /** Checks every row, then writes all of them in one transaction, or none. */
 export async function importProducts(sequelize: Sequelize, identity: Identity, request: ImportRequest, dryRun: boolean): Promise<ImportResult> {
@@ -282,7 +281,9 @@ export async function importProducts(sequelize: Sequelize, identity: Identity, r
   } catch (err) {
     // Another request created one of these SKUs or barcodes after the check: name the rows, as the check would have.
     if (err instanceof UniqueConstraintError) {
-      const taken = [...(await existingSkuProblems(identity.companyId, candidates)), ...(await existingBarcodeProblems(identity.companyId, candidates))].sort(byRow);
+      const taken = [...(await existingSkuProblems(identity.companyId, candidates)), ...(await existingBarcodeProblems(identity.companyId, candidates))].sort(
+        byRow,
+      );
       if (taken.length) throw new ImportFailedError(taken);
     }
     throw err;

@@ -37,7 +37,15 @@ export interface MovementFilters extends PageRequest, NamedFilters {
 
 /** The list's filters as one condition on `m` (the ledger), with its values; the spreadsheet export uses it too. */
 export function movementCondition(identity: Identity, f: Omit<MovementFilters, keyof PageRequest>) {
-  const bind: unknown[] = [identity.companyId, f.product_id ?? null, f.location_id ?? null, f.batch_id ?? null, f.kind ?? null, f.created_after ?? null, f.created_before ?? null];
+  const bind: unknown[] = [
+    identity.companyId,
+    f.product_id ?? null,
+    f.location_id ?? null,
+    f.batch_id ?? null,
+    f.kind ?? null,
+    f.created_after ?? null,
+    f.created_before ?? null,
+  ];
   const where = boundNamedFilters(f, { sku: 'm.product_id', location_name: ['m.from_location_id', 'm.to_location_id'], batch_code: 'm.batch_id' }, bind);
   if (f.search) {
     bind.push(likePattern(f.search));

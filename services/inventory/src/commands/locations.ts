@@ -5,7 +5,21 @@
  */
 import { Op } from 'sequelize';
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { AuditSnapshot, ConflictError, Identity, Location, LocationType, OrderTerm, PageRequest, ValidationError, findOwned, likePattern, pageWindow, recordAudit, sequelizeOrder } from '@pi/common';
+import {
+  AuditSnapshot,
+  ConflictError,
+  Identity,
+  Location,
+  LocationType,
+  OrderTerm,
+  PageRequest,
+  ValidationError,
+  findOwned,
+  likePattern,
+  pageWindow,
+  recordAudit,
+  sequelizeOrder,
+} from '@pi/common';
 import { LOCATION_ORDERING } from '../sql/orderings';
 
 export interface LocationFilters extends PageRequest {
@@ -27,7 +41,10 @@ export function listLocations(identity: Identity, filters: LocationFilters) {
 export function listWidgetLocations(identity: Identity) {
   return Location.findAll({
     where: { companyId: identity.companyId, isActive: true, systemRole: null, type: ['WAREHOUSE', 'STORE', 'SHELF', 'VEHICLE'] },
-    order: [['name', 'ASC'], ['id', 'ASC']],
+    order: [
+      ['name', 'ASC'],
+      ['id', 'ASC'],
+    ],
     raw: true,
   });
 }
@@ -61,7 +78,12 @@ export function createLocation(sequelize: Sequelize, identity: Identity, input: 
       { companyId: identity.companyId, name: input.name, type: input.type, parentId: input.parent_id ?? null, isActive: true },
       { transaction },
     );
-    await recordAudit(transaction, identity.companyId, identity, { action: 'create', resourceType: 'location', resourceId: location.id, after: auditedLocation(location) });
+    await recordAudit(transaction, identity.companyId, identity, {
+      action: 'create',
+      resourceType: 'location',
+      resourceId: location.id,
+      after: auditedLocation(location),
+    });
     return location;
   });
 }
@@ -83,7 +105,13 @@ export function updateLocation(sequelize: Sequelize, identity: Identity, id: str
     if (changes.parent_id !== undefined) location.parentId = changes.parent_id;
     if (changes.is_active !== undefined) location.isActive = changes.is_active;
     await location.save({ transaction });
-    await recordAudit(transaction, identity.companyId, identity, { action, resourceType: 'location', resourceId: location.id, before, after: auditedLocation(location) });
+    await recordAudit(transaction, identity.companyId, identity, {
+      action,
+      resourceType: 'location',
+      resourceId: location.id,
+      before,
+      after: auditedLocation(location),
+    });
     return location;
   });
 }

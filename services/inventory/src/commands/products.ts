@@ -7,7 +7,21 @@
  */
 import { ForeignKeyConstraintError, Op, QueryTypes, UniqueConstraintError, col, fn, literal, where as sqlWhere } from 'sequelize';
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { AuditSnapshot, ConflictError, Identity, OrderTerm, PageRequest, ProductModel, Profile, findOwned, likePattern, pageWindow, recordAudit, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
+import {
+  AuditSnapshot,
+  ConflictError,
+  Identity,
+  OrderTerm,
+  PageRequest,
+  ProductModel,
+  Profile,
+  findOwned,
+  likePattern,
+  pageWindow,
+  recordAudit,
+  rethrowAlreadyExists,
+  sequelizeOrder,
+} from '@pi/common';
 import { PRODUCT_ORDERING } from '../sql/orderings';
 import { EngineConfig, validateEngineConfig } from '../engine/engine-config';
 import { gtinKey } from '../catalog/gtin';
@@ -106,7 +120,12 @@ export async function createProduct(sequelize: Sequelize, identity: Identity, in
         },
         { transaction },
       );
-      await recordAudit(transaction, identity.companyId, identity, { action: 'create', resourceType: 'product_model', resourceId: product.id, after: auditedProduct(product) });
+      await recordAudit(transaction, identity.companyId, identity, {
+        action: 'create',
+        resourceType: 'product_model',
+        resourceId: product.id,
+        after: auditedProduct(product),
+      });
       return product;
     })
     .catch(rethrowProductTaken);
@@ -142,11 +161,9 @@ export function updateProduct(sequelize: Sequelize, identity: Identity, id: stri
     const before = auditedProduct(product);
     const profile = changes.profile ?? product.profile;
     if (profile !== product.profile && (await hasMovements(product, transaction))) {
-      throw new ConflictError(
-        'profile_locked',
-        'The profile of a product with stock movements cannot change. Create a new product model instead.',
-        { profile: `is ${product.profile} and cannot change once stock has been booked` },
-      );
+      throw new ConflictError('profile_locked', 'The profile of a product with stock movements cannot change. Create a new product model instead.', {
+        profile: `is ${product.profile} and cannot change once stock has been booked`,
+      });
     }
     if (changes.engine_config !== undefined || profile !== product.profile) {
       const config = validateEngineConfig(profile, changes.engine_config ?? product.engineConfig);
@@ -166,7 +183,13 @@ export function updateProduct(sequelize: Sequelize, identity: Identity, id: stri
     if (changes.is_active !== undefined) product.isActive = changes.is_active;
     if (changes.barcode !== undefined) product.barcode = storedBarcode(changes.barcode);
     await product.save({ transaction }).catch(rethrowProductTaken);
-    await recordAudit(transaction, identity.companyId, identity, { action: 'update', resourceType: 'product_model', resourceId: product.id, before, after: auditedProduct(product) });
+    await recordAudit(transaction, identity.companyId, identity, {
+      action: 'update',
+      resourceType: 'product_model',
+      resourceId: product.id,
+      before,
+      after: auditedProduct(product),
+    });
     return product;
   });
 }
@@ -186,11 +209,9 @@ const REFERENCES = [
 ] as const;
 
 function productInUse(usedBy: string[]): ConflictError {
-  return new ConflictError(
-    'product_in_use',
-    'This product model has stock or history and cannot be deleted. Deactivate it instead (PATCH is_active: false).',
-    { used_by: usedBy },
-  );
+  return new ConflictError('product_in_use', 'This product model has stock or history and cannot be deleted. Deactivate it instead (PATCH is_active: false).', {
+    used_by: usedBy,
+  });
 }
 
 /**
@@ -210,7 +231,12 @@ export async function deleteProduct(sequelize: Sequelize, identity: Identity, id
       const usedBy = REFERENCES.filter(({ table }) => found[table]).map(({ table }) => table);
       if (usedBy.length) throw productInUse(usedBy);
       await product.destroy({ transaction });
-      await recordAudit(transaction, identity.companyId, identity, { action: 'delete', resourceType: 'product_model', resourceId: product.id, before: auditedProduct(product) });
+      await recordAudit(transaction, identity.companyId, identity, {
+        action: 'delete',
+        resourceType: 'product_model',
+        resourceId: product.id,
+        before: auditedProduct(product),
+      });
     })
     .catch((err: unknown) => {
       if (err instanceof ForeignKeyConstraintError) throw productInUse([String(err.table ?? 'other records')]);

@@ -42,7 +42,20 @@ const BOOKED_BY_SQL = `CASE WHEN m.actor_kind = 'user' THEN u.username
          ELSE concat_ws(' / ', k.name, su.username) END`;
 
 export const PRODUCT_COLUMNS = [
-  'sku', 'name', 'profile', 'engine_type', 'unit', 'decimals', 'min_stock', 'max_stock', 'description', 'barcode', 'is_active', 'created_at', 'updated_at', 'product_id',
+  'sku',
+  'name',
+  'profile',
+  'engine_type',
+  'unit',
+  'decimals',
+  'min_stock',
+  'max_stock',
+  'description',
+  'barcode',
+  'is_active',
+  'created_at',
+  'updated_at',
+  'product_id',
 ] as const;
 
 export type ProductExportFilters = Omit<ProductFilters, 'page' | 'page_size'>;
@@ -69,14 +82,36 @@ export function productSheet(identity: Identity, f: ProductExportFilters): Sheet
            ORDER BY ${orderBySql(PRODUCT_ORDERING, f.ordering)}`,
     bind,
     cells: (r) => [
-      r.sku, r.name, r.profile, r.engine_type, r.unit, r.decimals, csvNumber(r.min_stock as string | null), csvNumber(r.max_stock as string | null), r.description, r.barcode, r.is_active,
-      r.created_at, r.updated_at, r.id,
+      r.sku,
+      r.name,
+      r.profile,
+      r.engine_type,
+      r.unit,
+      r.decimals,
+      csvNumber(r.min_stock as string | null),
+      csvNumber(r.max_stock as string | null),
+      r.description,
+      r.barcode,
+      r.is_active,
+      r.created_at,
+      r.updated_at,
+      r.id,
     ],
   };
 }
 
 export const STOCK_COLUMNS = [
-  'sku', 'product_name', 'location', 'location_type', 'batch_code', 'expiration_date', 'quantity', 'unit', 'product_id', 'location_id', 'batch_id',
+  'sku',
+  'product_name',
+  'location',
+  'location_type',
+  'batch_code',
+  'expiration_date',
+  'quantity',
+  'unit',
+  'product_id',
+  'location_id',
+  'batch_id',
 ] as const;
 
 export interface StockExportFilters extends Omit<NamedFilters, 'batch_code'> {
@@ -112,14 +147,39 @@ export async function stockSheet(identity: Identity, f: StockExportFilters): Pro
            ORDER BY lower(p.name), p.name, p.id, lower(l.name), l.name, l.id, b.code NULLS FIRST, b.id`,
     bind,
     cells: (r) => [
-      r.sku, r.product_name, r.location_name, r.location_type, r.batch_code, r.expiration_date, quantityCell(r), r.unit, r.product_id, r.location_id, r.batch_id,
+      r.sku,
+      r.product_name,
+      r.location_name,
+      r.location_type,
+      r.batch_code,
+      r.expiration_date,
+      quantityCell(r),
+      r.unit,
+      r.product_id,
+      r.location_id,
+      r.batch_id,
     ],
   };
 }
 
 export const MOVEMENT_COLUMNS = [
-  'created_at', 'kind', 'sku', 'product_name', 'from_location', 'to_location', 'quantity', 'unit', 'batch_code', 'serial_numbers', 'reason', 'booked_by',
-  'movement_id', 'product_id', 'from_location_id', 'to_location_id', 'batch_id',
+  'created_at',
+  'kind',
+  'sku',
+  'product_name',
+  'from_location',
+  'to_location',
+  'quantity',
+  'unit',
+  'batch_code',
+  'serial_numbers',
+  'reason',
+  'booked_by',
+  'movement_id',
+  'product_id',
+  'from_location_id',
+  'to_location_id',
+  'batch_id',
 ] as const;
 
 export type MovementExportFilters = Omit<MovementFilters, 'page' | 'page_size' | 'ordering'> & { ordering?: OrderTerm[] };
@@ -149,8 +209,23 @@ export function movementSheet(identity: Identity, f: MovementExportFilters): She
            ORDER BY ${orderBySql(MOVEMENT_ORDERING, f.ordering?.length ? f.ordering : [{ field: 'created_at', descending: false }])}`,
     bind,
     cells: (r) => [
-      r.created_at, r.kind, r.sku, r.product_name, r.from_location, r.to_location, quantityCell(r), r.unit, r.batch_code, r.serial_numbers, r.reason,
-      r.booked_by, r.id, r.product_id, r.from_location_id, r.to_location_id, r.batch_id,
+      r.created_at,
+      r.kind,
+      r.sku,
+      r.product_name,
+      r.from_location,
+      r.to_location,
+      quantityCell(r),
+      r.unit,
+      r.batch_code,
+      r.serial_numbers,
+      r.reason,
+      r.booked_by,
+      r.id,
+      r.product_id,
+      r.from_location_id,
+      r.to_location_id,
+      r.batch_id,
     ],
   };
 }

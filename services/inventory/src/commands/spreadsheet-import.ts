@@ -8,7 +8,19 @@ import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { Op, QueryTypes, col, fn, where as sqlWhere } from 'sequelize';
 import type { Sequelize, Transaction } from 'sequelize';
-import { AppError, Identity, Location, LocationType, PHYSICAL_LOCATION_TYPES, ProductModel, ValidationError, addField, fieldMap, recordAudits, textProblem } from '@pi/common';
+import {
+  AppError,
+  Identity,
+  Location,
+  LocationType,
+  PHYSICAL_LOCATION_TYPES,
+  ProductModel,
+  ValidationError,
+  addField,
+  fieldMap,
+  recordAudits,
+  textProblem,
+} from '@pi/common';
 import { importedCell } from '../csv/cells';
 import { calendarDate } from '../http/calendar-date';
 import { MAX_QUANTITY, decimalPlaces } from '../engine/quantity';
@@ -68,7 +80,11 @@ function readCsv(text: string, shape: CsvShape): { rows: Cells[]; width: number 
 }
 
 /** Checks every row with `check`, which adds problems; returns its values when there are none. */
-function checkRows<T>(rows: Cells[], headerLength: number, check: (cells: Cells, row: number, problem: (field: string, message: string) => void) => T | undefined) {
+function checkRows<T>(
+  rows: Cells[],
+  headerLength: number,
+  check: (cells: Cells, row: number, problem: (field: string, message: string) => void) => T | undefined,
+) {
   const problems: RowProblem[] = [];
   const values = rows.map((cells, i) => {
     const row = i + 1;
@@ -111,7 +127,14 @@ export type LocationImportResult = { dry_run: true; imported: 0; would_import: n
 export async function importLocations(sequelize: Sequelize, identity: Identity, text: string, dryRun: boolean): Promise<LocationImportResult> {
   const { rows, width } = readCsv(text, LOCATION_CSV);
   return sequelize.transaction(async (transaction) => {
-    const parentNames = [...new Set(rows.map((r) => r.parent).filter((p): p is string => p !== undefined).map(key))];
+    const parentNames = [
+      ...new Set(
+        rows
+          .map((r) => r.parent)
+          .filter((p): p is string => p !== undefined)
+          .map(key),
+      ),
+    ];
     // The existing locations a row names as parent are share-locked, so none is renamed before the commit.
     const existing = parentNames.length
       ? await sequelize.query<{ id: string; name: string; type: string }>(
@@ -211,8 +234,22 @@ const RETRYABLE = new Set(['40P01', '40001']);
 
 /** The records the rows name, read in three statements whatever the number of rows. */
 async function namedRecords(sequelize: Sequelize, companyId: string, rows: Cells[], transaction?: Transaction) {
-  const skus = [...new Set(rows.map((r) => r.sku).filter((s): s is string => s !== undefined).map(key))];
-  const names = [...new Set(rows.map((r) => r.location).filter((s): s is string => s !== undefined).map(key))];
+  const skus = [
+    ...new Set(
+      rows
+        .map((r) => r.sku)
+        .filter((s): s is string => s !== undefined)
+        .map(key),
+    ),
+  ];
+  const names = [
+    ...new Set(
+      rows
+        .map((r) => r.location)
+        .filter((s): s is string => s !== undefined)
+        .map(key),
+    ),
+  ];
   const codes = [...new Set(rows.map((r) => r.batch_code).filter((s): s is string => s !== undefined))];
   // One after the other: inside a transaction they share its connection.
   const products = await ProductModel.findAll({ where: { companyId, [Op.and]: [sqlWhere(fn('lower', col('sku')), { [Op.in]: skus })] }, transaction });
@@ -239,7 +276,11 @@ async function checkStockRows(sequelize: Sequelize, identity: Identity, rows: Ce
     if (cells.sku === undefined) problem('sku', 'sku is required');
     else {
       const found = oneNamed(products, cells.sku, (p) => p.sku);
-      if (found.length !== 1) problem('sku', found.length ? `'${cells.sku}' matches ${found.length} products ignoring case; write it exactly` : `no product has the sku '${cells.sku}'`);
+      if (found.length !== 1)
+        problem(
+          'sku',
+          found.length ? `'${cells.sku}' matches ${found.length} products ignoring case; write it exactly` : `no product has the sku '${cells.sku}'`,
+        );
       else if (!found[0].isActive) problem('sku', 'the product is deactivated');
       else if (found[0].profile === 'SERIALIZED') problem('sku', 'SERIALIZED products are added as items with their serial numbers, not as opening stock');
       else product = found[0];
@@ -248,24 +289,36 @@ async function checkStockRows(sequelize: Sequelize, identity: Identity, rows: Ce
     if (cells.location === undefined) problem('location', 'location is required');
     else {
       // Physical locations only: the ledger's Inbound and Outbound never hold stock, whatever a location is named.
-      const found = oneNamed(locations.filter((l) => l.type !== 'VIRTUAL'), cells.location, (l) => l.name);
+      const found = oneNamed(
+        locations.filter((l) => l.type !== 'VIRTUAL'),
+        cells.location,
+        (l) => l.name,
+      );
       if (found.length > 1) problem('location', `'${cells.location}' names ${found.length} locations; rename them so that each name means one`);
-      else if (!found.length) problem('location', locations.some((l) => l.type === 'VIRTUAL' && key(l.name) === key(cells.location)) ? 'must be a physical location' : `no location is named '${cells.location}'`);
+      else if (!found.length)
+        problem(
+          'location',
+          locations.some((l) => l.type === 'VIRTUAL' && key(l.name) === key(cells.location))
+            ? 'must be a physical location'
+            : `no location is named '${cells.location}'`,
+        );
       else if (!found[0].isActive) problem('location', 'the location is deactivated');
       else location = found[0];
     }
     let quantity: number | undefined;
     if (cells.quantity === undefined) problem('quantity', 'quantity is required');
-    else if (!QUANTITY_CELL.test(cells.quantity) || Number(cells.quantity) <= 0) problem('quantity', `must be a number greater than 0, not '${cells.quantity}'`);
+    else if (!QUANTITY_CELL.test(cells.quantity) || Number(cells.quantity) <= 0)
+      problem('quantity', `must be a number greater than 0, not '${cells.quantity}'`);
     else if (Number(cells.quantity) > MAX_QUANTITY) problem('quantity', `must be at most ${MAX_QUANTITY}`);
-    else if (product && decimalPlaces(Number(cells.quantity)) > product.decimals) problem('quantity', `has more than the product's ${product.decimals} decimal place(s)`);
+    else if (product && decimalPlaces(Number(cells.quantity)) > product.decimals)
+      problem('quantity', `has more than the product's ${product.decimals} decimal place(s)`);
     else quantity = Number(cells.quantity);
     let expiration: string | null = null;
     if (cells.expiration_date !== undefined) {
       const { error } = calendarDate.validate(cells.expiration_date);
       if (error) problem('expiration_date', `must be a calendar date YYYY-MM-DD, not '${cells.expiration_date}'`);
       else expiration = cells.expiration_date;
-      if (cells.batch_code === undefined) problem('expiration_date', 'is a batch\'s: give batch_code too');
+      if (cells.batch_code === undefined) problem('expiration_date', "is a batch's: give batch_code too");
     }
     let batch: StockRow['batch'];
     if (product?.profile === 'BATCH') {
@@ -276,9 +329,11 @@ async function checkStockRows(sequelize: Sequelize, identity: Identity, rows: Ce
         const stored = batches.get(code);
         const earlier = fileBatches.get(code);
         if (stored && stored.product_id !== product.id) problem('batch_code', 'is used by another product');
-        else if (stored && expiration && stored.expiration_date !== expiration) problem('expiration_date', `batch ${code} expires on ${stored.expiration_date ?? 'no date'}`);
+        else if (stored && expiration && stored.expiration_date !== expiration)
+          problem('expiration_date', `batch ${code} expires on ${stored.expiration_date ?? 'no date'}`);
         else if (!stored && earlier && earlier.productId !== product.id) problem('batch_code', `row ${earlier.row} uses it for another product`);
-        else if (!stored && earlier && expiration && earlier.expiration !== expiration) problem('expiration_date', `row ${earlier.row} gives batch ${code} another expiration date`);
+        else if (!stored && earlier && expiration && earlier.expiration !== expiration)
+          problem('expiration_date', `row ${earlier.row} gives batch ${code} another expiration date`);
         else {
           if (!stored && !earlier) fileBatches.set(code, { row, productId: product.id, expiration });
           batch = { code, expiration_date: expiration };
@@ -297,7 +352,16 @@ async function checkStockRows(sequelize: Sequelize, identity: Identity, rows: Ce
 function rowProblemOf(err: unknown, row: number): ImportFailedError | undefined {
   if (!(err instanceof AppError) || err.status >= 500) return undefined;
   const details = (err.details ?? {}) as Record<string, unknown>;
-  const column = (field: string) => (field.startsWith('batch') ? (field.endsWith('expiration_date') ? 'expiration_date' : 'batch_code') : field.includes('location') ? 'location' : field === 'product_id' ? 'sku' : field);
+  const column = (field: string) =>
+    field.startsWith('batch')
+      ? field.endsWith('expiration_date')
+        ? 'expiration_date'
+        : 'batch_code'
+      : field.includes('location')
+        ? 'location'
+        : field === 'product_id'
+          ? 'sku'
+          : field;
   const fields = Object.entries(details).filter(([, v]) => typeof v === 'string');
   const problems = fields.length ? fields.map(([f, v]) => ({ row, field: column(f), message: v as string })) : [{ row, field: 'row', message: err.message }];
   return new ImportFailedError(problems);

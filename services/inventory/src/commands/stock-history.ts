@@ -69,15 +69,19 @@ export function historyRange(query: Pick<HistoryQuery, 'interval' | 'from' | 'to
   const to = query.to ?? today;
   if (to > LAST_HISTORY_DAY) throw new ValidationError({ to: `to must be on or before ${LAST_HISTORY_DAY}` });
   const lastPeriod = periodStart(to, interval);
-  const from = query.from ?? (() => {
-    const first = addPeriods(lastPeriod, interval, 1 - DEFAULT_HISTORY_POINTS[interval]);
-    return first < '0001-01-01' || first.startsWith('-') ? '0001-01-01' : first;
-  })();
+  const from =
+    query.from ??
+    (() => {
+      const first = addPeriods(lastPeriod, interval, 1 - DEFAULT_HISTORY_POINTS[interval]);
+      return first < '0001-01-01' || first.startsWith('-') ? '0001-01-01' : first;
+    })();
   if (from > to) throw new ValidationError({ from: 'from must be on or before to' });
   const firstPeriod = periodStart(from, interval);
   const points = periodCount(firstPeriod, lastPeriod, interval);
   if (points > MAX_HISTORY_POINTS) {
-    throw new ValidationError({ from: `from to to spans ${points} ${interval}s; at most ${MAX_HISTORY_POINTS} points per request (a later from, or a longer interval)` });
+    throw new ValidationError({
+      from: `from to to spans ${points} ${interval}s; at most ${MAX_HISTORY_POINTS} points per request (a later from, or a longer interval)`,
+    });
   }
   return { from, to, firstPeriod, lastPeriod };
 }

@@ -4,7 +4,20 @@
  * breakdowns for a page of products in one more.
  */
 import { QueryTypes, Sequelize } from 'sequelize';
-import { AccessDeniedError, Location, NotFoundError, OrderTerm, PageRequest, ProductModel, assertScanReachesProduct, findOwned, likePattern, orderBySql, pageWindow, scanProduct } from '@pi/common';
+import {
+  AccessDeniedError,
+  Location,
+  NotFoundError,
+  OrderTerm,
+  PageRequest,
+  ProductModel,
+  assertScanReachesProduct,
+  findOwned,
+  likePattern,
+  orderBySql,
+  pageWindow,
+  scanProduct,
+} from '@pi/common';
 import type { NamedFilters } from '../http/named-filters';
 import { boundNamedFilters } from '../sql/named-filters';
 import { STOCK_ORDERING } from '../sql/orderings';
@@ -135,7 +148,13 @@ export async function stockLevelsPage(sequelize: Sequelize, identity: Identity, 
     ),
     sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM product_models p WHERE ${productCondition}`, { bind: countBind, type: QueryTypes.SELECT }),
   ]);
-  const breakdown = await stockByLocation(sequelize, identity.companyId, rows.map((r) => r.id), filters.location_id, filters.location_name);
+  const breakdown = await stockByLocation(
+    sequelize,
+    identity.companyId,
+    rows.map((r) => r.id),
+    filters.location_id,
+    filters.location_name,
+  );
   return { rows, count: Number(n), breakdown };
 }
 

@@ -10,7 +10,21 @@
  */
 import { Op, QueryTypes } from 'sequelize';
 import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
-import { Identity, OPEN_WORK_ORDER_STATUSES, OrderTerm, PageRequest, ProductModel, WorkOrder, WorkOrderStatus, findOwned, likePattern, pageWindow, rethrowAlreadyExists, scanPicksTarget, sequelizeOrder } from '@pi/common';
+import {
+  Identity,
+  OPEN_WORK_ORDER_STATUSES,
+  OrderTerm,
+  PageRequest,
+  ProductModel,
+  WorkOrder,
+  WorkOrderStatus,
+  findOwned,
+  likePattern,
+  pageWindow,
+  rethrowAlreadyExists,
+  scanPicksTarget,
+  sequelizeOrder,
+} from '@pi/common';
 import { WORK_ORDER_ORDERING } from '../sql/orderings';
 import { InvalidTransitionError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
@@ -118,7 +132,11 @@ export async function listOpenWorkOrders(identity: Identity) {
   if (scan && (scan.targetType !== 'WORK_ORDER' || !scan.targetId)) return [];
   return WorkOrder.findAll({
     where: { companyId: identity.companyId, status: OPEN_WORK_ORDER_STATUSES, ...(scan ? { id: scan.targetId! } : {}) },
-    order: [['dueDate', 'ASC NULLS LAST'], ['number', 'ASC'], ['id', 'ASC']],
+    order: [
+      ['dueDate', 'ASC NULLS LAST'],
+      ['number', 'ASC'],
+      ['id', 'ASC'],
+    ],
     raw: true,
   });
 }
@@ -181,7 +199,8 @@ export function updateWorkOrder(sequelize: Sequelize, identity: Identity, id: st
         order.quantity = quantity === null ? null : quantityFor(quantity, product);
       }
       if (changes.product_id !== undefined) order.productId = changes.product_id;
-      if (changes.number !== undefined && changes.number !== order.number) order.number = await numberFor(sequelize, identity.companyId, changes.number, transaction);
+      if (changes.number !== undefined && changes.number !== order.number)
+        order.number = await numberFor(sequelize, identity.companyId, changes.number, transaction);
       if (changes.title !== undefined) order.title = changes.title;
       if (changes.status !== undefined) order.status = changes.status;
       if (changes.due_date !== undefined) order.dueDate = changes.due_date;

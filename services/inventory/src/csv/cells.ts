@@ -19,7 +19,8 @@ export class CsvNumber {
   constructor(readonly text: string) {}
 }
 
-export const csvNumber = (value: string | number | null | undefined): CsvNumber | null => (value === null || value === undefined ? null : new CsvNumber(String(value)));
+export const csvNumber = (value: string | number | null | undefined): CsvNumber | null =>
+  value === null || value === undefined ? null : new CsvNumber(String(value));
 
 export type Cell = string | number | boolean | null | undefined | Date | CsvNumber;
 

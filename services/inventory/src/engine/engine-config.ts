@@ -32,15 +32,22 @@ export interface EngineConfigProblem {
 
 export class InvalidEngineConfigError extends AppError {
   constructor(readonly problems: EngineConfigProblem[]) {
-    super(400, 'invalid_engine_config', 'The engine config is invalid.', { engine_config: problems.map((p) => `${p.path}: ${p.message}`).join('; ') }, {
-      validation_errors: problems,
-    });
+    super(
+      400,
+      'invalid_engine_config',
+      'The engine config is invalid.',
+      { engine_config: problems.map((p) => `${p.path}: ${p.message}`).join('; ') },
+      {
+        validation_errors: problems,
+      },
+    );
   }
 }
 
-
 const monitoringRule = Joi.object({
-  trigger_type: Joi.string().valid(...ACCEPTED_TRIGGER_TYPES).required(),
+  trigger_type: Joi.string()
+    .valid(...ACCEPTED_TRIGGER_TYPES)
+    .required(),
   condition_config: Joi.when('trigger_type', {
     switch: [
       { is: 'THRESHOLD', then: thresholdBounds.required() },
@@ -48,17 +55,35 @@ const monitoringRule = Joi.object({
     ],
     otherwise: Joi.object().default({}),
   }),
-  severity: Joi.string().valid(...SEVERITIES).default('WARNING'),
+  severity: Joi.string()
+    .valid(...SEVERITIES)
+    .default('WARNING'),
 });
 
 function schemaFor(profile: Profile) {
   const dimensional = profile === 'DIMENSIONAL';
   return Joi.object({
-    engine_type: Joi.string().valid(...ENGINE_TYPES).required(),
+    engine_type: Joi.string()
+      .valid(...ENGINE_TYPES)
+      .required(),
     unit: dimensional
-      ? Joi.string().valid(...DIMENSIONAL_UNITS).required()
-      : Joi.string().min(1).max(16).pattern(/^[\p{L}\p{N} _%/.-]+$/u).default('pcs'),
-    decimals: profile === 'SERIALIZED' ? Joi.number().strict().valid(0).default(0) : Joi.number().strict().integer().min(0).max(6).default(dimensional ? 2 : 0),
+      ? Joi.string()
+          .valid(...DIMENSIONAL_UNITS)
+          .required()
+      : Joi.string()
+          .min(1)
+          .max(16)
+          .pattern(/^[\p{L}\p{N} _%/.-]+$/u)
+          .default('pcs'),
+    decimals:
+      profile === 'SERIALIZED'
+        ? Joi.number().strict().valid(0).default(0)
+        : Joi.number()
+            .strict()
+            .integer()
+            .min(0)
+            .max(6)
+            .default(dimensional ? 2 : 0),
     min_stock: stockLevel,
     min_threshold: stockLevel,
     max_stock: stockLevel,

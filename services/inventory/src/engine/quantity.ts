@@ -24,7 +24,9 @@ export function decimalPlaces(value: number): number {
 
 /** 400 for a quantity with more decimal places than the product keeps. */
 export function precisionError(field: string, decimals: number): ValidationError {
-  return new ValidationError({ [field]: decimals === 0 ? `${field} must be a whole number for this product` : `${field} allows at most ${decimals} decimal places for this product` });
+  return new ValidationError({
+    [field]: decimals === 0 ? `${field} must be a whole number for this product` : `${field} allows at most ${decimals} decimal places for this product`,
+  });
 }
 
 /** The quantity as a decimal string for SQL, after checking it fits the product's precision. */

@@ -14,7 +14,14 @@ import { bookableProduct, physicalLocation, systemLocations } from './targets';
 import type { BookedStock, BookingOrder, BookingOutcome, IdempotencyClaim } from './types';
 
 /** The booking as data, with the product's new total and the stock now at `locationIds`. */
-async function bookedStock(ctx: BookingContext, tx: Tx, product: ProductModel, op: BookedStock['op'], booked: Booked, locationIds: string[]): Promise<BookedStock> {
+async function bookedStock(
+  ctx: BookingContext,
+  tx: Tx,
+  product: ProductModel,
+  op: BookedStock['op'],
+  booked: Booked,
+  locationIds: string[],
+): Promise<BookedStock> {
   const totals = await stockTotals(ctx.sequelize, tx, product.id, locationIds);
   return {
     op,

@@ -15,14 +15,20 @@ import type { BookedStock, BookingOutcome, IdempotencyClaim } from './types';
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
 
 /** Method, path and body of a request, canonicalised and hashed. */
 export function fingerprintOf(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(JSON.stringify([method, path, canonical(body)])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([method, path, canonical(body)]))
+    .digest('hex');
 }
 
 interface StoredKey {

@@ -28,7 +28,11 @@ export async function createItems(
     );
   } catch (err) {
     if (err instanceof UniqueConstraintError) {
-      const taken = await PhysicalItem.findAll({ where: { companyId: ctx.identity.companyId, serialNumber: serials }, attributes: ['serialNumber'], raw: true });
+      const taken = await PhysicalItem.findAll({
+        where: { companyId: ctx.identity.companyId, serialNumber: serials },
+        attributes: ['serialNumber'],
+        raw: true,
+      });
       throw new ConflictError('already_exists', 'Some serial numbers already exist.', {
         serial_numbers: `already exist: ${taken.map((t) => t.serialNumber).join(', ') || 'one of them'}`,
       });

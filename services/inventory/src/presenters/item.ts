@@ -4,7 +4,10 @@ import { movementSchema } from './movement';
 import { timestamp, uuid } from './schemas';
 
 /** An item row; its timestamps may be ISO text (an item kept with an idempotent booking, read back). */
-type ItemRow = Pick<PhysicalItem, 'id' | 'productId' | 'serialNumber' | 'locationId' | 'isActive'> & { retiredAt: Date | string | null; createdAt?: Date | string };
+type ItemRow = Pick<PhysicalItem, 'id' | 'productId' | 'serialNumber' | 'locationId' | 'isActive'> & {
+  retiredAt: Date | string | null;
+  createdAt?: Date | string;
+};
 
 /** A physical item on core endpoints. */
 export function presentItem(i: ItemRow) {

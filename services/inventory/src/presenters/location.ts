@@ -25,7 +25,9 @@ export function presentWidgetLocation(l: LocationRow) {
 export const locationSchema = Joi.object({
   id: uuid.required(),
   name: Joi.string().required(),
-  type: Joi.string().valid(...LOCATION_TYPES).required(),
+  type: Joi.string()
+    .valid(...LOCATION_TYPES)
+    .required(),
   parent_id: uuid.allow(null).required(),
   is_active: Joi.boolean().required(),
   is_system: Joi.boolean().required().description('The VIRTUAL `Inbound` and `Outbound` locations of the ledger.'),
@@ -36,6 +38,8 @@ export const locationSchema = Joi.object({
 export const widgetLocationSchema = Joi.object({
   id: uuid.required(),
   name: Joi.string().required(),
-  type: Joi.string().valid(...PHYSICAL_LOCATION_TYPES).required(),
+  type: Joi.string()
+    .valid(...PHYSICAL_LOCATION_TYPES)
+    .required(),
   parent_id: uuid.allow(null).required(),
 }).id('WidgetLocation');

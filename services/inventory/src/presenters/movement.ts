@@ -34,7 +34,14 @@ export function presentLedgerEntry(m: LedgerEntryRow) {
   const user = (id: string | null, username: string | null, email: string | null) => (id && username ? { id, username, email } : null);
   const actor =
     m.actor_kind === 'user'
-      ? { kind: m.actor_kind, id: m.actor_id, name: m.actor_username ?? 'unknown user', email: m.actor_email, qr_code: null, user: user(m.actor_id, m.actor_username, m.actor_email) }
+      ? {
+          kind: m.actor_kind,
+          id: m.actor_id,
+          name: m.actor_username ?? 'unknown user',
+          email: m.actor_email,
+          qr_code: null,
+          user: user(m.actor_id, m.actor_username, m.actor_email),
+        }
       : {
           kind: m.actor_kind,
           id: m.actor_id,
@@ -48,7 +55,9 @@ export function presentLedgerEntry(m: LedgerEntryRow) {
 
 /** What a ledger entry books, as both `presentMovement` and the export's movement rows (routes/export/responses.ts) show it. */
 export const ledgerEntryFields = {
-  kind: Joi.string().valid(...MOVEMENT_KINDS).required(),
+  kind: Joi.string()
+    .valid(...MOVEMENT_KINDS)
+    .required(),
   product_id: uuid.required(),
   from_location_id: uuid.required(),
   to_location_id: uuid.required(),
@@ -77,8 +86,8 @@ export const ledgerEntrySchema = movementSchema
     actor: Joi.object({
       kind: Joi.string().valid('user', 'api_key').required(),
       id: uuid.required(),
-      name: Joi.string().required().description('Who booked: the user\'s username, `API key <name>`, or `QR code <code>` for a scan.'),
-      email: Joi.string().allow(null).required().description('The user\'s email (users only).'),
+      name: Joi.string().required().description("Who booked: the user's username, `API key <name>`, or `QR code <code>` for a scan."),
+      email: Joi.string().allow(null).required().description("The user's email (users only)."),
       qr_code: Joi.string().allow(null).required().description('The code whose scan minted the key that booked.'),
       user: ledgerUser.allow(null).required().description('The user who booked: the user itself, or the one who signed in inside a scanned widget.'),
     }).required(),

@@ -33,13 +33,23 @@ export const productSchema = Joi.object({
   sku: Joi.string().required(),
   name: Joi.string().required(),
   description: Joi.string().allow('', null).required(),
-  profile: Joi.string().valid(...PROFILES).required().description('The tracking mode; `engine_config.engine_type` matches it.'),
-  engine_type: Joi.string().valid(...ENGINE_TYPES).required().description('`counter`, `serialized`, `batch` or `dimensional`, as in `engine_config`.'),
+  profile: Joi.string()
+    .valid(...PROFILES)
+    .required()
+    .description('The tracking mode; `engine_config.engine_type` matches it.'),
+  engine_type: Joi.string()
+    .valid(...ENGINE_TYPES)
+    .required()
+    .description('`counter`, `serialized`, `batch` or `dimensional`, as in `engine_config`.'),
   engine_config: Joi.object().unknown(true).required().description('The completed engine configuration (defaults filled in).'),
   unit: Joi.string().required(),
   decimals: Joi.number().integer().min(0).required(),
   is_active: Joi.boolean().required(),
-  barcode: Joi.string().pattern(/^\d{8,14}$/).allow(null).required().description('The GTIN (EAN-8, UPC-A, EAN-13 or GTIN-14) as given, or null.'),
+  barcode: Joi.string()
+    .pattern(/^\d{8,14}$/)
+    .allow(null)
+    .required()
+    .description('The GTIN (EAN-8, UPC-A, EAN-13 or GTIN-14) as given, or null.'),
   created_at: timestamp.required(),
   updated_at: timestamp.required(),
 }).id('Product');

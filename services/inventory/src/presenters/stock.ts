@@ -77,7 +77,9 @@ const widgetProductFields = {
   name: Joi.string().required(),
   sku: Joi.string().required(),
   stock_display: displaySchema.required(),
-  engine_type: Joi.string().valid(...ENGINE_TYPES).required(),
+  engine_type: Joi.string()
+    .valid(...ENGINE_TYPES)
+    .required(),
   barcode: Joi.string().allow(null).required().description('The GTIN of the product, or null.'),
 };
 
@@ -87,7 +89,9 @@ export const widgetProductSchema = Joi.object(widgetProductFields).id('WidgetPro
 /** The answer schema of a DIMENSIONAL product (`poly_products`) in `presentWidgetProductList` (OpenAPI). */
 export const widgetPolyProductSchema = Joi.object({
   ...widgetProductFields,
-  unit: Joi.string().valid(...DIMENSIONAL_UNITS).required(),
+  unit: Joi.string()
+    .valid(...DIMENSIONAL_UNITS)
+    .required(),
   decimals: Joi.number().integer().min(0).required(),
 }).id('WidgetPolyProduct');
 
@@ -95,7 +99,9 @@ export const widgetPolyProductSchema = Joi.object({
 export const locationStockSchema = Joi.object({
   location_id: uuid.required(),
   location_name: Joi.string().required(),
-  location_type: Joi.string().valid(...PHYSICAL_LOCATION_TYPES).required(),
+  location_type: Joi.string()
+    .valid(...PHYSICAL_LOCATION_TYPES)
+    .required(),
   quantity: quantitySchema.required(),
   stock_display: displaySchema.required(),
 }).id('LocationStock');
@@ -105,7 +111,9 @@ export const stockLevelSchema = Joi.object({
   product_id: uuid.required(),
   sku: Joi.string().required(),
   name: Joi.string().required(),
-  profile: Joi.string().valid(...PROFILES).required(),
+  profile: Joi.string()
+    .valid(...PROFILES)
+    .required(),
   unit: Joi.string().required(),
   decimals: Joi.number().integer().min(0).required(),
   total_quantity: quantitySchema.required(),
@@ -120,8 +128,12 @@ export const productDetailSchema = Joi.object({
   sku: Joi.string().required(),
   barcode: Joi.string().allow(null).required().description('The GTIN of the product, or null.'),
   description: Joi.string().allow('', null).required(),
-  profile: Joi.string().valid(...PROFILES).required(),
-  engine_type: Joi.string().valid(...ENGINE_TYPES).required(),
+  profile: Joi.string()
+    .valid(...PROFILES)
+    .required(),
+  engine_type: Joi.string()
+    .valid(...ENGINE_TYPES)
+    .required(),
   unit: Joi.string().required(),
   decimals: Joi.number().integer().min(0).required(),
   total_quantity: quantitySchema.required(),

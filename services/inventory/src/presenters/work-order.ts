@@ -32,7 +32,9 @@ const widgetWorkOrderFields = {
   id: uuid.required(),
   number: Joi.string().required(),
   title: Joi.string().required(),
-  status: Joi.string().valid(...WORK_ORDER_STATUSES).required(),
+  status: Joi.string()
+    .valid(...WORK_ORDER_STATUSES)
+    .required(),
   product_id: uuid.allow(null).required(),
   quantity: quantitySchema.allow(null).required(),
   due_date: calendarDay.allow(null).required(),

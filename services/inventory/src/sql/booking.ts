@@ -102,7 +102,12 @@ function refusal(err: unknown, order: BookingOrder): Error | undefined {
 }
 
 /** Books `order` in one statement; `status` is the HTTP status its answer will have (kept for replays). */
-export async function bookInOneStatement(ctx: BookingContext, order: Exclude<BookingOrder, { op: 'item' }>, status: number, idem?: IdempotencyClaim): Promise<BookingOutcome> {
+export async function bookInOneStatement(
+  ctx: BookingContext,
+  order: Exclude<BookingOrder, { op: 'item' }>,
+  status: number,
+  idem?: IdempotencyClaim,
+): Promise<BookingOutcome> {
   const [op, kind, from, to, quantity, expected] = operands(order);
   const { companyId, principal } = ctx.identity;
   const deadline = currentDeadline();

@@ -88,7 +88,12 @@ export function widgetProductsStatement(companyId: string, locationId?: string, 
   const scoping = [scope !== undefined, scope ?? null];
   if (barcodeKey) {
     return locationId
-      ? { name: 'widget_products_at_location_by_barcode', text: WIDGET_PRODUCTS_AT_LOCATION_BY_BARCODE_SQL, values: [companyId, locationId, ...scoping, barcodeKey], rowMode: 'array' }
+      ? {
+          name: 'widget_products_at_location_by_barcode',
+          text: WIDGET_PRODUCTS_AT_LOCATION_BY_BARCODE_SQL,
+          values: [companyId, locationId, ...scoping, barcodeKey],
+          rowMode: 'array',
+        }
       : { name: 'widget_products_by_barcode', text: WIDGET_PRODUCTS_BY_BARCODE_SQL, values: [companyId, ...scoping, barcodeKey], rowMode: 'array' };
   }
   return locationId
@@ -96,6 +101,12 @@ export function widgetProductsStatement(companyId: string, locationId?: string, 
     : { name: 'widget_products', text: WIDGET_PRODUCTS_SQL, values: [companyId, ...scoping], rowMode: 'array' };
 }
 
-export async function widgetProductRows(sequelize: Sequelize, companyId: string, locationId?: string, scope?: ProductScope, barcodeKey?: string): Promise<WidgetProductRow[]> {
+export async function widgetProductRows(
+  sequelize: Sequelize,
+  companyId: string,
+  locationId?: string,
+  scope?: ProductScope,
+  barcodeKey?: string,
+): Promise<WidgetProductRow[]> {
   return (await runStatement<WidgetProductRow>(sequelize, widgetProductsStatement(companyId, locationId, scope, barcodeKey), { reads: true })).rows;
 }

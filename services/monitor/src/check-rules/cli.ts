@@ -62,8 +62,12 @@ async function main(): Promise<number> {
   try {
     const trigger = values.scheduled ? 'scheduler' : 'command';
     // The run's root span: the deliveries it queues or sends continue its trace.
-    const run = await withSpan('check_rules', { attributes: { 'pi.check_rules.trigger': trigger } }, () => runCheckRules(db.sequelize, target.url, settings, { companyId, queue, trigger }));
-    const lines = values.scheduled ? [scheduledLine(run, queue !== undefined)].filter((l): l is string => l !== undefined) : summaryLines(run, queue !== undefined);
+    const run = await withSpan('check_rules', { attributes: { 'pi.check_rules.trigger': trigger } }, () =>
+      runCheckRules(db.sequelize, target.url, settings, { companyId, queue, trigger }),
+    );
+    const lines = values.scheduled
+      ? [scheduledLine(run, queue !== undefined)].filter((l): l is string => l !== undefined)
+      : summaryLines(run, queue !== undefined);
     if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
     if (run.recordError) process.stderr.write(`check_rules: the run could not be recorded in the run log: ${run.recordError.message}\n`);
     const failed = run.companies.filter((c) => c.status === 'failed');

@@ -27,7 +27,17 @@ export const RUNS_KEPT = 200;
 const RECORDED_RUN_LOCK_ID = 7_310_443;
 
 /** The counts kept in the run log for each company. */
-const COUNTS = ['products_evaluated', 'events_opened', 'events_resolved', 'deliveries_created', 'due_deliveries', 'delivered', 'retrying', 'failed', 'enqueued'] as const;
+const COUNTS = [
+  'products_evaluated',
+  'events_opened',
+  'events_resolved',
+  'deliveries_created',
+  'due_deliveries',
+  'delivered',
+  'retrying',
+  'failed',
+  'enqueued',
+] as const;
 /** Counts the operator's summary adds (how the queue and the channels' breakers held deliveries back). */
 const OPERATOR_COUNTS = [...COUNTS, 'already_queued', 'deferred', 'held', 'waiting_for_queue'] as const;
 type Counts = Pick<RunSummary, (typeof OPERATOR_COUNTS)[number]>;
@@ -78,10 +88,10 @@ async function checkOne(sequelize: Sequelize, databaseUrl: string, settings: Del
 /** One row per run and per company, and the log cut to the latest RUNS_KEPT runs, in one transaction. */
 async function writeRun(sequelize: Sequelize, run: RecordedRun): Promise<string> {
   return sequelize.transaction(async (transaction) => {
-    const [[{ id }]] = (await sequelize.query(
-      `INSERT INTO check_rules_runs (trigger, started_at, finished_at) VALUES ($1, $2, $3) RETURNING id`,
-      { bind: [run.trigger, run.startedAt, run.finishedAt], transaction },
-    )) as [Array<{ id: string }>, unknown];
+    const [[{ id }]] = (await sequelize.query(`INSERT INTO check_rules_runs (trigger, started_at, finished_at) VALUES ($1, $2, $3) RETURNING id`, {
+      bind: [run.trigger, run.startedAt, run.finishedAt],
+      transaction,
+    })) as [Array<{ id: string }>, unknown];
     if (run.companies.length) {
       const column = (pick: (c: CompanyRun) => unknown) => run.companies.map(pick);
       // A company deleted during the run has nothing left to show: the join leaves it out.
@@ -97,10 +107,10 @@ async function writeRun(sequelize: Sequelize, run: RecordedRun): Promise<string>
         },
       );
     }
-    await sequelize.query(
-      `DELETE FROM check_rules_runs WHERE id IN (SELECT id FROM check_rules_runs ORDER BY started_at DESC, id DESC OFFSET $1)`,
-      { bind: [RUNS_KEPT], transaction },
-    );
+    await sequelize.query(`DELETE FROM check_rules_runs WHERE id IN (SELECT id FROM check_rules_runs ORDER BY started_at DESC, id DESC OFFSET $1)`, {
+      bind: [RUNS_KEPT],
+      transaction,
+    });
     return id;
   });
 }

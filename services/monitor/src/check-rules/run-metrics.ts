@@ -18,7 +18,17 @@ import { QueryTypes } from 'sequelize';
 import type { Logger, MetricsRegistry } from '@pi/common';
 import type { CompanyRunStatus } from './recorded-run';
 
-export const RUN_RESULTS = ['products_evaluated', 'events_opened', 'events_resolved', 'deliveries_created', 'due_deliveries', 'delivered', 'retrying', 'failed', 'enqueued'] as const;
+export const RUN_RESULTS = [
+  'products_evaluated',
+  'events_opened',
+  'events_resolved',
+  'deliveries_created',
+  'due_deliveries',
+  'delivered',
+  'retrying',
+  'failed',
+  'enqueued',
+] as const;
 const STATUSES: CompanyRunStatus[] = ['completed', 'failed', 'skipped'];
 
 type LastRun = { started: number; finished: number } & Record<CompanyRunStatus | (typeof RUN_RESULTS)[number], number>;
@@ -64,7 +74,9 @@ export function registerCheckRulesMetrics(registry: MetricsRegistry, sequelize: 
       },
     });
   gauge('check_rules_last_run_timestamp_seconds', 'When the latest recorded check_rules run finished (Unix time).', [], (g, run) => g.set(run.finished));
-  gauge('check_rules_last_run_duration_seconds', 'How long the latest recorded check_rules run took.', [], (g, run) => g.set(Math.max(0, run.finished - run.started)));
+  gauge('check_rules_last_run_duration_seconds', 'How long the latest recorded check_rules run took.', [], (g, run) =>
+    g.set(Math.max(0, run.finished - run.started)),
+  );
   gauge('check_rules_last_run_companies', 'Companies of the latest check_rules run, by how their check ended.', ['status'], (g, run) => {
     for (const status of STATUSES) g.set({ status }, run[status]);
   });

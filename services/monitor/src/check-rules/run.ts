@@ -18,7 +18,6 @@ import { companiesToCheck, liveEvents, productFacts } from './facts';
 import { RunLock } from './run-lock';
 import { EventOpening, openEvents } from './open-events';
 
-
 export interface RunOptions {
   companyId?: string;
   now?: Date;
@@ -53,7 +52,11 @@ function emptySummary(): RunSummary {
 }
 
 async function checkCompany(sequelize: Sequelize, companyId: string, now: Date, summary: RunSummary): Promise<string[]> {
-  const [products, rules, live] = await Promise.all([productFacts(sequelize, companyId), effectiveRules(sequelize, companyId), liveEvents(sequelize, companyId)]);
+  const [products, rules, live] = await Promise.all([
+    productFacts(sequelize, companyId),
+    effectiveRules(sequelize, companyId),
+    liveEvents(sequelize, companyId),
+  ]);
   const rulesByProduct = new Map<string, EffectiveRule[]>();
   for (const rule of rules) rulesByProduct.set(rule.productId, [...(rulesByProduct.get(rule.productId) ?? []), rule]);
   const toOpen: EventOpening[] = [];

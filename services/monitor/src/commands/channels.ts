@@ -102,7 +102,14 @@ function auditedChannel(channel: NotificationChannel): AuditSnapshot {
   };
 }
 
-function auditChannel(transaction: Transaction, identity: Identity, action: AuditAction, before: AuditSnapshot | null, channel: NotificationChannel | null, id: string) {
+function auditChannel(
+  transaction: Transaction,
+  identity: Identity,
+  action: AuditAction,
+  before: AuditSnapshot | null,
+  channel: NotificationChannel | null,
+  id: string,
+) {
   return recordAudit(transaction, identity.companyId, identity, {
     action,
     resourceType: 'notification_channel',
@@ -117,7 +124,11 @@ export async function listChannels(ctx: Ctx, identity: Identity, filters: Channe
   const where: Record<string, unknown> = { companyId: identity.companyId };
   if (filters.kind) where.kind = filters.kind;
   if (filters.is_active !== undefined) where.isActive = filters.is_active;
-  const { rows, count } = await NotificationChannel.findAndCountAll({ where, order: sequelizeOrder(CHANNEL_ORDERING, filters.ordering), ...pageWindow(filters) });
+  const { rows, count } = await NotificationChannel.findAndCountAll({
+    where,
+    order: sequelizeOrder(CHANNEL_ORDERING, filters.ordering),
+    ...pageWindow(filters),
+  });
   return { count, rows: rows.map((c) => view(ctx, c)) };
 }
 
@@ -151,7 +162,12 @@ export async function createChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>
   return { channel, secret: input.kind === 'WEBHOOK' ? secret : null };
 }
 
-export async function updateChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>, identity: Identity, id: string, changes: ChannelChanges): Promise<ChannelView> {
+export async function updateChannel(
+  ctx: Ctx & Pick<MonitorContext, 'sequelize'>,
+  identity: Identity,
+  id: string,
+  changes: ChannelChanges,
+): Promise<ChannelView> {
   const current = await findChannel(identity, id);
   if (changes.url !== undefined && current.kind !== 'WEBHOOK') throw new ValidationError({ url: 'url is only for WEBHOOK channels' });
   if (changes.recipients !== undefined && current.kind !== 'EMAIL') throw new ValidationError({ recipients: 'recipients is only for EMAIL channels' });
@@ -224,7 +240,10 @@ export async function resumeChannel(ctx: MonitorContext, identity: Identity, id:
     if (ctx.queue) {
       const due = await dueDeliveryIdsOfChannel(ctx.sequelize, channel.id, new Date());
       await dispatchDeliveries(ctx.sequelize, due, ctx.config, ctx.queue).catch((err: Error) =>
-        ctx.logger?.warn({ channel_id: channel.id, err: { message: err.message } }, 'deliveries of the resumed channel not queued; the next check_rules run queues them'),
+        ctx.logger?.warn(
+          { channel_id: channel.id, err: { message: err.message } },
+          'deliveries of the resumed channel not queued; the next check_rules run queues them',
+        ),
       );
     }
   }

@@ -24,7 +24,11 @@ export interface CompanyRunRow {
   enqueued: number;
 }
 
-export async function listCheckRulesRuns(sequelize: Sequelize, identity: Identity, page: PageRequest & { ordering?: OrderTerm[] }): Promise<{ rows: CompanyRunRow[]; count: number }> {
+export async function listCheckRulesRuns(
+  sequelize: Sequelize,
+  identity: Identity,
+  page: PageRequest & { ordering?: OrderTerm[] },
+): Promise<{ rows: CompanyRunRow[]; count: number }> {
   const { limit, offset } = pageWindow(page);
   const [rows, [{ count }]] = await Promise.all([
     sequelize.query<CompanyRunRow>(

@@ -41,7 +41,10 @@ export async function withAttempts(deliveries: NotificationDelivery[]): Promise<
   if (deliveries.length === 0) return [];
   const attempts = await NotificationAttempt.findAll({
     where: { deliveryId: deliveries.map((d) => d.id) },
-    order: [['deliveryId', 'ASC'], ['number', 'ASC']],
+    order: [
+      ['deliveryId', 'ASC'],
+      ['number', 'ASC'],
+    ],
     raw: true,
   });
   const byDelivery = new Map<string, NotificationAttempt[]>();
@@ -75,7 +78,12 @@ export async function getDelivery(identity: Identity, id: string): Promise<Deliv
 }
 
 /** A delivery's fields as the audit log records them (docs/api/roles-and-audit-log.md); its body is not. */
-const auditedDelivery = (d: NotificationDelivery): AuditSnapshot => ({ status: d.status, next_attempt_at: d.nextAttemptAt, channel_id: d.channelId, event_id: d.eventId });
+const auditedDelivery = (d: NotificationDelivery): AuditSnapshot => ({
+  status: d.status,
+  next_attempt_at: d.nextAttemptAt,
+  channel_id: d.channelId,
+  event_id: d.eventId,
+});
 
 export interface RetriedDelivery {
   /** True when the attempt went to the queue (the notifier makes it); false when it was made in this request. */
@@ -99,7 +107,9 @@ export async function retryDelivery(ctx: MonitorContext, identity: Identity, id:
     }
     const channel = await NotificationChannel.findOne({ where: { id: delivery.channelId, companyId: identity.companyId }, transaction });
     if (!channel || !channel.isActive) {
-      throw new ConflictError('channel_inactive', 'The channel is inactive; activate it (PATCH is_active: true) to retry its deliveries.', { is_active: false });
+      throw new ConflictError('channel_inactive', 'The channel is inactive; activate it (PATCH is_active: true) to retry its deliveries.', {
+        is_active: false,
+      });
     }
     if (channel.pausedAt) {
       throw new ConflictError('channel_paused', 'The channel is paused after repeated failed attempts; resume it (POST …/resume/) to retry its deliveries.', {

@@ -63,12 +63,18 @@ const findProduct = (identity: Identity, id: string, transaction?: Transaction) 
 /** A rule's value of a RULE_ORDERING field. */
 function ruleSortValue(rule: EffectiveRule, field: string): string | number | null {
   switch (field) {
-    case 'name': return rule.name;
-    case 'trigger_type': return rule.triggerType;
-    case 'severity': return SEVERITY_RANK[rule.severity] ?? 0;
-    case 'source': return rule.source;
-    case 'product_id': return rule.productId;
-    default: return rule.id;
+    case 'name':
+      return rule.name;
+    case 'trigger_type':
+      return rule.triggerType;
+    case 'severity':
+      return SEVERITY_RANK[rule.severity] ?? 0;
+    case 'source':
+      return rule.source;
+    case 'product_id':
+      return rule.productId;
+    default:
+      return rule.id;
   }
 }
 
@@ -206,7 +212,12 @@ export async function createRule(sequelize: Sequelize, identity: Identity, input
       },
       { transaction },
     );
-    await recordAudit(transaction, identity.companyId, identity, { action: 'create', resourceType: 'monitoring_rule', resourceId: rule.id, after: auditedRule(rule) });
+    await recordAudit(transaction, identity.companyId, identity, {
+      action: 'create',
+      resourceType: 'monitoring_rule',
+      resourceId: rule.id,
+      after: auditedRule(rule),
+    });
     return storedRule(rule);
   });
 }
@@ -235,7 +246,13 @@ export async function updateRule(sequelize: Sequelize, identity: Identity, id: s
     if (changes.name !== undefined) rule.name = changes.name;
     if (changes.is_active !== undefined) rule.isActive = changes.is_active;
     await rule.save({ transaction });
-    await recordAudit(transaction, identity.companyId, identity, { action: 'update', resourceType: 'monitoring_rule', resourceId: rule.id, before, after: auditedRule(rule) });
+    await recordAudit(transaction, identity.companyId, identity, {
+      action: 'update',
+      resourceType: 'monitoring_rule',
+      resourceId: rule.id,
+      before,
+      after: auditedRule(rule),
+    });
     return storedRule(rule);
   });
 }
@@ -246,6 +263,11 @@ export async function deleteRule(sequelize: Sequelize, identity: Identity, id: s
     const located = await locateRule(sequelize, identity, id, transaction);
     if (located.kind === 'virtual') throw new RuleManagedByProductError(located.rule);
     await located.rule.destroy({ transaction });
-    await recordAudit(transaction, identity.companyId, identity, { action: 'delete', resourceType: 'monitoring_rule', resourceId: located.rule.id, before: auditedRule(located.rule) });
+    await recordAudit(transaction, identity.companyId, identity, {
+      action: 'delete',
+      resourceType: 'monitoring_rule',
+      resourceId: located.rule.id,
+      before: auditedRule(located.rule),
+    });
   });
 }

@@ -42,10 +42,14 @@ export function presentChannel({ channel: c, secret }: ChannelView, emailBackend
 export const channelSchema = Joi.object({
   id: Joi.string().uuid().required(),
   name: Joi.string().required(),
-  kind: Joi.string().valid(...CHANNEL_KINDS).required(),
+  kind: Joi.string()
+    .valid(...CHANNEL_KINDS)
+    .required(),
   url: Joi.string().uri().allow(null).required().description('WEBHOOK channels; null for EMAIL.'),
   recipients: Joi.array().items(Joi.string()).allow(null).required().description('EMAIL channels; null for WEBHOOK.'),
-  events: Joi.array().items(Joi.string().valid(...EVENT_TYPES)).required(),
+  events: Joi.array()
+    .items(Joi.string().valid(...EVENT_TYPES))
+    .required(),
   max_attempts: Joi.number().integer().min(1).max(5).required(),
   is_active: Joi.boolean().required(),
   state: Joi.string()

@@ -34,13 +34,16 @@ const count = Joi.number().integer().min(0).required();
 /** The shape presentCheckRulesRun answers, for the OpenAPI document. */
 export const checkRulesRunSchema = Joi.object({
   id: Joi.string().uuid().required(),
-  trigger: Joi.string().valid('scheduler', 'command').required().description('`scheduler`: `npm start`\'s schedule; `command`: `npm run check_rules` or the CronJob.'),
+  trigger: Joi.string()
+    .valid('scheduler', 'command')
+    .required()
+    .description("`scheduler`: `npm start`'s schedule; `command`: `npm run check_rules` or the CronJob."),
   started_at: Joi.date().iso().required(),
   finished_at: Joi.date().iso().required(),
   status: Joi.string()
     .valid('completed', 'failed', 'skipped')
     .required()
-    .description('This company\'s check in the run: `failed` (see the run\'s output), or `skipped` because another run was checking the company at that moment.'),
+    .description("This company's check in the run: `failed` (see the run's output), or `skipped` because another run was checking the company at that moment."),
   results: Joi.object({
     products_evaluated: count,
     events_opened: count,
@@ -54,5 +57,5 @@ export const checkRulesRunSchema = Joi.object({
   })
     .allow(null)
     .required()
-    .description('The company\'s numbers; null unless `status` is `completed`.'),
+    .description("The company's numbers; null unless `status` is `completed`."),
 }).id('CheckRulesRun');

@@ -57,7 +57,7 @@ const attemptSchema = Joi.object({
         'stopped before it finished (counted as a failed attempt; the receiver may or may not have it).',
     ),
   ok: Joi.boolean().required().description('True only for `SUCCEEDED`.'),
-  status_code: Joi.number().integer().allow(null).required().description('The receiver\'s HTTP status; null when none came (email, network error).'),
+  status_code: Joi.number().integer().allow(null).required().description("The receiver's HTTP status; null when none came (email, network error)."),
   error: Joi.string().allow(null).required().description('Truncated and scrubbed of secrets.'),
   response_excerpt: Joi.string().allow(null).required().description('Truncated and scrubbed of secrets.'),
   duration_ms: Joi.number().integer().min(0).required(),
@@ -70,8 +70,12 @@ export const deliverySchema = Joi.object({
   id: Joi.string().uuid().required(),
   channel_id: Joi.string().uuid().required(),
   event_id: Joi.string().uuid().allow(null).required().description('Null for TEST deliveries.'),
-  event_type: Joi.string().valid(...EVENT_TYPES).required(),
-  status: Joi.string().valid(...DELIVERY_STATUSES).required(),
+  event_type: Joi.string()
+    .valid(...EVENT_TYPES)
+    .required(),
+  status: Joi.string()
+    .valid(...DELIVERY_STATUSES)
+    .required(),
   attempt_count: Joi.number().integer().min(0).required(),
   max_attempts: Joi.number().integer().min(1).required(),
   next_attempt_at: Joi.date().iso().allow(null).required().description('Null once DELIVERED or FAILED.'),

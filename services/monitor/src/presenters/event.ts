@@ -45,14 +45,22 @@ export function presentEvent(e: EventRow) {
 export const eventSchema = Joi.object({
   id: Joi.string().uuid().required(),
   rule_id: Joi.string().uuid().required().description('A stored rule, or the stable id of a rule from the product.'),
-  rule_source: Joi.string().valid(...RULE_SOURCES).required(),
+  rule_source: Joi.string()
+    .valid(...RULE_SOURCES)
+    .required(),
   product_id: Joi.string().uuid().required(),
   batch_id: Joi.string().uuid().allow(null).required().description('The batch of a DATE_OFFSET event.'),
-  trigger_type: Joi.string().valid(...RULE_TRIGGER_TYPES).required(),
-  severity: Joi.string().valid(...SEVERITIES).required(),
+  trigger_type: Joi.string()
+    .valid(...RULE_TRIGGER_TYPES)
+    .required(),
+  severity: Joi.string()
+    .valid(...SEVERITIES)
+    .required(),
   message: Joi.string().required(),
   details: Joi.object().unknown(true).required().description('What the evaluation saw (quantities, dates, the condition).'),
-  status: Joi.string().valid(...EVENT_STATUSES).required(),
+  status: Joi.string()
+    .valid(...EVENT_STATUSES)
+    .required(),
   allowed_transitions: Joi.array()
     .items(Joi.string().valid(...EVENT_STATUSES))
     .required()

@@ -27,15 +27,18 @@ export const ruleSchema = Joi.object({
   source: Joi.string()
     .valid(...RULE_SOURCES)
     .required()
-    .description("`rule` (created here), `engine_config` (the product's `engine_config.monitoring_rules`) or `attribute` (its `min_stock`, `min_threshold`, `max_stock`)."),
+    .description(
+      "`rule` (created here), `engine_config` (the product's `engine_config.monitoring_rules`) or `attribute` (its `min_stock`, `min_threshold`, `max_stock`).",
+    ),
   product_id: Joi.string().uuid().required(),
   name: Joi.string().allow(null).required(),
-  trigger_type: Joi.string().valid(...RULE_TRIGGER_TYPES).required(),
-  condition_config: Joi.object()
-    .unknown(true)
-    .required()
-    .description('THRESHOLD: `{min?, max?}`; DATE_OFFSET: `{date_field, days_offset}`.'),
-  severity: Joi.string().valid(...SEVERITIES).required(),
+  trigger_type: Joi.string()
+    .valid(...RULE_TRIGGER_TYPES)
+    .required(),
+  condition_config: Joi.object().unknown(true).required().description('THRESHOLD: `{min?, max?}`; DATE_OFFSET: `{date_field, days_offset}`.'),
+  severity: Joi.string()
+    .valid(...SEVERITIES)
+    .required(),
   is_active: Joi.boolean().required(),
   editable: Joi.boolean().required().description('False for rules from the product (edit the product instead).'),
 }).id('MonitoringRule');

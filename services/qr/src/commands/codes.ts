@@ -5,7 +5,22 @@
  */
 import { randomInt } from 'node:crypto';
 import { Op, QueryTypes, Sequelize, UniqueConstraintError, WhereOptions } from 'sequelize';
-import { AccessDeniedError, ID_OWNERS, IdOwner, Identity, ListOrdering, NotFoundError, OrderTerm, PageRequest, QrCode, QrStatus, QrTargetType, likePattern, pageWindow, sequelizeOrder } from '@pi/common';
+import {
+  AccessDeniedError,
+  ID_OWNERS,
+  IdOwner,
+  Identity,
+  ListOrdering,
+  NotFoundError,
+  OrderTerm,
+  PageRequest,
+  QrCode,
+  QrStatus,
+  QrTargetType,
+  likePattern,
+  pageWindow,
+  sequelizeOrder,
+} from '@pi/common';
 
 /**
  * Letters and digits without the look-alikes 0/O and 1/l/I, so that a code printed under a label can be typed

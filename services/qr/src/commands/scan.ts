@@ -26,7 +26,12 @@ interface RedirectClaims {
 }
 
 export function signRedirectToken(code: string, companyId: string, secret: string): string {
-  return jwt.sign({ typ: 'qr', code, cid: companyId }, secretKey(secret), { algorithm: 'HS256', expiresIn: REDIRECT_TOKEN_SECONDS, jwtid: randomUUID(), audience: AUDIENCE });
+  return jwt.sign({ typ: 'qr', code, cid: companyId }, secretKey(secret), {
+    algorithm: 'HS256',
+    expiresIn: REDIRECT_TOKEN_SECONDS,
+    jwtid: randomUUID(),
+    audience: AUDIENCE,
+  });
 }
 
 export class TokenGoneError extends AppError {

@@ -38,7 +38,7 @@ export function labelLayout(url: string, code: string): LabelLayout {
   const { size, data } = QRCode.create(url, { errorCorrectionLevel: ERROR_CORRECTION }).modules;
   const runs: [number, number, number][] = [];
   for (let row = 0; row < size; row++) {
-    for (let col = 0; col < size; ) {
+    for (let col = 0; col < size;) {
       if (!data[row * size + col]) {
         col++;
         continue;

@@ -38,14 +38,20 @@ export function presentQrCode(q: QrRow, baseUrl: string) {
 /** The fields of presentQrInfo, shared by every schema that spreads them. */
 const qrInfoKeys = {
   code: Joi.string().required(),
-  status: Joi.string().valid(...QR_STATUSES).required(),
-  target_type: Joi.string().valid(...QR_TARGET_TYPES).allow(null).required().description('Null until the code is configured.'),
-  target_id: uuid.allow(null).required(),
-  product_model_id: uuid
+  status: Joi.string()
+    .valid(...QR_STATUSES)
+    .required(),
+  target_type: Joi.string()
+    .valid(...QR_TARGET_TYPES)
     .allow(null)
     .required()
-    .description("The product, the item's product or the work order's product (null before configuration)."),
-  allowed_transitions: Joi.array().items(Joi.string().valid(...QR_STATUSES)).required().description('The valid next states (`[]` once LOCKED).'),
+    .description('Null until the code is configured.'),
+  target_id: uuid.allow(null).required(),
+  product_model_id: uuid.allow(null).required().description("The product, the item's product or the work order's product (null before configuration)."),
+  allowed_transitions: Joi.array()
+    .items(Joi.string().valid(...QR_STATUSES))
+    .required()
+    .description('The valid next states (`[]` once LOCKED).'),
 };
 
 /** presentQrInfo: widget `qr_info/` and the `qr` of a token exchange. */
@@ -72,13 +78,18 @@ export const generatedCodesSchema = Joi.object({
 
 /** What a scan key may do, as the exchange and the widget's sign-in answer it (docs/api/scanning.md). */
 export const scanSessionInfoSchema = Joi.object({
-  policy: Joi.string().valid(...SCAN_POLICIES).required().description('`read`: see stock; `book`: book the target\'s stock; `staff`: book once a user signed in.'),
+  policy: Joi.string()
+    .valid(...SCAN_POLICIES)
+    .required()
+    .description("`read`: see stock; `book`: book the target's stock; `staff`: book once a user signed in."),
   signed_in_user: Joi.object({ id: uuid.required(), username: Joi.string().required() }).allow(null).required(),
 }).id('ScanSessionInfo');
 
 /** exchange_token/: a key minted for this scan and the code it was scanned from. */
 export const tokenExchangeSchema = Joi.object({
-  api_key: Joi.string().required().description('A key for this scan only: it reaches what the code points at (the company\'s scan key lifetime, 8 hours by default).'),
+  api_key: Joi.string()
+    .required()
+    .description("A key for this scan only: it reaches what the code points at (the company's scan key lifetime, 8 hours by default)."),
   expires_at: timestamp.required(),
   qr: qrInfoSchema.required(),
   scan: scanSessionInfoSchema.required(),

@@ -32,7 +32,10 @@ export interface ManifestDoc {
 /** Every YAML document of every file in k8s/base (the kustomization included), in file order. */
 export function loadManifestDocs(dir = K8S_DIR): ManifestDoc[] {
   const docs: ManifestDoc[] = [];
-  for (const file of fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()) {
     docs.push(...parseYamlDocs(fs.readFileSync(path.join(dir, file), 'utf8'), file));
   }
   return docs;
@@ -88,7 +91,7 @@ export function loadCompose(file = COMPOSE_FILE): any {
  */
 export function interpolate(value: string, env: Record<string, string | undefined>): string {
   let out = '';
-  for (let i = 0; i < value.length; ) {
+  for (let i = 0; i < value.length;) {
     if (value[i] !== '$') {
       out += value[i++];
       continue;

@@ -85,7 +85,12 @@ function copyDepsStage(deps: Stage, base: Stage, tree: string): void {
 /** Hard links (copies across file systems) of every production package of this checkout's node_modules. */
 function copyProductionModules(tree: string): void {
   // npm ls exits non-zero over problems it also prints (an extraneous package, say); the listing is still whole.
-  const ls = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+  const ls = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const listing = ls.stdout ?? '';
   if (!listing.trim()) throw new Error(`npm ls --omit=dev listed nothing: ${ls.error?.message ?? ls.stderr}`);
   const packages = listing
@@ -120,7 +125,8 @@ export function imageEnv(tree = runtimeTree()): Record<string, string> {
   for (const i of runtime.instructions.filter((i) => i.keyword === 'ENV')) {
     for (const m of i.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(\S+)/g)) env[m[1]] = m[2];
   }
-  const resolve = (value: string) => value.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, name: string) => (name === 'PATH' ? (process.env.PATH ?? '') : (env[name] ?? '')));
+  const resolve = (value: string) =>
+    value.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, name: string) => (name === 'PATH' ? (process.env.PATH ?? '') : (env[name] ?? '')));
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) out[k] = resolve(v).split(APP).join(tree);
   // SERVICE comes from the build argument's default.

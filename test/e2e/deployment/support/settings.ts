@@ -49,7 +49,13 @@ export function scriptEntry(name: string): string {
 export function processSpecs(): Record<ServiceName | 'check_rules' | 'migrate', ProcessSpec> {
   const service = (name: string, env: Record<string, Joi.Schema>): ProcessSpec => {
     const portVariable = `${name.toUpperCase()}_PORT`;
-    return { command: name, entry: `services/${name}/dist/src/main.js`, schema: Joi.object({ ...commonEnv, ...env, [portVariable]: port() }), portVariable, alsoRequired: [] };
+    return {
+      command: name,
+      entry: `services/${name}/dist/src/main.js`,
+      schema: Joi.object({ ...commonEnv, ...env, [portVariable]: port() }),
+      portVariable,
+      alsoRequired: [],
+    };
   };
   return {
     gateway: { command: 'gateway', entry: 'services/gateway/dist/src/main.js', schema: gatewayConfigSchema, portVariable: 'GATEWAY_PORT', alsoRequired: [] },

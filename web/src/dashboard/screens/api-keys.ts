@@ -19,7 +19,14 @@ const PERMISSIONS = ['read', 'write', 'delete'];
 function keyFields(key?: ApiKey): FieldSpec[] {
   return [
     { name: 'name', label: 'Name', required: true, value: key?.name },
-    { name: 'permissions', label: 'Permissions', type: 'checkboxes', options: PERMISSIONS, value: key?.permissions ?? ['read'], help: 'GET needs read, POST/PUT/PATCH write, DELETE delete.' },
+    {
+      name: 'permissions',
+      label: 'Permissions',
+      type: 'checkboxes',
+      options: PERMISSIONS,
+      value: key?.permissions ?? ['read'],
+      help: 'GET needs read, POST/PUT/PATCH write, DELETE delete.',
+    },
     {
       name: 'allowed_domains',
       label: 'Allowed domains',
@@ -87,9 +94,22 @@ export const screen: Screen = {
           ],
         },
         { label: 'Permissions', cell: (k) => [k.permissions.join(', '), h('br'), h('span', { class: 'muted small' }, `tier ${k.tier}`)] },
-        { label: 'Allowed domains', cell: (k) => (k.allowed_domains.length ? h('ul', { class: 'plain' }, k.allowed_domains.map((d) => h('li', { class: 'break' }, d))) : 'any') },
+        {
+          label: 'Allowed domains',
+          cell: (k) =>
+            k.allowed_domains.length
+              ? h(
+                  'ul',
+                  { class: 'plain' },
+                  k.allowed_domains.map((d) => h('li', { class: 'break' }, d)),
+                )
+              : 'any',
+        },
         { label: 'Expires', cell: (k) => (k.expires_at ? time(k.expires_at) : 'never') },
-        { label: 'Usage', cell: (k) => [`${k.usage_count} request(s)`, h('br'), h('span', { class: 'muted small' }, 'last ', k.last_used_at ? time(k.last_used_at) : 'never')] },
+        {
+          label: 'Usage',
+          cell: (k) => [`${k.usage_count} request(s)`, h('br'), h('span', { class: 'muted small' }, 'last ', k.last_used_at ? time(k.last_used_at) : 'never')],
+        },
         { label: 'Status', cell: status },
         {
           label: 'Actions',

@@ -78,13 +78,19 @@ export const screen: Screen = {
   adminOnly: true,
   async render({ root, query }) {
     root.append(
-      screenHeader('Audit log', 'Every change to users, API keys, channels, rules, products and locations: who made it, when, and what each field was before and after. Secrets are never shown.'),
+      screenHeader(
+        'Audit log',
+        'Every change to users, API keys, channels, rules, products and locations: who made it, when, and what each field was before and after. Secrets are never shown.',
+      ),
     );
     const [users, keys] = await Promise.all([
       get<Page<Schema<'User'>>>('/api/v1/users/', { page_size: 500 }),
       get<Page<Schema<'ApiKey'>>>('/api/v1/api-keys/', { page_size: 500, include_revoked: true }),
     ]);
-    const actorName = new Map<string, string>([...users.results.map((u) => [u.id, u.username] as const), ...keys.results.map((k) => [k.id, `key “${k.name}”`] as const)]);
+    const actorName = new Map<string, string>([
+      ...users.results.map((u) => [u.id, u.username] as const),
+      ...keys.results.map((k) => [k.id, `key “${k.name}”`] as const),
+    ]);
     // Each record by name: from the entry when it holds one, else read by id once per record as rows show them
     // (users and keys are loaded above for the "Who" filter). A record that can no longer be read keeps its short id.
     const productName = productNameCell(productLabel);
@@ -103,7 +109,8 @@ export const screen: Screen = {
       // Deliveries have no name: the Deliveries screen names them by this short id too.
       return h('code', { class: 'muted small' }, e.resource_id.slice(0, 8));
     };
-    const actorOf = (e: AuditEntry) => (e.actor.type === 'operator' ? 'operator (command line)' : (actorName.get(e.actor.id ?? '') ?? (e.actor.type === 'api_key' ? 'an API key' : 'a user')));
+    const actorOf = (e: AuditEntry) =>
+      e.actor.type === 'operator' ? 'operator (command line)' : (actorName.get(e.actor.id ?? '') ?? (e.actor.type === 'api_key' ? 'an API key' : 'a user'));
 
     const list = new PagedList<AuditEntry>({
       path: '/api/v1/audit-log/',
@@ -131,7 +138,11 @@ export const screen: Screen = {
       columns: [
         { label: 'When', sort: 'created_at', cell: (e) => time(e.created_at) },
         { label: 'Who', cell: (e) => actorOf(e) },
-        { label: 'Action', sort: 'action', cell: (e) => badge(e.action.replace(/_/g, ' '), e.action === 'delete' || e.action === 'revoke' ? 'bad' : e.action === 'create' ? 'ok' : 'info') },
+        {
+          label: 'Action',
+          sort: 'action',
+          cell: (e) => badge(e.action.replace(/_/g, ' '), e.action === 'delete' || e.action === 'revoke' ? 'bad' : e.action === 'create' ? 'ok' : 'info'),
+        },
         { label: 'Record', sort: 'resource_type', cell: (e) => [typeLabel(e.resource_type), ' ', recordOf(e)] },
         { label: 'Changes', cell: (e) => changesOf(e, idFields), class: 'wide' },
       ],

@@ -35,13 +35,26 @@ export const screen: Screen = {
       initial: Object.fromEntries(['product_id', 'has_stock', 'expires_before'].map((k) => [k, query.get(k) ?? ''])),
       filters: [
         productPicker({ name: 'product_id', label: 'Product', empty: 'All batch products', query: { profile: 'BATCH' }, value: query.get('product_id') ?? '' }),
-        { name: 'has_stock', label: 'Stock', type: 'select', options: [{ value: '', label: 'With or without stock' }, { value: 'true', label: 'With stock' }, { value: 'false', label: 'Empty' }] },
+        {
+          name: 'has_stock',
+          label: 'Stock',
+          type: 'select',
+          options: [
+            { value: '', label: 'With or without stock' },
+            { value: 'true', label: 'With stock' },
+            { value: 'false', label: 'Empty' },
+          ],
+        },
         { name: 'expires_before', label: 'Expires before', type: 'date' },
       ],
       columns: [
         { label: 'Code', sort: 'code', cell: (b) => h('strong', null, b.code) },
         { label: 'Product', cell: (b) => productName(b.product_id), class: 'wide' },
-        { label: 'Expires', sort: 'expiration_date', cell: (b) => (b.expiration_date ? [b.expiration_date, b.expiration_date < today() ? [' ', badge('expired', 'bad')] : null] : 'no expiry') },
+        {
+          label: 'Expires',
+          sort: 'expiration_date',
+          cell: (b) => (b.expiration_date ? [b.expiration_date, b.expiration_date < today() ? [' ', badge('expired', 'bad')] : null] : 'no expiry'),
+        },
         { label: 'Remaining', cell: (b) => b.stock_display, class: 'num' },
         { label: 'Created', sort: 'created_at', cell: (b) => time(b.created_at) },
         {
@@ -71,10 +84,17 @@ export const screen: Screen = {
 
     const form = new Form({
       label: 'New batch',
-      fields: [productPicker({ name: 'product_id', label: 'Product', required: true, empty: 'Choose a batch product', query: { profile: 'BATCH', is_active: true } }), ...batchFields()],
+      fields: [
+        productPicker({ name: 'product_id', label: 'Product', required: true, empty: 'Choose a batch product', query: { profile: 'BATCH', is_active: true } }),
+        ...batchFields(),
+      ],
       submitLabel: 'Create batch',
       onSubmit: async (values) => {
-        const created = await post<Batch>('/api/v1/batches/', { product_id: values.product_id, code: text(values.code) ?? '', ...(values.expiration_date ? { expiration_date: values.expiration_date } : {}) });
+        const created = await post<Batch>('/api/v1/batches/', {
+          product_id: values.product_id,
+          code: text(values.code) ?? '',
+          ...(values.expiration_date ? { expiration_date: values.expiration_date } : {}),
+        });
         notify(`Batch ${created.code} created.`);
         await list.reload();
       },

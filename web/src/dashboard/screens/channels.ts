@@ -44,7 +44,18 @@ interface MonitorRun {
   status: 'completed' | 'failed' | 'skipped';
   started_at: string;
   finished_at: string;
-  results: Record<'products_evaluated' | 'events_opened' | 'events_resolved' | 'deliveries_created' | 'due_deliveries' | 'deliveries_sent' | 'deliveries_retrying' | 'deliveries_failed' | 'deliveries_enqueued', number> | null;
+  results: Record<
+    | 'products_evaluated'
+    | 'events_opened'
+    | 'events_resolved'
+    | 'deliveries_created'
+    | 'due_deliveries'
+    | 'deliveries_sent'
+    | 'deliveries_retrying'
+    | 'deliveries_failed'
+    | 'deliveries_enqueued',
+    number
+  > | null;
 }
 
 const RUN_STATUS: Record<MonitorRun['status'], string> = {
@@ -60,20 +71,36 @@ async function lastRunPanel(): Promise<HTMLElement> {
   if (!run) {
     return section(
       'Monitor runs',
-      h('p', null, 'No monitor run has checked your company yet. Rules are evaluated, and alerts sent, by ', h('code', null, 'check_rules'), ': ', h('code', null, 'npm start'), ' runs it every minute by default (', h('code', null, 'CHECK_RULES_INTERVAL_SECONDS'), '); elsewhere it is scheduled by the operator.'),
+      h(
+        'p',
+        null,
+        'No monitor run has checked your company yet. Rules are evaluated, and alerts sent, by ',
+        h('code', null, 'check_rules'),
+        ': ',
+        h('code', null, 'npm start'),
+        ' runs it every minute by default (',
+        h('code', null, 'CHECK_RULES_INTERVAL_SECONDS'),
+        '); elsewhere it is scheduled by the operator.',
+      ),
     );
   }
   const r = run.results;
   return section(
     'Monitor runs',
     facts([
-      ['Last run', [time(run.started_at), ' ', h('span', { class: 'muted small' }, run.trigger === 'scheduler' ? '(scheduled by npm start)' : '(check_rules command)')]],
+      [
+        'Last run',
+        [time(run.started_at), ' ', h('span', { class: 'muted small' }, run.trigger === 'scheduler' ? '(scheduled by npm start)' : '(check_rules command)')],
+      ],
       ['Outcome', RUN_STATUS[run.status]],
       ...(r
         ? ([
             ['Evaluated', `${r.products_evaluated} products`],
             ['Events', `${r.events_opened} opened, ${r.events_resolved} resolved`],
-            ['Deliveries', `${r.deliveries_created} new, ${r.due_deliveries} due from earlier runs; ${r.deliveries_sent} sent, ${r.deliveries_retrying} retrying, ${r.deliveries_failed} failed, ${r.deliveries_enqueued} queued`],
+            [
+              'Deliveries',
+              `${r.deliveries_created} new, ${r.due_deliveries} due from earlier runs; ${r.deliveries_sent} sent, ${r.deliveries_retrying} retrying, ${r.deliveries_failed} failed, ${r.deliveries_enqueued} queued`,
+            ],
           ] as [string, string][])
         : []),
     ]),
@@ -85,7 +112,17 @@ function consoleEmailNote(): HTMLElement {
   return h(
     'div',
     { class: 'notice notice-info', role: 'note' },
-    h('p', null, 'Emails are not sent: this server uses the console email backend (debug mode). Each message is written as an "email not sent" log line to the output of the process that sends it: with ', h('code', null, 'npm start'), ', the terminal where it runs. Set ', h('code', null, 'EMAIL_HOST'), ' (or ', h('code', null, 'EMAIL_BACKEND=smtp'), ') to send them.'),
+    h(
+      'p',
+      null,
+      'Emails are not sent: this server uses the console email backend (debug mode). Each message is written as an "email not sent" log line to the output of the process that sends it: with ',
+      h('code', null, 'npm start'),
+      ', the terminal where it runs. Set ',
+      h('code', null, 'EMAIL_HOST'),
+      ' (or ',
+      h('code', null, 'EMAIL_BACKEND=smtp'),
+      ') to send them.',
+    ),
   );
 }
 
@@ -112,11 +149,57 @@ function channelFields(channel?: Channel): FieldSpec[] {
   const kind = channel?.kind ?? 'WEBHOOK';
   return [
     { name: 'name', label: 'Name', required: true, value: channel?.name },
-    ...(channel ? [] : [{ name: 'kind', label: 'Kind', type: 'select' as const, options: [{ value: 'WEBHOOK', label: 'Webhook' }, { value: 'EMAIL', label: 'Email' }], value: kind }]),
-    { name: 'url', label: 'Webhook URL', type: 'url', required: true, value: channel?.url ?? '', placeholder: 'https://example.com/hooks/inventory', hidden: kind !== 'WEBHOOK', help: 'http or https; private and loopback addresses are refused.' },
-    { name: 'recipients', label: 'Recipients', type: 'textarea', rows: 2, value: (channel?.recipients ?? []).join('\n'), hidden: kind !== 'EMAIL', help: 'Email addresses, one per line (1–20).' },
-    { name: 'events', label: 'Events', type: 'checkboxes', options: EVENT_TYPES, value: channel?.events ?? [...EVENT_TYPES], help: 'THRESHOLD and DATE_OFFSET alerts, and TEST sends.' },
-    { name: 'max_attempts', label: 'Max attempts', type: 'number', min: 1, max: 5, step: 1, value: String(channel?.max_attempts ?? 5), help: '1–5; failed sends are retried on later monitor runs.' },
+    ...(channel
+      ? []
+      : [
+          {
+            name: 'kind',
+            label: 'Kind',
+            type: 'select' as const,
+            options: [
+              { value: 'WEBHOOK', label: 'Webhook' },
+              { value: 'EMAIL', label: 'Email' },
+            ],
+            value: kind,
+          },
+        ]),
+    {
+      name: 'url',
+      label: 'Webhook URL',
+      type: 'url',
+      required: true,
+      value: channel?.url ?? '',
+      placeholder: 'https://example.com/hooks/inventory',
+      hidden: kind !== 'WEBHOOK',
+      help: 'http or https; private and loopback addresses are refused.',
+    },
+    {
+      name: 'recipients',
+      label: 'Recipients',
+      type: 'textarea',
+      rows: 2,
+      value: (channel?.recipients ?? []).join('\n'),
+      hidden: kind !== 'EMAIL',
+      help: 'Email addresses, one per line (1–20).',
+    },
+    {
+      name: 'events',
+      label: 'Events',
+      type: 'checkboxes',
+      options: EVENT_TYPES,
+      value: channel?.events ?? [...EVENT_TYPES],
+      help: 'THRESHOLD and DATE_OFFSET alerts, and TEST sends.',
+    },
+    {
+      name: 'max_attempts',
+      label: 'Max attempts',
+      type: 'number',
+      min: 1,
+      max: 5,
+      step: 1,
+      value: String(channel?.max_attempts ?? 5),
+      help: '1–5; failed sends are retried on later monitor runs.',
+    },
   ];
 }
 
@@ -130,7 +213,12 @@ function channelBody(values: Values, kind: string): Record<string, unknown> {
 }
 
 async function renderList({ root, go }: ScreenContext): Promise<void> {
-  root.append(screenHeader('Notification channels', 'Where monitoring alerts go: signed webhooks and email. Open a channel to see its secret, send a test and read its deliveries.'));
+  root.append(
+    screenHeader(
+      'Notification channels',
+      'Where monitoring alerts go: signed webhooks and email. Open a channel to see its secret, send a test and read its deliveries.',
+    ),
+  );
   const listSlot = h('div');
   const load = async () => {
     const channels = await getAll<Channel>('/api/v1/notification-channels/');
@@ -246,7 +334,11 @@ async function renderDetail(ctx: ScreenContext): Promise<void> {
     ),
     channel.kind === 'WEBHOOK'
       ? button('Rotate secret', async () => {
-          const ok = await confirmAction('Rotate the signing secret?', 'A new secret is generated now; receivers must switch to it, the old one no longer signs anything.', 'Rotate secret');
+          const ok = await confirmAction(
+            'Rotate the signing secret?',
+            'A new secret is generated now; receivers must switch to it, the old one no longer signs anything.',
+            'Rotate secret',
+          );
           if (!ok) return;
           channel = await post<Channel>(`/api/v1/notification-channels/${channel.id}/rotate-secret/`, {});
           showSecret();

@@ -49,7 +49,11 @@ export function attemptsOf(d: Delivery): HTMLElement {
         { label: 'Started', cell: (a) => time(a.started_at) },
         { label: 'Result', cell: (a) => [attemptBadge(a), ' ', a.status_code ? `HTTP ${a.status_code}` : ''] },
         { label: 'Duration', cell: (a) => (a.status === 'STARTED' || a.duration_ms === null ? '—' : `${a.duration_ms} ms`), class: 'num' },
-        { label: 'Error / response', cell: (a) => (a.error || a.response_excerpt ? h('code', { class: 'excerpt' }, a.error ?? a.response_excerpt ?? '') : '—'), class: 'wide' },
+        {
+          label: 'Error / response',
+          cell: (a) => (a.error || a.response_excerpt ? h('code', { class: 'excerpt' }, a.error ?? a.response_excerpt ?? '') : '—'),
+          class: 'wide',
+        },
       ] as Column<Attempt>[],
       d.attempts,
       { caption: `Attempts of delivery ${d.id}`, empty: 'No attempt yet.' },
@@ -65,7 +69,13 @@ function retryButton(d: Delivery, list: () => PagedList<Delivery>): HTMLButtonEl
     'Retry now',
     async () => {
       const retried = await post<Delivery>(`/api/v1/notification-deliveries/${d.id}/retry/`);
-      notify(retried.status === 'DELIVERED' ? 'Delivery sent again: delivered.' : retried.status === 'FAILED' ? 'Delivery sent again: it failed again.' : 'Delivery queued to be sent again now.');
+      notify(
+        retried.status === 'DELIVERED'
+          ? 'Delivery sent again: delivered.'
+          : retried.status === 'FAILED'
+            ? 'Delivery sent again: it failed again.'
+            : 'Delivery queued to be sent again now.',
+      );
       await list().reload();
     },
     { label: `Retry delivery ${d.id.slice(0, 8)} now`, kind: 'primary' },
@@ -73,13 +83,17 @@ function retryButton(d: Delivery, list: () => PagedList<Delivery>): HTMLButtonEl
 }
 
 /** A list of deliveries (of one channel when `channelId` is given). */
-export function deliveriesList(opts: { channelId?: string; channels?: { id: string; name: string }[]; initial?: Record<string, string> } = {}): PagedList<Delivery> {
+export function deliveriesList(
+  opts: { channelId?: string; channels?: { id: string; name: string }[]; initial?: Record<string, string> } = {},
+): PagedList<Delivery> {
   const names = new Map((opts.channels ?? []).map((c) => [c.id, c.name]));
   // eslint-disable-next-line prefer-const -- the columns' buttons below reload it, so it is declared before it is made
   let list: PagedList<Delivery>;
   const columns: Column<Delivery>[] = [
     { label: 'Created', cell: (d) => time(d.created_at) },
-    ...(opts.channelId ? [] : [{ label: 'Channel', cell: (d: Delivery) => h('a', { href: `#/channels/${d.channel_id}` }, names.get(d.channel_id) ?? 'unknown channel') }]),
+    ...(opts.channelId
+      ? []
+      : [{ label: 'Channel', cell: (d: Delivery) => h('a', { href: `#/channels/${d.channel_id}` }, names.get(d.channel_id) ?? 'unknown channel') }]),
     { label: 'Event', cell: (d) => d.event_type },
     { label: 'Status', cell: (d) => statusBadge(d.status) },
     { label: 'Attempts', cell: (d) => `${d.attempt_count} of ${d.max_attempts}`, class: 'num' },
@@ -96,7 +110,16 @@ export function deliveriesList(opts: { channelId?: string; channels?: { id: stri
     pageSize: 20,
     detail: attemptsOf,
     filters: [
-      ...(opts.channelId ? [] : [{ name: 'channel_id', label: 'Channel', type: 'select' as const, options: [{ value: '', label: 'All channels' }, ...(opts.channels ?? []).map((c) => ({ value: c.id, label: c.name }))] }]),
+      ...(opts.channelId
+        ? []
+        : [
+            {
+              name: 'channel_id',
+              label: 'Channel',
+              type: 'select' as const,
+              options: [{ value: '', label: 'All channels' }, ...(opts.channels ?? []).map((c) => ({ value: c.id, label: c.name }))],
+            },
+          ]),
       { name: 'status', label: 'Status', type: 'select', options: [{ value: '', label: 'Any status' }, ...DELIVERY_STATUSES] },
       { name: 'event_type', label: 'Event type', type: 'select', options: [{ value: '', label: 'Any type' }, ...EVENT_TYPES] },
     ],
@@ -112,7 +135,10 @@ export const screen: Screen = {
   adminOnly: true,
   async render({ root, query }) {
     root.append(
-      screenHeader('Deliveries', 'Every notification sent through a channel, with each attempt. Failed attempts are retried by the next monitor runs (2ⁿ minutes apart, at most 5 attempts); a delivery that failed for good can be retried now.'),
+      screenHeader(
+        'Deliveries',
+        'Every notification sent through a channel, with each attempt. Failed attempts are retried by the next monitor runs (2ⁿ minutes apart, at most 5 attempts); a delivery that failed for good can be retried now.',
+      ),
     );
     const channels = await getAll<{ id: string; name: string }>('/api/v1/notification-channels/');
     const list = deliveriesList({ channels, initial: { status: query.get('status') ?? '', channel_id: query.get('channel_id') ?? '' } });

@@ -19,7 +19,10 @@ export const screen: Screen = {
   group: 'Monitoring',
   async render({ root, query }) {
     root.append(
-      screenHeader('Events', 'Opened by monitor runs when a rule holds. Resolve an event once handled, or ignore it; a run closes events whose condition has cleared.'),
+      screenHeader(
+        'Events',
+        'Opened by monitor runs when a rule holds. Resolve an event once handled, or ignore it; a run closes events whose condition has cleared.',
+      ),
     );
     const rules = await getAll<Schema<'MonitoringRule'>>('/api/v1/monitoring-rules/');
     const productName = productNameCell(productLabel);
@@ -47,7 +50,11 @@ export const screen: Screen = {
         { label: 'Rule', cell: (e) => [ruleName(e.rule_id), h('br'), h('span', { class: 'muted small' }, e.trigger_type)] },
         { label: 'Product', cell: (e) => productName(e.product_id) },
         { label: 'Message', cell: (e) => e.message, class: 'wide' },
-        { label: 'Status', sort: 'status', cell: (e) => [statusBadge(e.status), e.status_changed_at ? [' ', h('span', { class: 'muted small' }, time(e.status_changed_at))] : null] },
+        {
+          label: 'Status',
+          sort: 'status',
+          cell: (e) => [statusBadge(e.status), e.status_changed_at ? [' ', h('span', { class: 'muted small' }, time(e.status_changed_at))] : null],
+        },
         {
           label: 'Actions',
           class: 'actions',

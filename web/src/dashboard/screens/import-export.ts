@@ -115,7 +115,8 @@ function spreadsheetDownloads(): HTMLElement {
         busy = true;
         let bytes = 0;
         let lines = 0;
-        const show = () => fill(status, `${what[0].toUpperCase()}${what.slice(1)}: ${Math.max(lines - 1, 0).toLocaleString('en')} row(s), ${sizeOf(bytes)} received…`);
+        const show = () =>
+          fill(status, `${what[0].toUpperCase()}${what.slice(1)}: ${Math.max(lines - 1, 0).toLocaleString('en')} row(s), ${sizeOf(bytes)} received…`);
         progress.hidden = false;
         progress.removeAttribute('value');
         show();
@@ -139,7 +140,10 @@ function spreadsheetDownloads(): HTMLElement {
       { kind: 'secondary' },
     );
 
-  const movements = get('movements', '/api/v1/export/movements/', () => ({ created_after: fromLocalInput(from.value), created_before: fromLocalInput(until.value) }));
+  const movements = get('movements', '/api/v1/export/movements/', () => ({
+    created_after: fromLocalInput(from.value),
+    created_before: fromLocalInput(until.value),
+  }));
 
   return h(
     'div',
@@ -172,7 +176,14 @@ export const screen: Screen = {
       label: 'Import products',
       fields: [
         { name: 'file', label: 'File (.csv or .json)', type: 'file', accept: '.csv,.json,text/csv,application/json' },
-        { name: 'content', label: 'Or paste the content', type: 'textarea', rows: 6, placeholder: 'sku,name,profile,engine_type\nA-1,Bolt,STANDARD,counter', help: CSV_HELP },
+        {
+          name: 'content',
+          label: 'Or paste the content',
+          type: 'textarea',
+          rows: 6,
+          placeholder: 'sku,name,profile,engine_type\nA-1,Bolt,STANDARD,counter',
+          help: CSV_HELP,
+        },
         { name: 'dry_run', label: 'Dry run: check only, import nothing', type: 'checkbox', value: true },
       ],
       submitLabel: 'Import',
@@ -247,11 +258,21 @@ export const screen: Screen = {
     root.append(
       screenHeader('Import & export'),
       // Imports are writes: a viewer sees only the downloads (docs/api/roles-and-audit-log.md).
-      h('div', { class: 'write-only' }, section('Import products', form.el, outcome), section('Import locations', locationsForm), section('Import opening stock', stockForm)),
+      h(
+        'div',
+        { class: 'write-only' },
+        section('Import products', form.el, outcome),
+        section('Import locations', locationsForm),
+        section('Import opening stock', stockForm),
+      ),
       section('Download spreadsheets', spreadsheetDownloads()),
       section(
         'Export the company',
-        h('p', null, 'Every record of the company (products, locations, batches, items, work orders, balances and the ledger) as one JSON file, from one consistent snapshot. One export per hour.'),
+        h(
+          'p',
+          null,
+          'Every record of the company (products, locations, batches, items, work orders, balances and the ledger) as one JSON file, from one consistent snapshot. One export per hour.',
+        ),
         exportButton,
         exportStatus,
       ),

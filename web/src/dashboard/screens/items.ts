@@ -30,9 +30,23 @@ export const screen: Screen = {
       empty: 'No items match.',
       initial: { product_id: query.get('product_id') ?? '' },
       filters: [
-        productPicker({ name: 'product_id', label: 'Product', empty: 'All serialized products', query: { profile: 'SERIALIZED' }, value: query.get('product_id') ?? '' }),
+        productPicker({
+          name: 'product_id',
+          label: 'Product',
+          empty: 'All serialized products',
+          query: { profile: 'SERIALIZED' },
+          value: query.get('product_id') ?? '',
+        }),
         locationPicker({ name: 'location_id', label: 'Location', empty: 'All locations' }),
-        { name: 'is_active', label: 'Status', type: 'select', options: [{ value: 'true', label: 'Active' }, { value: 'false', label: 'Retired' }] },
+        {
+          name: 'is_active',
+          label: 'Status',
+          type: 'select',
+          options: [
+            { value: 'true', label: 'Active' },
+            { value: 'false', label: 'Retired' },
+          ],
+        },
       ],
       columns: [
         { label: 'Serial number', sort: 'serial_number', cell: (i) => h('strong', null, i.serial_number) },
@@ -65,7 +79,13 @@ export const screen: Screen = {
     const form = new Form({
       label: 'New item',
       fields: [
-        productPicker({ name: 'product_id', label: 'Product', required: true, empty: 'Choose a serialized product', query: { profile: 'SERIALIZED', is_active: true } }),
+        productPicker({
+          name: 'product_id',
+          label: 'Product',
+          required: true,
+          empty: 'Choose a serialized product',
+          query: { profile: 'SERIALIZED', is_active: true },
+        }),
         locationPicker({ name: 'location_id', label: 'Location', required: true, empty: 'Choose a location' }),
         { name: 'serial_number', label: 'Serial number', required: true },
         { name: 'reason', label: 'Reason' },
@@ -74,7 +94,12 @@ export const screen: Screen = {
       onSubmit: async (values) => {
         const created = await post<Item>(
           '/api/v1/items/',
-          { product_id: values.product_id, location_id: values.location_id, serial_number: text(values.serial_number) ?? '', reason: text(values.reason) ?? '' },
+          {
+            product_id: values.product_id,
+            location_id: values.location_id,
+            serial_number: text(values.serial_number) ?? '',
+            reason: text(values.reason) ?? '',
+          },
           keys.options(),
         );
         keys.next();

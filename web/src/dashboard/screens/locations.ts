@@ -11,7 +11,13 @@ function editLocation(location: Location, done: () => void): void {
   formDialog(`Edit ${location.name}`, {
     fields: [
       { name: 'name', label: 'Name', required: true, value: location.name },
-      locationPicker({ name: 'parent_id', label: 'Parent location', empty: 'None', only: (l) => l.type !== 'VIRTUAL' && l.id !== location.id, value: location.parent_id }),
+      locationPicker({
+        name: 'parent_id',
+        label: 'Parent location',
+        empty: 'None',
+        only: (l) => l.type !== 'VIRTUAL' && l.id !== location.id,
+        value: location.parent_id,
+      }),
     ],
     submitLabel: 'Save location',
     save: (values) => patch(`/api/v1/locations/${location.id}/`, { name: text(values.name) ?? '', parent_id: values.parent_id || null }),
@@ -28,7 +34,9 @@ export const screen: Screen = {
   title: 'Locations',
   group: 'Stock',
   async render({ root }) {
-    root.append(screenHeader('Locations', 'Where stock is kept. Inbound and Outbound are the virtual system locations that additions come from and subtractions go to.'));
+    root.append(
+      screenHeader('Locations', 'Where stock is kept. Inbound and Outbound are the virtual system locations that additions come from and subtractions go to.'),
+    );
     // The list pages like any other and shows each location's parent by name, read per parent id (once each)
     // as rows show them; the parent pickers search as one types and show the hierarchy of what they find. No
     // part of this screen needs the whole tree, so none is loaded.
@@ -91,7 +99,11 @@ export const screen: Screen = {
       ],
       submitLabel: 'Create location',
       onSubmit: async (values) => {
-        const created = await post<Location>('/api/v1/locations/', { name: text(values.name) ?? '', type: values.type, ...(values.parent_id ? { parent_id: values.parent_id } : {}) });
+        const created = await post<Location>('/api/v1/locations/', {
+          name: text(values.name) ?? '',
+          type: values.type,
+          ...(values.parent_id ? { parent_id: values.parent_id } : {}),
+        });
         notify(`Location ${created.name} created.`);
         await refresh();
       },

@@ -11,7 +11,14 @@ import type { Schema } from '../../kit/api-types.js';
 type Movement = Schema<'LedgerEntry'>;
 
 const KINDS = ['ADD', 'SUBTRACT', 'MOVE_IN', 'MOVE_OUT', 'TRANSFER', 'ADJUST'];
-const KIND_TONES: Record<string, 'ok' | 'bad' | 'info' | 'warn'> = { ADD: 'ok', MOVE_IN: 'ok', SUBTRACT: 'bad', MOVE_OUT: 'bad', TRANSFER: 'info', ADJUST: 'warn' };
+const KIND_TONES: Record<string, 'ok' | 'bad' | 'info' | 'warn'> = {
+  ADD: 'ok',
+  MOVE_IN: 'ok',
+  SUBTRACT: 'bad',
+  MOVE_OUT: 'bad',
+  TRANSFER: 'info',
+  ADJUST: 'warn',
+};
 
 export const screen: Screen = {
   path: 'movements',
@@ -33,7 +40,13 @@ export const screen: Screen = {
       fixed: query.get('batch_id') ? { batch_id: query.get('batch_id') } : undefined,
       filters: [
         productPicker({ name: 'product_id', label: 'Product', empty: 'All products', value: query.get('product_id') ?? '' }),
-        locationPicker({ name: 'location_id', label: 'Location (either side)', empty: 'All locations', only: () => true, value: query.get('location_id') ?? '' }),
+        locationPicker({
+          name: 'location_id',
+          label: 'Location (either side)',
+          empty: 'All locations',
+          only: () => true,
+          value: query.get('location_id') ?? '',
+        }),
         { name: 'kind', label: 'Kind', type: 'select', options: [{ value: '', label: 'Any kind' }, ...KINDS] },
         { name: 'batch_code', label: 'Batch code' },
         { name: 'created_after', label: 'From', type: 'datetime-local' },

@@ -43,7 +43,14 @@ function block(title: string, count: number, countText: string, href: string, bo
   );
 }
 
-const plainList = (items: Child[]) => (items.length ? h('ul', { class: 'plain overview-list' }, items.map((i) => h('li', null, i))) : null);
+const plainList = (items: Child[]) =>
+  items.length
+    ? h(
+        'ul',
+        { class: 'plain overview-list' },
+        items.map((i) => h('li', null, i)),
+      )
+    : null;
 
 export const screen: Screen = {
   path: 'overview',
@@ -68,7 +75,10 @@ export const screen: Screen = {
     // Only the records these few rows name are read (once per id), never the whole catalog.
     const [products, locations] = await Promise.all([
       readEach(productById, [...batches.results.map((b) => b.product_id), ...movements.results.map((m) => m.product_id)]),
-      readEach(locationById, movements.results.flatMap((m) => [m.from_location_id, m.to_location_id])),
+      readEach(
+        locationById,
+        movements.results.flatMap((m) => [m.from_location_id, m.to_location_id]),
+      ),
     ]);
     const productName = names(products, (p) => `${p.sku} — ${p.name}`);
     const locationName = names(locations, (l) => l.name);
@@ -108,7 +118,11 @@ export const screen: Screen = {
           'ul',
           { class: 'plain overview-list' },
           SEVERITIES.map((s, i) =>
-            h('li', null, h('a', { href: listHash('events', open(s)), dataset: { count: String(bySeverity[i].count) } }, statusBadge(s), ' ', String(bySeverity[i].count))),
+            h(
+              'li',
+              null,
+              h('a', { href: listHash('events', open(s)), dataset: { count: String(bySeverity[i].count) } }, statusBadge(s), ' ', String(bySeverity[i].count)),
+            ),
           ),
         ),
       ),

@@ -33,11 +33,22 @@ export function historySummary(history: StockHistory): string {
 
 export async function renderProductPage({ root, id, go }: ScreenContext): Promise<void> {
   const product = await get<Product>(`/api/v1/product-models/${id}/`);
-  const interval = h('select', { name: 'interval' }, INTERVALS.map(([value, label]) => option(value, label, value === 'day')));
+  const interval = h(
+    'select',
+    { name: 'interval' },
+    INTERVALS.map(([value, label]) => option(value, label, value === 'day')),
+  );
   // The location picker searches as one types (one page of matches, in their hierarchy), like the forms' pickers.
   const location = h('select', { name: 'location_id' }, option('', 'All locations'));
   const lookup = locationLookup('All locations', (l) => l.type !== 'VIRTUAL');
-  const locationSearch = h('input', { type: 'search', class: 'picker-search', 'aria-label': 'Search', placeholder: 'Type to search', autocomplete: 'off', maxlength: '200' });
+  const locationSearch = h('input', {
+    type: 'search',
+    class: 'picker-search',
+    'aria-label': 'Search',
+    placeholder: 'Type to search',
+    autocomplete: 'off',
+    maxlength: '200',
+  });
   let asked = 0;
   const searchLocations = async (): Promise<void> => {
     const ask = ++asked;
@@ -66,7 +77,13 @@ export async function renderProductPage({ root, id, go }: ScreenContext): Promis
   const chartBox = h('div', { class: 'history-chart', 'aria-hidden': 'true' });
   const tableBody = h('tbody');
   const caption = h('caption', { class: 'visually-hidden' }, 'Stock at the end of each period');
-  const table = h('table', { class: 'history-table' }, caption, h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Period (UTC)'), h('th', { scope: 'col', class: 'num' }, 'Stock at its end'))), tableBody);
+  const table = h(
+    'table',
+    { class: 'history-table' },
+    caption,
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Period (UTC)'), h('th', { scope: 'col', class: 'num' }, 'Stock at its end'))),
+    tableBody,
+  );
   const problem = h('div');
   let removeChart: (() => void) | undefined;
 
@@ -83,7 +100,9 @@ export async function renderProductPage({ root, id, go }: ScreenContext): Promis
     }
     summary.textContent = historySummary(history);
     tableBody.replaceChildren(
-      ...[...history.points].reverse().map((p) => h('tr', null, h('th', { scope: 'row' }, periodLabel(p.period, history.interval)), h('td', { class: 'num' }, p.stock_display))),
+      ...[...history.points]
+        .reverse()
+        .map((p) => h('tr', null, h('th', { scope: 'row' }, periodLabel(p.period, history.interval)), h('td', { class: 'num' }, p.stock_display))),
     );
     removeChart?.();
     removeChart = await drawHistoryChart(chartBox, history);

@@ -29,7 +29,14 @@ function productFields(product?: Product): (FieldSpec | FieldGroup)[] {
   return [
     { name: 'sku', label: 'SKU', required: true, value: product?.sku },
     { name: 'name', label: 'Name', required: true, value: product?.name },
-    { name: 'profile', label: 'Profile (tracking mode)', type: 'select', options: PROFILES, value: profile, help: 'STANDARD counts, SERIALIZED tracks items, BATCH tracks batches, DIMENSIONAL measures.' },
+    {
+      name: 'profile',
+      label: 'Profile (tracking mode)',
+      type: 'select',
+      options: PROFILES,
+      value: profile,
+      help: 'STANDARD counts, SERIALIZED tracks items, BATCH tracks batches, DIMENSIONAL measures.',
+    },
     { name: 'description', label: 'Description', type: 'textarea', rows: 2, value: product?.description ?? '' },
     {
       name: 'barcode',
@@ -44,9 +51,31 @@ function productFields(product?: Product): (FieldSpec | FieldGroup)[] {
       name: 'engine_config',
       help: 'Checked by the server against the profile; problems are shown next to each field.',
       fields: [
-        { name: 'engine_config.engine_type', label: 'Engine type', type: 'select', options: ENGINE_TYPES, value: inputValue(config.engine_type) || ENGINE_OF[profile] },
-        { name: 'engine_config.unit', label: 'Unit', suggestions: DIMENSIONAL_UNITS, value: inputValue(config.unit), placeholder: profile === 'DIMENSIONAL' ? 'm' : 'pcs', help: 'Required for DIMENSIONAL (mm … lb); default pcs.' },
-        { name: 'engine_config.decimals', label: 'Decimals', type: 'number', min: 0, max: 6, step: 1, value: inputValue(config.decimals), help: '0–6; 0 for SERIALIZED.' },
+        {
+          name: 'engine_config.engine_type',
+          label: 'Engine type',
+          type: 'select',
+          options: ENGINE_TYPES,
+          value: inputValue(config.engine_type) || ENGINE_OF[profile],
+        },
+        {
+          name: 'engine_config.unit',
+          label: 'Unit',
+          suggestions: DIMENSIONAL_UNITS,
+          value: inputValue(config.unit),
+          placeholder: profile === 'DIMENSIONAL' ? 'm' : 'pcs',
+          help: 'Required for DIMENSIONAL (mm … lb); default pcs.',
+        },
+        {
+          name: 'engine_config.decimals',
+          label: 'Decimals',
+          type: 'number',
+          min: 0,
+          max: 6,
+          step: 1,
+          value: inputValue(config.decimals),
+          help: '0–6; 0 for SERIALIZED.',
+        },
         { name: 'engine_config.min_stock', label: 'Min stock', type: 'number', min: 0, value: inputValue(config.min_stock) },
         { name: 'engine_config.min_threshold', label: 'Min threshold', type: 'number', min: 0, value: inputValue(config.min_threshold) },
         { name: 'engine_config.max_stock', label: 'Max stock', type: 'number', min: 0, value: inputValue(config.max_stock) },
@@ -151,7 +180,11 @@ function renderList({ root, go }: ScreenContext): void {
             button(
               'Delete',
               async () => {
-                const ok = await confirmAction(`Delete ${p.sku}?`, 'Products that stock, rules or QR codes refer to cannot be deleted; deactivate them instead.', 'Delete product');
+                const ok = await confirmAction(
+                  `Delete ${p.sku}?`,
+                  'Products that stock, rules or QR codes refer to cannot be deleted; deactivate them instead.',
+                  'Delete product',
+                );
                 if (!ok) return;
                 await del(`/api/v1/product-models/${p.id}/`);
                 notify(`${p.sku} deleted.`);

@@ -27,7 +27,15 @@ const workOrderLabel = (w: Pick<WorkOrder, 'number' | 'title'>) => `${w.number} 
  * A picker of items (by serial number) or work orders (by number or title) that asks the API as one types:
  * one page of matches, never the whole list.
  */
-function searchPicker<T extends { id: string }>(name: string, label: string, path: string, show: (r: T) => string, query: Record<string, string | boolean>, empty: string, hidden: boolean): FieldSpec {
+function searchPicker<T extends { id: string }>(
+  name: string,
+  label: string,
+  path: string,
+  show: (r: T) => string,
+  query: Record<string, string | boolean>,
+  empty: string,
+  hidden: boolean,
+): FieldSpec {
   const lookup = async (search: string): Promise<Option[]> => {
     const found = await get<Page<T>>(path, { ...query, search, page_size: 50 });
     return [{ value: '', label: empty }, ...found.results.map((r) => ({ value: r.id, label: show(r) }))];
@@ -97,7 +105,17 @@ function linkDialog(codes: string[], done: () => Promise<void>): void {
   const title = codes.length === 1 ? `Link code ${codes[0]}` : `Link ${codes.length} codes`;
   formDialog(title, {
     fields: [
-      { name: 'target_type', label: 'Link to', type: 'select', options: [{ value: 'PRODUCT', label: 'A product' }, { value: 'ITEM', label: 'An item' }, { value: 'WORK_ORDER', label: 'A work order' }], value: 'PRODUCT' },
+      {
+        name: 'target_type',
+        label: 'Link to',
+        type: 'select',
+        options: [
+          { value: 'PRODUCT', label: 'A product' },
+          { value: 'ITEM', label: 'An item' },
+          { value: 'WORK_ORDER', label: 'A work order' },
+        ],
+        value: 'PRODUCT',
+      },
       productPicker({ name: 'product', label: 'Product', empty: 'Choose a product' }),
       searchPicker<Item>('item', 'Item', ITEMS, (i) => itemLabel(i), { is_active: true }, 'Choose an item (search its serial number)', true),
       searchPicker<WorkOrder>('work_order', 'Work order', WORK_ORDERS, workOrderLabel, {}, 'Choose a work order (search its number or title)', true),
@@ -122,7 +140,10 @@ function linkDialog(codes: string[], done: () => Promise<void>): void {
         }
       }
       const linked = codes.length - refused.length;
-      notify(refused.length ? `${linked} code(s) linked; not linked: ${refused.join('; ')}` : `${linked} code(s) linked.`, refused.length ? 'error' : 'success');
+      notify(
+        refused.length ? `${linked} code(s) linked; not linked: ${refused.join('; ')}` : `${linked} code(s) linked.`,
+        refused.length ? 'error' : 'success',
+      );
     },
     after: done,
   });
@@ -134,7 +155,10 @@ export const screen: Screen = {
   group: 'Operations',
   async render({ root }) {
     root.append(
-      screenHeader('QR codes', 'Codes start VIRGIN, are linked to a product, item or work order here or from the widget (CONFIGURED), and can be LOCKED. A scan opens the widget.'),
+      screenHeader(
+        'QR codes',
+        'Codes start VIRGIN, are linked to a product, item or work order here or from the widget (CONFIGURED), and can be LOCKED. A scan opens the widget.',
+      ),
     );
     // Targets are named per id as rows show them (read once each), never by loading every product.
     const productName = productNameCell(productLabel);
@@ -151,7 +175,19 @@ export const screen: Screen = {
 
     const generate = new Form({
       label: 'Generate QR codes',
-      fields: [{ name: 'count', label: 'How many codes', type: 'number', min: 1, max: 1000, step: 1, value: '20', required: true, help: '1–1000; a sheet holds 20 labels a page.' }],
+      fields: [
+        {
+          name: 'count',
+          label: 'How many codes',
+          type: 'number',
+          min: 1,
+          max: 1000,
+          step: 1,
+          value: '20',
+          required: true,
+          help: '1–1000; a sheet holds 20 labels a page.',
+        },
+      ],
       submitLabel: 'Generate codes',
       onSubmit: async (values) => {
         const answer = await post<{ count: number; results: QrCode[] }>('/api/v1/qr-codes/', { count: num(values.count) });
@@ -179,7 +215,15 @@ export const screen: Screen = {
       submitLabel: 'Download label sheet (PDF)',
       resetOnSuccess: false,
       onSubmit: (values) => downloadSheet({ status: str(values.status), page: num(values.page) ?? 1 }, 'qr-labels.pdf'),
-      extra: h('button', { type: 'button', class: 'secondary', on: { click: (): void => previewSheet({ status: str(bulk.values().status), page: num(bulk.values().page) ?? 1 }, 'Label sheet') } }, 'Preview'),
+      extra: h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          on: { click: (): void => previewSheet({ status: str(bulk.values().status), page: num(bulk.values().page) ?? 1 }, 'Label sheet') },
+        },
+        'Preview',
+      ),
     });
 
     const pageSheet = h('div', { class: 'page-sheet' });

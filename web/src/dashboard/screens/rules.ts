@@ -19,7 +19,8 @@ const SOURCES: Record<string, string> = { rule: 'rule', engine_config: 'product 
 function condition(r: Rule): string {
   // THRESHOLD rules have numeric bounds, DATE_OFFSET ones a date field and days (docs/api/monitoring-and-notifications.md).
   const c = r.condition_config as { min?: number; max?: number; date_field?: string; days_offset?: number };
-  if (r.trigger_type === 'THRESHOLD') return [c.min !== undefined ? `below ${c.min}` : '', c.max !== undefined ? `above ${c.max}` : ''].filter(Boolean).join(' or ');
+  if (r.trigger_type === 'THRESHOLD')
+    return [c.min !== undefined ? `below ${c.min}` : '', c.max !== undefined ? `above ${c.max}` : ''].filter(Boolean).join(' or ');
   if (r.trigger_type === 'DATE_OFFSET') return `${c.date_field} within ${c.days_offset} day(s)`;
   return JSON.stringify(c);
 }
@@ -28,11 +29,33 @@ function condition(r: Rule): string {
 function conditionFields(rule?: Rule): FieldGroup[] {
   const c = rule?.condition_config ?? {};
   const type = rule?.trigger_type ?? 'THRESHOLD';
-  return [{ legend: 'Condition', name: 'condition_config', fields: [
-    { name: 'condition_config.min', label: 'Alert below (min)', type: 'number', min: 0, value: inputValue(c.min), hidden: type !== 'THRESHOLD', help: 'Total physical stock below this; min, max or both.' },
-    { name: 'condition_config.max', label: 'Alert above (max)', type: 'number', min: 0, value: inputValue(c.max), hidden: type !== 'THRESHOLD' },
-    { name: 'condition_config.days_offset', label: 'Days before expiry', type: 'number', step: 1, value: inputValue(c.days_offset), hidden: type !== 'DATE_OFFSET', help: 'Batches whose expiration_date is within this many days (BATCH products only).' },
-  ] }];
+  return [
+    {
+      legend: 'Condition',
+      name: 'condition_config',
+      fields: [
+        {
+          name: 'condition_config.min',
+          label: 'Alert below (min)',
+          type: 'number',
+          min: 0,
+          value: inputValue(c.min),
+          hidden: type !== 'THRESHOLD',
+          help: 'Total physical stock below this; min, max or both.',
+        },
+        { name: 'condition_config.max', label: 'Alert above (max)', type: 'number', min: 0, value: inputValue(c.max), hidden: type !== 'THRESHOLD' },
+        {
+          name: 'condition_config.days_offset',
+          label: 'Days before expiry',
+          type: 'number',
+          step: 1,
+          value: inputValue(c.days_offset),
+          hidden: type !== 'DATE_OFFSET',
+          help: 'Batches whose expiration_date is within this many days (BATCH products only).',
+        },
+      ],
+    },
+  ];
 }
 
 function conditionBody(type: string, v: Values): Record<string, unknown> {
@@ -50,14 +73,21 @@ export const screen: Screen = {
   title: 'Rules',
   group: 'Monitoring',
   async render({ root, query, go }) {
-    root.append(screenHeader('Monitoring rules', 'Evaluated per product by each monitor run (check_rules); a rule that holds opens an event and notifies the channels.'));
+    root.append(
+      screenHeader('Monitoring rules', 'Evaluated per product by each monitor run (check_rules); a rule that holds opens an event and notifies the channels.'),
+    );
     const productName = productNameCell(productLabel);
 
     const editRule = (r: Rule) =>
       formDialog(`Edit rule ${r.name ?? r.trigger_type}`, {
         fields: [...common(r), ...conditionFields(r)],
         submitLabel: 'Save rule',
-        save: (values) => patch(`/api/v1/monitoring-rules/${r.id}/`, { name: text(values.name) ?? null, severity: values.severity, condition_config: conditionBody(r.trigger_type, values) }),
+        save: (values) =>
+          patch(`/api/v1/monitoring-rules/${r.id}/`, {
+            name: text(values.name) ?? null,
+            severity: values.severity,
+            condition_config: conditionBody(r.trigger_type, values),
+          }),
         after: async () => {
           notify('Rule saved.');
           await list.reload();
@@ -72,7 +102,12 @@ export const screen: Screen = {
       filters: [
         productPicker({ name: 'product_id', label: 'Product', empty: 'All products', value: query.get('product_id') ?? '' }),
         { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: '', label: 'Any trigger' }, 'THRESHOLD', 'DATE_OFFSET'] },
-        { name: 'source', label: 'Source', type: 'select', options: [{ value: '', label: 'Any source' }, ...Object.entries(SOURCES).map(([value, label]) => ({ value, label }))] },
+        {
+          name: 'source',
+          label: 'Source',
+          type: 'select',
+          options: [{ value: '', label: 'Any source' }, ...Object.entries(SOURCES).map(([value, label]) => ({ value, label }))],
+        },
         ACTIVE_FILTER,
       ],
       columns: [
@@ -118,7 +153,15 @@ export const screen: Screen = {
       label: 'New rule',
       fields: [
         productPicker({ name: 'product_id', label: 'Product', required: true, empty: 'Choose a product' }),
-        { name: 'trigger_type', label: 'Trigger', type: 'select', options: [{ value: 'THRESHOLD', label: 'THRESHOLD: stock below/above' }, { value: 'DATE_OFFSET', label: 'DATE_OFFSET: batch near expiry' }] },
+        {
+          name: 'trigger_type',
+          label: 'Trigger',
+          type: 'select',
+          options: [
+            { value: 'THRESHOLD', label: 'THRESHOLD: stock below/above' },
+            { value: 'DATE_OFFSET', label: 'DATE_OFFSET: batch near expiry' },
+          ],
+        },
         ...common(),
         ...conditionFields(),
       ],

@@ -36,7 +36,14 @@ export const screen: Screen = {
       label: 'Scan settings',
       resetOnSuccess: false,
       fields: [
-        { name: 'policy', label: 'What a scan may do', type: 'select', options: POLICIES, value: settings.policy, help: 'A code can have its own policy (QR codes API).' },
+        {
+          name: 'policy',
+          label: 'What a scan may do',
+          type: 'select',
+          options: POLICIES,
+          value: settings.policy,
+          help: 'A code can have its own policy (QR codes API).',
+        },
         {
           name: 'key_lifetime_hours',
           label: 'Scan key lifetime (hours)',
@@ -62,12 +69,22 @@ export const screen: Screen = {
       empty: 'No scan sessions match.',
       filters: [{ name: 'include_ended', label: 'Show revoked and expired sessions', type: 'checkbox' }],
       columns: [
-        { label: 'Code', cell: (s) => [h('code', null, s.code), h('br'), h('span', { class: 'muted small' }, s.target_type ? `${s.target_type.toLowerCase().replace('_', ' ')}` : 'not linked')] },
+        {
+          label: 'Code',
+          cell: (s) => [
+            h('code', null, s.code),
+            h('br'),
+            h('span', { class: 'muted small' }, s.target_type ? `${s.target_type.toLowerCase().replace('_', ' ')}` : 'not linked'),
+          ],
+        },
         { label: 'Policy', cell: (s) => s.policy },
         { label: 'Signed in', cell: (s) => (s.signed_in_user ? s.signed_in_user.username : '—') },
         { label: 'Started', cell: (s) => time(s.created_at) },
         { label: 'Expires', cell: (s) => (s.expires_at ? time(s.expires_at) : 'never') },
-        { label: 'Usage', cell: (s) => [`${s.usage_count} request(s)`, h('br'), h('span', { class: 'muted small' }, 'last ', s.last_used_at ? time(s.last_used_at) : 'never')] },
+        {
+          label: 'Usage',
+          cell: (s) => [`${s.usage_count} request(s)`, h('br'), h('span', { class: 'muted small' }, 'last ', s.last_used_at ? time(s.last_used_at) : 'never')],
+        },
         { label: 'Status', cell: status },
         {
           label: 'Actions',
@@ -79,7 +96,10 @@ export const screen: Screen = {
                   button(
                     'Revoke',
                     async () => {
-                      if (!(await confirmAction(`Revoke the scan of ${s.code}?`, 'Its key stops working at once; the phone has to scan again.', 'Revoke session'))) return;
+                      if (
+                        !(await confirmAction(`Revoke the scan of ${s.code}?`, 'Its key stops working at once; the phone has to scan again.', 'Revoke session'))
+                      )
+                        return;
                       await del(`/api/v1/scan-sessions/${s.id}/`);
                       notify(`Scan session of ${s.code} revoked.`);
                       await list.reload();

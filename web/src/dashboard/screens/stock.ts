@@ -28,7 +28,13 @@ function movementBody(values: Values, product: Product | undefined, locations: L
   const op = values.operation as Operation;
   const from = op === 'add' ? systemLocation(locations, 'Inbound').id : op === 'remove' ? values.location_id : values.from_location_id;
   const to = op === 'add' ? values.location_id : op === 'remove' ? systemLocation(locations, 'Outbound').id : values.to_location_id;
-  const body: Record<string, unknown> = compact({ product_id: values.product_id, from_location_id: from, to_location_id: to, quantity: num(values.quantity), reason: text(values.reason) });
+  const body: Record<string, unknown> = compact({
+    product_id: values.product_id,
+    from_location_id: from,
+    to_location_id: to,
+    quantity: num(values.quantity),
+    reason: text(values.reason),
+  });
   if (product?.profile === 'BATCH') {
     if (op === 'add' && text(values.batch_code)) body.batch = compact({ code: text(values.batch_code), expiration_date: text(values.batch_expiration_date) });
     if (op !== 'add' && values.batch_id) body.batch_id = values.batch_id;
@@ -76,14 +82,36 @@ export const screen: Screen = {
         },
         productPicker({ name: 'product_id', label: 'Product', required: true, empty: 'Choose a product', query: { is_active: true }, value: initialProduct }),
         locationPicker({ name: 'location_id', label: 'Location', required: true, empty: 'Choose a location', query: { is_active: true } }),
-        { ...locationPicker({ name: 'from_location_id', label: 'From location', required: true, empty: 'Choose a location', query: { is_active: true } }), hidden: true },
-        { ...locationPicker({ name: 'to_location_id', label: 'To location', required: true, empty: 'Choose a location', query: { is_active: true } }), hidden: true },
-        { name: 'quantity', label: 'Quantity', type: 'number', min: 0, inputmode: 'decimal', help: 'For serialized products, leave empty to count the serial numbers or items.' },
+        {
+          ...locationPicker({ name: 'from_location_id', label: 'From location', required: true, empty: 'Choose a location', query: { is_active: true } }),
+          hidden: true,
+        },
+        {
+          ...locationPicker({ name: 'to_location_id', label: 'To location', required: true, empty: 'Choose a location', query: { is_active: true } }),
+          hidden: true,
+        },
+        {
+          name: 'quantity',
+          label: 'Quantity',
+          type: 'number',
+          min: 0,
+          inputmode: 'decimal',
+          help: 'For serialized products, leave empty to count the serial numbers or items.',
+        },
         { name: 'batch_code', label: 'Batch code', hidden: true, help: 'Found by code, or created when new.' },
         { name: 'batch_expiration_date', label: 'Batch expiration date', type: 'date', hidden: true },
         { name: 'batch_id', label: 'Batch', type: 'select', options: [], hidden: true, help: 'Empty: the earliest-expiring batches first.' },
         { name: 'serial_numbers', label: 'Serial numbers', type: 'textarea', rows: 3, hidden: true, help: 'One per line; generated when empty.' },
-        { name: 'item_ids', label: 'Items', type: 'select', multiple: true, size: 5, options: [], hidden: true, help: 'The serialized items to book out (Ctrl/⌘ or Shift to choose several).' },
+        {
+          name: 'item_ids',
+          label: 'Items',
+          type: 'select',
+          multiple: true,
+          size: 5,
+          options: [],
+          hidden: true,
+          help: 'The serialized items to book out (Ctrl/⌘ or Shift to choose several).',
+        },
         { name: 'reason', label: 'Reason', placeholder: 'e.g. delivery 4711' },
       ],
       submitLabel: 'Book',
@@ -115,12 +143,22 @@ export const screen: Screen = {
       const op = v.operation as Operation;
       const at = op === 'transfer' ? str(v.from_location_id) : str(v.location_id);
       if (product?.profile === 'BATCH' && op !== 'add') {
-        const batches = await get<Page<{ id: string; code: string; expiration_date: string | null; stock_display: string }>>('/api/v1/batches/', { product_id: product.id, has_stock: true, page_size: 500 });
-        form.setOptions('batch_id', [{ value: '', label: 'Earliest expiry first' }, ...batches.results.map((b) => ({ value: b.id, label: `${b.code} · ${b.expiration_date ?? 'no expiry'} · ${b.stock_display}` }))]);
+        const batches = await get<Page<{ id: string; code: string; expiration_date: string | null; stock_display: string }>>('/api/v1/batches/', {
+          product_id: product.id,
+          has_stock: true,
+          page_size: 500,
+        });
+        form.setOptions('batch_id', [
+          { value: '', label: 'Earliest expiry first' },
+          ...batches.results.map((b) => ({ value: b.id, label: `${b.code} · ${b.expiration_date ?? 'no expiry'} · ${b.stock_display}` })),
+        ]);
       }
       if (product?.profile === 'SERIALIZED' && op !== 'add' && at) {
         const items = await get<Page<{ id: string; serial_number: string }>>('/api/v1/items/', { product_id: product.id, location_id: at, page_size: 500 });
-        form.setOptions('item_ids', items.results.map((i) => ({ value: i.id, label: i.serial_number })));
+        form.setOptions(
+          'item_ids',
+          items.results.map((i) => ({ value: i.id, label: i.serial_number })),
+        );
       }
     }
 
@@ -151,8 +189,23 @@ export const screen: Screen = {
       initial: { product_id: initialProduct, location_id: query.get('location_id') ?? '', below_min: query.get('below_min') ?? '' },
       filters: [
         productPicker({ name: 'product_id', label: 'Product', empty: 'All products', value: initialProduct }),
-        locationPicker({ name: 'location_id', label: 'Location', empty: 'All locations', value: query.get('location_id') ?? '', help: 'Totals then count this location only.' }),
-        { name: 'below_min', label: 'Minimum stock', type: 'select', options: [{ value: '', label: 'Any level' }, { value: 'true', label: 'Below minimum' }, { value: 'false', label: 'At or above minimum, or none set' }] },
+        locationPicker({
+          name: 'location_id',
+          label: 'Location',
+          empty: 'All locations',
+          value: query.get('location_id') ?? '',
+          help: 'Totals then count this location only.',
+        }),
+        {
+          name: 'below_min',
+          label: 'Minimum stock',
+          type: 'select',
+          options: [
+            { value: '', label: 'Any level' },
+            { value: 'true', label: 'Below minimum' },
+            { value: 'false', label: 'At or above minimum, or none set' },
+          ],
+        },
       ],
       columns: [
         { label: 'Product', sort: 'name', cell: (s) => [h('strong', null, s.sku), ' ', s.name], class: 'wide' },
@@ -160,9 +213,20 @@ export const screen: Screen = {
         { label: 'Total', cell: (s) => h('strong', null, s.stock_display), class: 'num' },
         {
           label: 'By location',
-          cell: (s) => (s.locations.length ? h('ul', { class: 'plain' }, s.locations.map((l) => h('li', null, `${l.location_name}: ${l.stock_display}`))) : '—'),
+          cell: (s) =>
+            s.locations.length
+              ? h(
+                  'ul',
+                  { class: 'plain' },
+                  s.locations.map((l) => h('li', null, `${l.location_name}: ${l.stock_display}`)),
+                )
+              : '—',
         },
-        { label: 'Ledger', class: 'actions', cell: (s) => button('Movements', () => go(`#/movements?product_id=${s.product_id}`), { label: `Movements of ${s.sku}` }) },
+        {
+          label: 'Ledger',
+          class: 'actions',
+          cell: (s) => button('Movements', () => go(`#/movements?product_id=${s.product_id}`), { label: `Movements of ${s.sku}` }),
+        },
       ],
     });
 

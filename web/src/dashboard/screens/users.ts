@@ -33,7 +33,11 @@ export const screen: Screen = {
           { name: 'is_active', label: 'Active', type: 'checkbox', value: u.is_active },
         ],
         submitLabel: 'Save user',
-        save: (values) => patch(`/api/v1/users/${u.id}/`, compact({ email: text(values.email) ?? null, role: values.role, is_active: values.is_active, password: values.password || undefined })),
+        save: (values) =>
+          patch(
+            `/api/v1/users/${u.id}/`,
+            compact({ email: text(values.email) ?? null, role: values.role, is_active: values.is_active, password: values.password || undefined }),
+          ),
         after: async () => {
           notify(`User ${u.username} saved.`);
           await list.reload();
@@ -83,7 +87,10 @@ export const screen: Screen = {
       ],
       submitLabel: 'Create user',
       onSubmit: async (values) => {
-        const created = await post<User>('/api/v1/users/', compact({ username: text(values.username) ?? '', password: values.password, email: text(values.email), role: values.role }));
+        const created = await post<User>(
+          '/api/v1/users/',
+          compact({ username: text(values.username) ?? '', password: values.password, email: text(values.email), role: values.role }),
+        );
         notify(`User ${created.username} created.`);
         await list.reload();
       },

@@ -129,7 +129,14 @@ const reasonOf = (state: FormState) => (state.reason.trim() ? { reason: state.re
 function transferRequest(data: BookingData, state: FormState): Pick<BookingRequest, 'path' | 'body' | 'amount'> {
   if (state.locationId === state.toLocationId) throw new FormProblem('Choose two different locations.');
   const quantity = data.product.profile === 'SERIALIZED' ? state.itemIds.size : quantityValue(state, true)!;
-  const body: TransferBody = { product_id: data.product.id, from_location_id: state.locationId, to_location_id: state.toLocationId, quantity, ...reasonOf(state), ...outgoingRefs(data, state) };
+  const body: TransferBody = {
+    product_id: data.product.id,
+    from_location_id: state.locationId,
+    to_location_id: state.toLocationId,
+    quantity,
+    ...reasonOf(state),
+    ...outgoingRefs(data, state),
+  };
   return { path: 'transfer/', body, amount: quantity };
 }
 
@@ -152,18 +159,35 @@ function transactionRequest(data: BookingData, state: FormState): Pick<BookingRe
     if (batch && !state.batchId) throw new FormProblem('Choose the batch you counted.');
     // A compare-and-swap: if the stock moved since this screen showed it, the service answers 409 stock_changed.
     const expected = batch ? {} : { expected_quantity: stockAt(data, state.locationId) };
-    const body: TransactionBody = { operation: 'set', location_id: state.locationId, quantity, ...expected, ...reasonOf(state), ...(batch ? { batch_id: state.batchId } : {}) };
+    const body: TransactionBody = {
+      operation: 'set',
+      location_id: state.locationId,
+      quantity,
+      ...expected,
+      ...reasonOf(state),
+      ...(batch ? { batch_id: state.batchId } : {}),
+    };
     return { path, body, amount: quantity };
   }
   if (state.op === 'subtract') {
     const quantity = data.product.profile === 'SERIALIZED' ? state.itemIds.size : quantityValue(state, true)!;
-    return { path, body: { operation: 'subtract', location_id: state.locationId, quantity, ...reasonOf(state), ...outgoingRefs(data, state) }, amount: quantity };
+    return {
+      path,
+      body: { operation: 'subtract', location_id: state.locationId, quantity, ...reasonOf(state), ...outgoingRefs(data, state) },
+      amount: quantity,
+    };
   }
   const quantity = quantityValue(state, data.product.profile !== 'SERIALIZED');
   const refs = incomingRefs(data, state);
   const serials = serialsOf(state).length;
   if (quantity === undefined && serials === 0) throw new FormProblem('Enter a quantity or serial numbers.');
-  const body: TransactionBody = { operation: 'add', location_id: state.locationId, ...(quantity === undefined ? {} : { quantity }), ...reasonOf(state), ...refs };
+  const body: TransactionBody = {
+    operation: 'add',
+    location_id: state.locationId,
+    ...(quantity === undefined ? {} : { quantity }),
+    ...reasonOf(state),
+    ...refs,
+  };
   return { path, body, amount: quantity ?? serials };
 }
 
@@ -192,7 +216,8 @@ export function bookedText(data: BookingData, req: BookingRequest, answer: Booki
     move: `Moved ${what} ${req.direction === 'in' ? 'in at' : 'out of'} ${from}.`,
     transfer: `Transferred ${what} from ${from} to ${to}.`,
   }[req.op];
-  const where = 'from_stock_display' in answer ? `${from}: ${answer.from_stock_display}, ${to}: ${answer.to_stock_display}` : `${from}: ${answer.location_stock_display}`;
+  const where =
+    'from_stock_display' in answer ? `${from}: ${answer.from_stock_display}, ${to}: ${answer.to_stock_display}` : `${from}: ${answer.location_stock_display}`;
   const items = 'items' in answer && answer.items?.length ? ` Serial numbers: ${answer.items.map((i) => i.serial_number).join(', ')}.` : '';
   const batch = 'batch' in answer && answer.batch ? ` Batch ${answer.batch.code}.` : '';
   return { done, where, extra: items + batch };

@@ -23,7 +23,14 @@ function createForm(ctx: Ctx, locations: Location[], onCreated: (l: Location) =>
   const parent = h('select', { name: 'parent_id' }, option('', 'None', true), ...locations.map((l) => option(l.id, l.name)));
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create location');
   const notice = h('div', { class: 'form-notice' });
-  const form = h('form', { class: 'create-location' }, field('Name', name), field('Type', type), field('Inside (optional)', parent), h('div', { class: 'actions' }, submit));
+  const form = h(
+    'form',
+    { class: 'create-location' },
+    field('Name', name),
+    field('Type', type),
+    field('Inside (optional)', parent),
+    h('div', { class: 'actions' }, submit),
+  );
   guardSubmit(form, submit, 'Creating…', notice, () => {
     const body: Record<string, unknown> = { name: name.value.trim(), type: type.value };
     if (!body.name) throw new FormProblem('Enter a name.');
@@ -97,8 +104,6 @@ export async function locationView(ctx: Ctx, view: HTMLElement, [id]: string[]):
   heading.textContent = answer.location.name;
   status.replaceWith(
     h('p', { class: 'meta' }, typeName(answer.location.type)),
-    answer.products.length === 0
-      ? h('p', { class: 'muted' }, 'No stock here.')
-      : h('ul', { class: 'product-list' }, ...answer.products.map(productItem)),
+    answer.products.length === 0 ? h('p', { class: 'muted' }, 'No stock here.') : h('ul', { class: 'product-list' }, ...answer.products.map(productItem)),
   );
 }

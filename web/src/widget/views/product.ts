@@ -28,7 +28,11 @@ function table(caption: string, head: string[], rows: Array<Array<string | Node>
     { class: 'data' },
     h('caption', { class: 'visually-hidden' }, caption),
     h('thead', {}, h('tr', {}, ...head.map((c, i) => h('th', { scope: 'col', class: i >= numericFrom ? 'num' : null }, c)))),
-    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', { class: i >= numericFrom ? 'num' : null }, c)))))),
+    h(
+      'tbody',
+      {},
+      ...rows.map((r) => h('tr', {}, ...r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', { class: i >= numericFrom ? 'num' : null }, c))))),
+    ),
   );
 }
 
@@ -49,7 +53,11 @@ function batchesPanel(batches: Batch[]): HTMLElement {
     { class: 'panel' },
     h('h3', {}, 'Batches'),
     batches.length > 0
-      ? table('Batches with stock, earliest expiry first', ['Batch', 'Expires', 'Stock'], batches.map((b) => [b.code, b.expiration_date ?? '—', b.stock_display]))
+      ? table(
+          'Batches with stock, earliest expiry first',
+          ['Batch', 'Expires', 'Stock'],
+          batches.map((b) => [b.code, b.expiration_date ?? '—', b.stock_display]),
+        )
       : h('p', { class: 'muted' }, 'No batch has stock.'),
   );
 }
@@ -59,7 +67,14 @@ function itemsPanel(items: Item[]): HTMLElement {
     'section',
     { class: 'panel' },
     h('h3', {}, `Items (${items.length})`),
-    items.length > 0 ? table('Active items', ['Serial number', 'Location'], items.map((i) => [i.serial_number, i.location_name]), 2) : h('p', { class: 'muted' }, 'No active items.'),
+    items.length > 0
+      ? table(
+          'Active items',
+          ['Serial number', 'Location'],
+          items.map((i) => [i.serial_number, i.location_name]),
+          2,
+        )
+      : h('p', { class: 'muted' }, 'No active items.'),
   );
 }
 
@@ -96,7 +111,10 @@ export async function productView(ctx: Ctx, view: HTMLElement, [id]: string[]): 
     h('p', { class: 'total' }, 'Total stock ', total),
     trend,
   );
-  const scanned = ctx.qr && ctx.qr.product_model_id === product.id && ctx.qr.status !== 'VIRGIN' ? h('p', { class: 'notice' }, `Scanned code ${ctx.qr.code} belongs to this product.`) : null;
+  const scanned =
+    ctx.qr && ctx.qr.product_model_id === product.id && ctx.qr.status !== 'VIRGIN'
+      ? h('p', { class: 'notice' }, `Scanned code ${ctx.qr.code} belongs to this product.`)
+      : null;
 
   const details = h('div', { class: 'column' });
   const renderDetails = (d: Loaded) => {

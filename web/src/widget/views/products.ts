@@ -35,11 +35,14 @@ export async function productsView(ctx: Ctx, view: HTMLElement): Promise<void> {
     const shown = q ? products.filter((p) => p.name.toLowerCase().includes(q) || p.sku.toLowerCase().includes(q)) : products;
     status.className = 'muted count';
     status.textContent =
-      products.length === 0 ? 'No products yet.' : shown.length === 0 ? 'No product matches the search.' : q ? `${shown.length} of ${products.length} products` : `${products.length} product${products.length === 1 ? '' : 's'}`;
-    fill(
-      list,
-      ...shown.map(productItem),
-    );
+      products.length === 0
+        ? 'No products yet.'
+        : shown.length === 0
+          ? 'No product matches the search.'
+          : q
+            ? `${shown.length} of ${products.length} products`
+            : `${products.length} product${products.length === 1 ? '' : 's'}`;
+    fill(list, ...shown.map(productItem));
   };
   const load = async () => {
     status.className = 'muted count';

@@ -73,13 +73,34 @@ function configurePanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
     try {
       if (targetType === 'PRODUCT') {
         const products = await ctx.products();
-        fill(picker, radioList('Product', products.map((p) => ({ id: p.id, label: p.name, detail: `${p.sku} · ${p.stock_display}` })), (id) => (targetId = id), true));
+        fill(
+          picker,
+          radioList(
+            'Product',
+            products.map((p) => ({ id: p.id, label: p.name, detail: `${p.sku} · ${p.stock_display}` })),
+            (id) => (targetId = id),
+            true,
+          ),
+        );
       } else if (targetType === 'WORK_ORDER') {
         const { work_orders } = await ctx.api.get<{ work_orders: WorkOrder[] }>('work_orders/');
-        fill(picker, radioList('Work order', work_orders.map((o) => ({ id: o.id, label: `${o.number} ${o.title}`, detail: o.due_date ? `due ${o.due_date}` : undefined })), (id) => (targetId = id), false));
+        fill(
+          picker,
+          radioList(
+            'Work order',
+            work_orders.map((o) => ({ id: o.id, label: `${o.number} ${o.title}`, detail: o.due_date ? `due ${o.due_date}` : undefined })),
+            (id) => (targetId = id),
+            false,
+          ),
+        );
       } else {
         const serialized = (await ctx.products()).filter((p) => p.engine_type === 'serialized');
-        const product = h('select', { name: 'item_product' }, option('', 'Choose a product', true), ...serialized.map((p: ProductSummary) => option(p.id, `${p.name} (${p.sku})`)));
+        const product = h(
+          'select',
+          { name: 'item_product' },
+          option('', 'Choose a product', true),
+          ...serialized.map((p: ProductSummary) => option(p.id, `${p.name} (${p.sku})`)),
+        );
         const items = h('div');
         const onProduct = async (): Promise<void> => {
           targetId = '';
@@ -87,7 +108,15 @@ function configurePanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
           fill(items, loading());
           try {
             const answer = await ctx.api.get<{ items: Item[] }>('items/', { product_id: product.value });
-            fill(items, radioList('Item', answer.items.map((i) => ({ id: i.id, label: i.serial_number, detail: `at ${i.location_name}` })), (id) => (targetId = id), answer.items.length > 8));
+            fill(
+              items,
+              radioList(
+                'Item',
+                answer.items.map((i) => ({ id: i.id, label: i.serial_number, detail: `at ${i.location_name}` })),
+                (id) => (targetId = id),
+                answer.items.length > 8,
+              ),
+            );
           } catch (err) {
             showError(items, err);
           }
@@ -100,7 +129,13 @@ function configurePanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
     }
   };
 
-  const form = h('form', { class: 'configure' }, h('fieldset', { class: 'segmented' }, h('legend', {}, 'Link this code to'), ...types), picker, h('div', { class: 'actions' }, submit));
+  const form = h(
+    'form',
+    { class: 'configure' },
+    h('fieldset', { class: 'segmented' }, h('legend', {}, 'Link this code to'), ...types),
+    picker,
+    h('div', { class: 'actions' }, submit),
+  );
   guardSubmit(form, submit, 'Linking…', notice, () => {
     if (!targetId) throw new FormProblem(`Choose a ${TARGET_NAMES[targetType].toLowerCase()}.`);
     const body = { code: qr.code, target_type: targetType, target_id: targetId };
@@ -115,7 +150,14 @@ function configurePanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
     };
   });
   void renderPicker();
-  return h('section', { class: 'panel' }, h('h3', {}, 'Set up this code'), h('p', {}, 'This code is new. Choose what it stands for; scanning it then opens that record.'), form, notice);
+  return h(
+    'section',
+    { class: 'panel' },
+    h('h3', {}, 'Set up this code'),
+    h('p', {}, 'This code is new. Choose what it stands for; scanning it then opens that record.'),
+    form,
+    notice,
+  );
 }
 
 function lockPanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
@@ -123,7 +165,12 @@ function lockPanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
   const ask = h('button', { type: 'button', class: 'secondary' }, 'Lock code…');
   const confirmButton = h('button', { type: 'submit', class: 'danger' }, 'Yes, lock it for good');
   const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
-  const confirmForm = h('form', { class: 'confirm', hidden: true }, h('p', { class: 'warning' }, `Lock code ${qr.code}? This cannot be undone.`), h('div', { class: 'actions' }, confirmButton, cancel));
+  const confirmForm = h(
+    'form',
+    { class: 'confirm', hidden: true },
+    h('p', { class: 'warning' }, `Lock code ${qr.code}? This cannot be undone.`),
+    h('div', { class: 'actions' }, confirmButton, cancel),
+  );
   ask.addEventListener('click', () => {
     confirmForm.hidden = false;
     ask.hidden = true;
@@ -157,7 +204,10 @@ function lockPanel(ctx: Ctx, qr: QrInfo, onDone: () => void): HTMLElement {
 async function targetLink(ctx: Ctx, qr: QrInfo): Promise<Child> {
   if (!qr.target_type || !qr.target_id) return 'Nothing yet';
   if (qr.target_type === 'WORK_ORDER') {
-    const orders = await ctx.api.get<{ work_orders: WorkOrder[] }>('work_orders/').then((r) => r.work_orders).catch(() => []);
+    const orders = await ctx.api
+      .get<{ work_orders: WorkOrder[] }>('work_orders/')
+      .then((r) => r.work_orders)
+      .catch(() => []);
     const order = orders.find((o) => o.id === qr.target_id);
     return h('a', { href: '#/work-orders' }, order ? `Work order ${order.number} ${order.title}` : 'A work order');
   }

@@ -96,7 +96,15 @@ export function scanView(ctx: Ctx, view: HTMLElement): void {
     field('Or type a code or barcode', input, 'The code printed under a QR label, or the digits under a barcode.'),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'secondary' }, 'Find')),
   );
-  view.append(h('h2', { tabindex: '-1' }, 'Scan'), h('p', { class: 'hint' }, 'Point the camera at a QR label or a product barcode (EAN-13, EAN-8, UPC-A or Code 128).'), status, retry, video, result, typed);
+  view.append(
+    h('h2', { tabindex: '-1' }, 'Scan'),
+    h('p', { class: 'hint' }, 'Point the camera at a QR label or a product barcode (EAN-13, EAN-8, UPC-A or Code 128).'),
+    status,
+    retry,
+    video,
+    result,
+    typed,
+  );
 
   let stream: MediaStream | null = null;
   let timer = 0;
@@ -132,13 +140,24 @@ export function scanView(ctx: Ctx, view: HTMLElement): void {
     fill(result);
     stopCamera();
     if (!navigator.mediaDevices?.getUserMedia) {
-      fill(status, h('p', { class: 'notice notice-error', role: 'alert' }, h('strong', {}, 'No camera is available here.'), ' The browser offers none to this page (it needs HTTPS). Type the code or the barcode below instead.'));
+      fill(
+        status,
+        h(
+          'p',
+          { class: 'notice notice-error', role: 'alert' },
+          h('strong', {}, 'No camera is available here.'),
+          ' The browser offers none to this page (it needs HTTPS). Type the code or the barcode below instead.',
+        ),
+      );
       return;
     }
     say('Starting the camera…');
     let decode: Awaited<ReturnType<typeof loadDecoder>>;
     try {
-      const [media, decoder] = await Promise.all([navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: 'environment' } }, audio: false }), loadDecoder()]);
+      const [media, decoder] = await Promise.all([
+        navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: 'environment' } }, audio: false }),
+        loadDecoder(),
+      ]);
       stream = media;
       decode = decoder;
     } catch (err) {

@@ -23,9 +23,7 @@ export function sparklinePoints(quantities: number[]): string {
   const low = Math.min(0, ...quantities);
   const high = Math.max(...quantities, low + 1);
   const step = quantities.length > 1 ? (WIDTH - 2 * PAD) / (quantities.length - 1) : 0;
-  return quantities
-    .map((q, i) => `${(PAD + i * step).toFixed(1)},${(HEIGHT - PAD - ((q - low) / (high - low)) * (HEIGHT - 2 * PAD)).toFixed(1)}`)
-    .join(' ');
+  return quantities.map((q, i) => `${(PAD + i * step).toFixed(1)},${(HEIGHT - PAD - ((q - low) / (high - low)) * (HEIGHT - 2 * PAD)).toFixed(1)}`).join(' ');
 }
 
 /** The sparkline of `history`, or null when it has no point. */
@@ -35,9 +33,25 @@ export function sparkline(history: StockHistory): SVGSVGElement | null {
   const first = points[0];
   const last = points[points.length - 1];
   const label = `Stock over the last ${points.length} days: ${first.stock_display} at the start, ${last.stock_display} now.`;
-  const el = svg('svg', { class: 'sparkline', viewBox: `0 0 ${WIDTH} ${HEIGHT}`, width: String(WIDTH), height: String(HEIGHT), role: 'img', 'aria-label': label });
+  const el = svg('svg', {
+    class: 'sparkline',
+    viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+    width: String(WIDTH),
+    height: String(HEIGHT),
+    role: 'img',
+    'aria-label': label,
+  });
   const title = svg('title', {});
   title.textContent = label;
-  el.append(title, svg('polyline', { points: sparklinePoints(points.map((p) => p.quantity)), fill: 'none', stroke: 'currentColor', 'stroke-width': '1.5', 'stroke-linejoin': 'round' }));
+  el.append(
+    title,
+    svg('polyline', {
+      points: sparklinePoints(points.map((p) => p.quantity)),
+      fill: 'none',
+      stroke: 'currentColor',
+      'stroke-width': '1.5',
+      'stroke-linejoin': 'round',
+    }),
+  );
   return el;
 }

@@ -36,7 +36,12 @@ export async function workOrdersView(ctx: Ctx, view: HTMLElement): Promise<void>
         return h(
           'li',
           { class: o.id === scanned ? 'highlight' : null, 'aria-current': o.id === scanned ? 'true' : null },
-          h('p', { class: 'wo-head' }, h('span', { class: 'wo-number' }, o.number), h('span', { class: `badge status-${o.status.toLowerCase()}` }, STATUS_NAMES[o.status] ?? o.status)),
+          h(
+            'p',
+            { class: 'wo-head' },
+            h('span', { class: 'wo-number' }, o.number),
+            h('span', { class: `badge status-${o.status.toLowerCase()}` }, STATUS_NAMES[o.status] ?? o.status),
+          ),
           h('p', { class: 'wo-title' }, o.title),
           h(
             'p',

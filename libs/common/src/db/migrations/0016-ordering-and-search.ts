@@ -69,9 +69,9 @@ const searchIndexName = (table: string, column: string) => `${table}_search_${co
 
 export const up: MigrationFn = async ({ context: sql }) => {
   await sql(SORT_INDEXES.map(([t, s, cols]) => `CREATE INDEX ${sortIndexName(t, s)} ON ${t} (${cols});`).join('\n'));
-  const trigram = SEARCH_INDEXES.map(
-    ([t, c]) => `EXECUTE 'CREATE INDEX ${searchIndexName(t, c)} ON ${t} USING gin (company_id, ${c} gin_trgm_ops)';`,
-  ).join('\n');
+  const trigram = SEARCH_INDEXES.map(([t, c]) => `EXECUTE 'CREATE INDEX ${searchIndexName(t, c)} ON ${t} USING gin (company_id, ${c} gin_trgm_ops)';`).join(
+    '\n',
+  );
   await sql(`
     DO $$
     BEGIN

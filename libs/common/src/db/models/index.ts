@@ -20,4 +20,21 @@ export * from './product-model';
 export * from './stock-movement';
 export * from './work-order';
 
-export const ALL_MODELS = [Company, User, ApiKey, Location, ProductModel, Batch, PhysicalItem, WorkOrder, StockMovement, QrCode, MonitoringRule, EventLogEntry, NotificationChannel, NotificationDelivery, NotificationAttempt, AuditEntry];
+export const ALL_MODELS = [
+  Company,
+  User,
+  ApiKey,
+  Location,
+  ProductModel,
+  Batch,
+  PhysicalItem,
+  WorkOrder,
+  StockMovement,
+  QrCode,
+  MonitoringRule,
+  EventLogEntry,
+  NotificationChannel,
+  NotificationDelivery,
+  NotificationAttempt,
+  AuditEntry,
+];

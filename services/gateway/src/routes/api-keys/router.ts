@@ -15,7 +15,15 @@ export function apiKeysRouter({ config, sequelize, credentials }: GatewayDeps): 
   router.get(`${base}/`, validate({ query: listKeysQuery }), async (req, res) => {
     const query = req.query as unknown as { page: number; page_size: number; include_revoked: boolean; include_minted: boolean; ordering?: OrderTerm[] };
     const { rows, count } = await listApiKeys(req.identity!, query);
-    res.json(buildPage(req, config.PUBLIC_BASE_URL, query, count, rows.map((r) => presentApiKey(r))));
+    res.json(
+      buildPage(
+        req,
+        config.PUBLIC_BASE_URL,
+        query,
+        count,
+        rows.map((r) => presentApiKey(r)),
+      ),
+    );
   });
 
   router.post(`${base}/`, validate({ body: createKeyBody }), async (req, res) => {

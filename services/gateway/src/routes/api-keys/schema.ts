@@ -3,7 +3,10 @@ import { PERMISSIONS, orderingQuery, schemas } from '@pi/common';
 import { API_KEY_ORDERING } from '../../commands/api-keys';
 import { allowedDomainsSchema } from '../../auth/allowed-origins';
 
-const permissions = Joi.array().items(Joi.string().valid(...PERMISSIONS)).min(1).unique();
+const permissions = Joi.array()
+  .items(Joi.string().valid(...PERMISSIONS))
+  .min(1)
+  .unique();
 const expiresAt = schemas.timestamp.greater('now').allow(null).messages({ 'date.greater': 'must be in the future' });
 
 export const createKeyBody = Joi.object({
@@ -23,4 +26,9 @@ export const updateKeyBody = Joi.object({
 /** Rotation takes no fields: an unknown one is refused, as everywhere. */
 export const rotateKeyBody = Joi.object({});
 
-export const listKeysQuery = Joi.object({ ...schemas.pagination, include_revoked: Joi.boolean().default(false), include_minted: Joi.boolean().default(false), ordering: orderingQuery(API_KEY_ORDERING) });
+export const listKeysQuery = Joi.object({
+  ...schemas.pagination,
+  include_revoked: Joi.boolean().default(false),
+  include_minted: Joi.boolean().default(false),
+  ordering: orderingQuery(API_KEY_ORDERING),
+});

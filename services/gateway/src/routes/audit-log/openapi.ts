@@ -10,10 +10,10 @@ export const auditLogOperations = operations({
   tag: 'audit-log',
   summary: 'List the audit log',
   description:
-    'Changes to users, API keys, notification channels, monitoring rules, product models, locations, the company\'s settings and ' +
+    "Changes to users, API keys, notification channels, monitoring rules, product models, locations, the company's settings and " +
     'retried deliveries, newest first (or by `ordering`): who ' +
     '(a user, an API key or the operator), when, and each changed field before and after. Secrets never appear. Admins only. ' +
-    'An id filter naming another company\'s user, key or record answers 403 `access_denied`; one that names nothing, 404.',
+    "An id filter naming another company's user, key or record answers 403 `access_denied`; one that names nothing, 404.",
   security: 'bearer',
   adminOnly: true,
   request: { query: listAuditLogQuery },

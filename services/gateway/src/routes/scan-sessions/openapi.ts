@@ -24,7 +24,8 @@ export const scanSessionsOperations = operations(
     operationId: 'revokeScanSession',
     tag: 'scanning',
     summary: 'Revoke a scan session',
-    description: "The scan's key answers 401 at once, on every gateway. An id that is no scan session of the company answers 404; a revoked one 409 `key_revoked`.",
+    description:
+      "The scan's key answers 401 at once, on every gateway. An id that is no scan session of the company answers 404; a revoked one 409 `key_revoked`.",
     security: 'bearer',
     adminOnly: true,
     request: { params: schemas.idParams },
@@ -61,7 +62,7 @@ export const scanSessionsOperations = operations(
     description:
       "With a scan's key: a user of the company signs in, the key is revoked and a new one that names the user is answered (same code, " +
       'target, policy and expiry). Its bookings record the user; it may book under every policy and link its VIRGIN code. A wrong ' +
-      'password, or a user of another company, answers 401; any key that is not a scan\'s 403 `access_denied`. Counts against the login limit.',
+      "password, or a user of another company, answers 401; any key that is not a scan's 403 `access_denied`. Counts against the login limit.",
     security: 'api_key',
     request: { body: scanSignInBody },
     responses: { 200: { description: 'The new key of the scan.', schema: scanSignInSchema, headers: { 'Cache-Control': '`no-store`.' } } },

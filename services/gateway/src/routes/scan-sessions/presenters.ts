@@ -10,8 +10,13 @@ export const scanSessionSchema = Joi.object({
   id: uuid.required().description("The scan key's id (the ledger's `actor.id` of its bookings)."),
   prefix: Joi.string().required(),
   code: Joi.string().required().description('The scanned code.'),
-  policy: Joi.string().valid(...SCAN_POLICIES).required(),
-  target_type: Joi.string().valid(...QR_TARGET_TYPES).allow(null).required(),
+  policy: Joi.string()
+    .valid(...SCAN_POLICIES)
+    .required(),
+  target_type: Joi.string()
+    .valid(...QR_TARGET_TYPES)
+    .allow(null)
+    .required(),
   target_id: uuid.allow(null).required(),
   product_id: uuid.allow(null).required(),
   signed_in_user: signedInUser.description('The user who signed in inside the widget, if one did.'),
@@ -44,7 +49,10 @@ export function presentScanSession(r: ScanSessionRow) {
 }
 
 export const scanSettingsSchema = Joi.object({
-  policy: Joi.string().valid(...SCAN_POLICIES).required().description('What a scan may do unless its code says otherwise.'),
+  policy: Joi.string()
+    .valid(...SCAN_POLICIES)
+    .required()
+    .description('What a scan may do unless its code says otherwise.'),
   key_lifetime_seconds: Joi.number().integer().required().description("How long a scan's key lives."),
 }).id('ScanSettings');
 
@@ -55,5 +63,10 @@ export function presentScanSettings(c: Pick<Company, 'scanPolicy' | 'scanKeySeco
 export const scanSignInSchema = Joi.object({
   api_key: Joi.string().required().description("The scan's new key: the one used to sign in stops working."),
   expires_at: timestamp.allow(null).required(),
-  scan: Joi.object({ policy: Joi.string().valid(...SCAN_POLICIES).required(), signed_in_user: signedInUser }).required(),
+  scan: Joi.object({
+    policy: Joi.string()
+      .valid(...SCAN_POLICIES)
+      .required(),
+    signed_in_user: signedInUser,
+  }).required(),
 }).id('ScanSignIn');

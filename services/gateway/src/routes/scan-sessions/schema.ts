@@ -12,7 +12,9 @@ export const MIN_SCAN_KEY_SECONDS = 300;
 export const MAX_SCAN_KEY_SECONDS = 7 * 86_400;
 
 export const updateScanSettingsBody = Joi.object({
-  policy: Joi.string().valid(...SCAN_POLICIES).description('What a scan may do: `read`, `book` or `staff`.'),
+  policy: Joi.string()
+    .valid(...SCAN_POLICIES)
+    .description('What a scan may do: `read`, `book` or `staff`.'),
   key_lifetime_seconds: Joi.number()
     .strict()
     .integer()

@@ -71,7 +71,7 @@ export const usersOperations = operations(
     tag: 'users',
     summary: 'Deactivate a user',
     description:
-      'Users are never deleted (the ledger names them): this sets `is_active` to false, and the user\'s tokens stop working at once. ' +
+      "Users are never deleted (the ledger names them): this sets `is_active` to false, and the user's tokens stop working at once. " +
       'The last active admin answers 409 `last_admin`.',
     security: 'bearer',
     adminOnly: true,

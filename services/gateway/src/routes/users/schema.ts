@@ -2,9 +2,13 @@ import Joi from 'joi';
 import { ROLES, orderingQuery, schemas } from '@pi/common';
 import { USER_ORDERING } from '../../commands/users';
 
-export const username = Joi.string().min(3).max(150).pattern(/^[A-Za-z0-9_.@+-]+$/).messages({
-  'string.pattern.base': 'may contain only letters, digits and _ . @ + -',
-});
+export const username = Joi.string()
+  .min(3)
+  .max(150)
+  .pattern(/^[A-Za-z0-9_.@+-]+$/)
+  .messages({
+    'string.pattern.base': 'may contain only letters, digits and _ . @ + -',
+  });
 export const password = Joi.string().min(8).max(128);
 export const email = Joi.string().email({ tlds: false }).max(254).allow(null);
 
@@ -12,7 +16,9 @@ export const createUserBody = Joi.object({
   username: username.required(),
   password: password.required(),
   email,
-  role: Joi.string().valid(...ROLES).default('member'),
+  role: Joi.string()
+    .valid(...ROLES)
+    .default('member'),
 });
 
 export const updateUserBody = Joi.object({

@@ -28,8 +28,7 @@ export const batchOperations = operations(
     operationId: 'createBatch',
     tag,
     summary: 'Create a batch',
-    description:
-      'For a `BATCH` product, with no stock: stock arrives through bookings. A code already used in the company answers 409 `already_exists`.',
+    description: 'For a `BATCH` product, with no stock: stock arrives through bookings. A code already used in the company answers 409 `already_exists`.',
     security: 'bearer',
     request: { body: createBatchBody },
     responses: { 201: { description: 'The batch created.', schema: batchSchema } },

@@ -24,7 +24,7 @@ export const exportOperations = operations(
     tag: 'export',
     summary: "Download all of the company's records",
     description:
-      'Every record of the caller\'s company as one JSON document, streamed from one read-only snapshot (a booking made meanwhile is ' +
+      "Every record of the caller's company as one JSON document, streamed from one read-only snapshot (a booking made meanwhile is " +
       'either wholly in it or not at all). If the export fails midway the connection is cut, so a partial file never looks complete.',
     security: 'bearer',
     request: { query: exportQuery },

@@ -16,11 +16,16 @@ export function itemsRouter(ctx: InventoryContext): Router {
   const router = Router();
   const base = '/api/v1/items';
 
-  router.get(`${base}/`, validate({ query: listItemsQuery }), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
-    const filters = req.query as unknown as ItemFilters;
-    const { rows, count } = await listItems(req.identity!, filters);
-    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentItem)));
-  });
+  router.get(
+    `${base}/`,
+    validate({ query: listItemsQuery }),
+    ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }),
+    async (req, res) => {
+      const filters = req.query as unknown as ItemFilters;
+      const { rows, count } = await listItems(req.identity!, filters);
+      res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentItem)));
+    },
+  );
 
   router.post(`${base}/`, validate({ body: createItemBody }), async (req, res) => {
     const body = req.body as NewItem;

@@ -92,8 +92,7 @@ export const locationOperations = operations(
     operationId: 'updateLocation',
     tag,
     summary: 'Change fields of a location',
-    description:
-      `A location cannot become its own ancestor. Deactivating one that still holds stock answers 409 \`location_has_stock\`. ${SYSTEM}`,
+    description: `A location cannot become its own ancestor. Deactivating one that still holds stock answers 409 \`location_has_stock\`. ${SYSTEM}`,
     security: 'bearer',
     request: { params, body: updateLocationBody },
     responses: { 200: { description: 'The location as changed.', schema: locationSchema } },
@@ -105,8 +104,7 @@ export const locationOperations = operations(
     operationId: 'deactivateLocation',
     tag,
     summary: 'Deactivate a location',
-    description:
-      `Locations are deactivated, never deleted: the ledger keeps referring to them. One that still holds stock answers 409 \`location_has_stock\`. ${SYSTEM}`,
+    description: `Locations are deactivated, never deleted: the ledger keeps referring to them. One that still holds stock answers 409 \`location_has_stock\`. ${SYSTEM}`,
     security: 'bearer',
     request: { params },
     responses: { 204: { description: 'Deactivated.' } },

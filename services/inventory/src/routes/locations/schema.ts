@@ -6,7 +6,9 @@ const name = Joi.string().trim().min(1).max(200);
 
 export const createLocationBody = Joi.object({
   name: name.required(),
-  type: Joi.string().valid(...PHYSICAL_LOCATION_TYPES).required(),
+  type: Joi.string()
+    .valid(...PHYSICAL_LOCATION_TYPES)
+    .required(),
   parent_id: schemas.uuid.allow(null),
 });
 

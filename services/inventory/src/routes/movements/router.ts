@@ -17,9 +17,9 @@ export function movementsRouter(ctx: InventoryContext): Router {
     validate({ query: listMovementsQuery }),
     ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location, batch_id: ID_OWNERS.batch }),
     async (req, res) => {
-    const filters = req.query as unknown as MovementFilters;
-    const { rows, count } = await listMovements(sequelize, req.identity!, filters);
-    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentLedgerEntry)));
+      const filters = req.query as unknown as MovementFilters;
+      const { rows, count } = await listMovements(sequelize, req.identity!, filters);
+      res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentLedgerEntry)));
     },
   );
   router.post('/api/v1/movements/', validate({ body: coreMovementBody }), async (req, res) => {

@@ -6,7 +6,16 @@ import express, { Router } from 'express';
 import { AppError, buildPage, idParam, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
 import { ImportRequest, importProducts } from '../../commands/import';
-import { createProduct, deleteProduct, getProduct, listProducts, replaceProduct, updateProduct, type NewProduct, type ProductChanges } from '../../commands/products';
+import {
+  createProduct,
+  deleteProduct,
+  getProduct,
+  listProducts,
+  replaceProduct,
+  updateProduct,
+  type NewProduct,
+  type ProductChanges,
+} from '../../commands/products';
 import type { ProductFilters } from '../../commands/products';
 import { presentProduct } from '../../presenters/product';
 import { createProductBody, importQuery, listProductsQuery, replaceProductBody, updateProductBody } from './schema';
@@ -29,17 +38,12 @@ export function productModelsRouter({ sequelize, config }: InventoryContext): Ro
     res.status(201).json(presentProduct(await createProduct(sequelize, req.identity!, body)));
   });
 
-  router.post(
-    `${base}/import/`,
-    express.text({ type: 'text/csv', limit: CSV_LIMIT }),
-    validate({ query: importQuery }),
-    async (req, res) => {
-      const { dry_run: dryRun } = req.query as unknown as { dry_run: boolean };
-      const result = await importProducts(sequelize, req.identity!, importRequestOf(req), dryRun);
-      if (result.dry_run) res.status(200).json(result);
-      else res.status(201).json({ imported: result.imported, dry_run: false, products: result.products.map(presentProduct) });
-    },
-  );
+  router.post(`${base}/import/`, express.text({ type: 'text/csv', limit: CSV_LIMIT }), validate({ query: importQuery }), async (req, res) => {
+    const { dry_run: dryRun } = req.query as unknown as { dry_run: boolean };
+    const result = await importProducts(sequelize, req.identity!, importRequestOf(req), dryRun);
+    if (result.dry_run) res.status(200).json(result);
+    else res.status(201).json({ imported: result.imported, dry_run: false, products: result.products.map(presentProduct) });
+  });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
     res.json(presentProduct(await getProduct(req.identity!, idParam(req))));

@@ -18,12 +18,22 @@ import { importStockQuery, stockHistoryQuery, stockQuery } from './schema';
 export function stockRouter(ctx: InventoryContext): Router {
   const { sequelize, config } = ctx;
   const router = Router();
-  router.get('/api/v1/stock/', validate({ query: stockQuery }), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
-    const filters = req.query as unknown as StockFilters;
-    const { rows, count, breakdown } = await stockLevelsPage(sequelize, req.identity!, filters);
-    const results = rows.map((p) => presentStockLevel(p, breakdown.filter((b) => b.product_id === p.id)));
-    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, results));
-  });
+  router.get(
+    '/api/v1/stock/',
+    validate({ query: stockQuery }),
+    ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }),
+    async (req, res) => {
+      const filters = req.query as unknown as StockFilters;
+      const { rows, count, breakdown } = await stockLevelsPage(sequelize, req.identity!, filters);
+      const results = rows.map((p) =>
+        presentStockLevel(
+          p,
+          breakdown.filter((b) => b.product_id === p.id),
+        ),
+      );
+      res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, results));
+    },
+  );
   router.get(
     '/api/v1/stock/history/',
     validate({ query: stockHistoryQuery }),

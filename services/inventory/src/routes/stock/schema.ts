@@ -25,9 +25,14 @@ export const importStockQuery = Joi.object({
 
 /** The period fields of a stock history, core and widget (docs/api/stock-history.md). */
 export const historyRangeFields = {
-  interval: Joi.string().valid(...HISTORY_INTERVALS).default('day').description('The length of a period: a UTC day, an ISO week (from Monday) or a calendar month.'),
+  interval: Joi.string()
+    .valid(...HISTORY_INTERVALS)
+    .default('day')
+    .description('The length of a period: a UTC day, an ISO week (from Monday) or a calendar month.'),
   from: calendarDate.description('The first day (UTC), `YYYY-MM-DD`; default: 30 days, 12 weeks or 12 months before `to`, its period included.'),
-  to: calendarDate.description(`The last day (UTC), \`YYYY-MM-DD\`, at latest ${LAST_HISTORY_DAY}; default: today. At most ${MAX_HISTORY_POINTS} periods from \`from\` to \`to\`.`),
+  to: calendarDate.description(
+    `The last day (UTC), \`YYYY-MM-DD\`, at latest ${LAST_HISTORY_DAY}; default: today. At most ${MAX_HISTORY_POINTS} periods from \`from\` to \`to\`.`,
+  ),
 };
 
 export const stockHistoryQuery = Joi.object({

@@ -1,7 +1,14 @@
 /** Widget bookings (API key): `{id}/transaction/`, `move/` (signed quantity) and `transfer/`. */
 import { Router } from 'express';
 import { idParam, schemas, validate } from '@pi/common';
-import { bookSignedMove, bookTransaction, bookTransfer, type SignedMoveRequest, type TransferStockRequest, type TransactionRequest } from '../../commands/bookings';
+import {
+  bookSignedMove,
+  bookTransaction,
+  bookTransfer,
+  type SignedMoveRequest,
+  type TransferStockRequest,
+  type TransactionRequest,
+} from '../../commands/bookings';
 import type { InventoryContext } from '../../context';
 import { signedMoveBody, transactionBody, transferBody } from '../../http/booking-schemas';
 import { bookingContext, idempotencyClaim, sendBooking } from '../../http/booking-request';

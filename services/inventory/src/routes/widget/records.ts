@@ -37,12 +37,18 @@ function presentLocationProduct(p: LocationStockRow) {
 export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
   const router = Router();
 
-  router.get('/api/v1/widget/items/', validate({ query: itemsQuery }), scanReachesProductIn('query'), ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }), async (req, res) => {
-    const { product_id, location_id } = req.query as unknown as RecordsQuery;
-    if (location_id) await physicalLocation(req.identity!, location_id);
-    const rows = await activeItems(sequelize, req.identity!.companyId, product_id, location_id);
-    res.json({ items: rows.map(presentWidgetItem) });
-  });
+  router.get(
+    '/api/v1/widget/items/',
+    validate({ query: itemsQuery }),
+    scanReachesProductIn('query'),
+    ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }),
+    async (req, res) => {
+      const { product_id, location_id } = req.query as unknown as RecordsQuery;
+      if (location_id) await physicalLocation(req.identity!, location_id);
+      const rows = await activeItems(sequelize, req.identity!.companyId, product_id, location_id);
+      res.json({ items: rows.map(presentWidgetItem) });
+    },
+  );
 
   router.get(
     '/api/v1/widget/batches/',
@@ -57,15 +63,20 @@ export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
     },
   );
 
-  router.get('/api/v1/widget/location_inventory/', validate({ query: locationInventoryQuery }), ownedFilters({ location_id: ID_OWNERS.location }), async (req, res) => {
-    const { location_id } = req.query as unknown as Required<Pick<RecordsQuery, 'location_id'>>;
-    const location = await physicalLocation(req.identity!, location_id);
-    const rows = await stockAtLocation(sequelize, req.identity!.companyId, location.id, scanProduct(req.identity!));
-    res.json({
-      location: { id: location.id, name: location.name, type: location.type },
-      products: rows.map(presentLocationProduct),
-    });
-  });
+  router.get(
+    '/api/v1/widget/location_inventory/',
+    validate({ query: locationInventoryQuery }),
+    ownedFilters({ location_id: ID_OWNERS.location }),
+    async (req, res) => {
+      const { location_id } = req.query as unknown as Required<Pick<RecordsQuery, 'location_id'>>;
+      const location = await physicalLocation(req.identity!, location_id);
+      const rows = await stockAtLocation(sequelize, req.identity!.companyId, location.id, scanProduct(req.identity!));
+      res.json({
+        location: { id: location.id, name: location.name, type: location.type },
+        products: rows.map(presentLocationProduct),
+      });
+    },
+  );
 
   router.get('/api/v1/widget/work_orders/', validate({ query: noQuery }), async (req, res) => {
     const rows = await listOpenWorkOrders(req.identity!);

@@ -33,7 +33,10 @@ export const widgetItemListSchema = Joi.object({
 
 /** `GET /api/v1/widget/batches/`. */
 export const widgetBatchListSchema = Joi.object({
-  batches: Joi.array().items(widgetBatchSchema).required().description('Batches with stock left (at `location_id` when given), earliest expiry first (undated last).'),
+  batches: Joi.array()
+    .items(widgetBatchSchema)
+    .required()
+    .description('Batches with stock left (at `location_id` when given), earliest expiry first (undated last).'),
 }).id('WidgetBatchList');
 
 /** `GET /api/v1/widget/location_inventory/`. */
@@ -41,7 +44,9 @@ export const widgetLocationInventorySchema = Joi.object({
   location: Joi.object({
     id: uuid.required(),
     name: Joi.string().required(),
-    type: Joi.string().valid(...PHYSICAL_LOCATION_TYPES).required(),
+    type: Joi.string()
+      .valid(...PHYSICAL_LOCATION_TYPES)
+      .required(),
   }).required(),
   products: Joi.array()
     .items(

@@ -29,7 +29,7 @@ export const workOrderOperations = operations(
     tag,
     summary: 'Create a work order',
     description:
-      'A number already used in the company answers 409 `already_exists`. Without `number`, the company\'s next number is generated: ' +
+      "A number already used in the company answers 409 `already_exists`. Without `number`, the company's next number is generated: " +
       '`WO-0001`, `WO-0002`, … (never one generated before, skipping numbers already taken).',
     security: 'bearer',
     request: { body: createWorkOrderBody },

@@ -5,7 +5,15 @@
 import { Router } from 'express';
 import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
-import { WorkOrderFilters, createWorkOrder, getWorkOrder, listWorkOrders, updateWorkOrder, type NewWorkOrder, type WorkOrderChanges } from '../../commands/work-orders';
+import {
+  WorkOrderFilters,
+  createWorkOrder,
+  getWorkOrder,
+  listWorkOrders,
+  updateWorkOrder,
+  type NewWorkOrder,
+  type WorkOrderChanges,
+} from '../../commands/work-orders';
 import { presentWorkOrder } from '../../presenters/work-order';
 import { createWorkOrderBody, listWorkOrdersQuery, updateWorkOrderBody } from './schema';
 

@@ -25,7 +25,8 @@ export const eventOperations = operations(
     operationId: 'listEvents',
     tag: 'events',
     summary: 'List events',
-    description: 'Newest first. A `product_id` or `rule_id` of another company answers 403, one that exists nowhere 404 (a rule id that only events still name counts as existing).',
+    description:
+      'Newest first. A `product_id` or `rule_id` of another company answers 403, one that exists nowhere 404 (a rule id that only events still name counts as existing).',
     security: 'bearer',
     request: { query: listEventsQuery },
     responses: { 200: { description: 'A page of events.', schema: eventPage } },

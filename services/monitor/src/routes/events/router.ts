@@ -14,11 +14,16 @@ export function eventsRouter({ sequelize, config }: MonitorContext): Router {
   const router = Router();
   const base = '/api/v1/events';
 
-  router.get(`${base}/`, validate({ query: listEventsQuery }), ownedFilters({ product_id: ID_OWNERS.product, rule_id: ruleIdOwner(sequelize) }), async (req, res) => {
-    const filters = req.query as unknown as EventFilters;
-    const { rows, count } = await listEvents(req.identity!, filters);
-    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentEvent)));
-  });
+  router.get(
+    `${base}/`,
+    validate({ query: listEventsQuery }),
+    ownedFilters({ product_id: ID_OWNERS.product, rule_id: ruleIdOwner(sequelize) }),
+    async (req, res) => {
+      const filters = req.query as unknown as EventFilters;
+      const { rows, count } = await listEvents(req.identity!, filters);
+      res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentEvent)));
+    },
+  );
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
     res.json(presentEvent(await getEvent(req.identity!, idParam(req))));

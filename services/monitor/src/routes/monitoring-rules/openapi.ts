@@ -4,7 +4,7 @@ import { ruleSchema } from '../../presenters/rule';
 import { createRuleBody, listRulesQuery, updateRuleBody } from './schema';
 
 const rulePage = pageSchema(ruleSchema, 'MonitoringRulePage');
-const managedByProduct = 'A rule from the product (`editable: false`) answers 409 `rule_managed_by_product`: edit the product\'s `engine_config` instead.';
+const managedByProduct = "A rule from the product (`editable: false`) answers 409 `rule_managed_by_product`: edit the product's `engine_config` instead.";
 
 export const ruleOperations = operations(
   {
@@ -14,7 +14,7 @@ export const ruleOperations = operations(
     tag: 'monitoring-rules',
     summary: 'List the effective rules',
     description:
-      'Stored rules and the rules the company\'s active products imply (`engine_config.monitoring_rules`, and virtual THRESHOLD rules of ' +
+      "Stored rules and the rules the company's active products imply (`engine_config.monitoring_rules`, and virtual THRESHOLD rules of " +
       '`min_stock`, `min_threshold`, `max_stock`). A `product_id` of another company answers 403, one that exists nowhere 404.',
     security: 'bearer',
     request: { query: listRulesQuery },
@@ -29,7 +29,7 @@ export const ruleOperations = operations(
     summary: 'Create a rule',
     description:
       'THRESHOLD takes `{min?, max?}` (at least one, min ≤ max); DATE_OFFSET `{date_field: "expiration_date", days_offset}` on BATCH products only; ' +
-      'CUSTOM answers 400 `not_implemented`. The product must be the company\'s (403 otherwise, 404 if it exists nowhere).',
+      "CUSTOM answers 400 `not_implemented`. The product must be the company's (403 otherwise, 404 if it exists nowhere).",
     security: 'bearer',
     request: { body: createRuleBody },
     responses: { 201: { description: 'The new rule.', schema: ruleSchema } },

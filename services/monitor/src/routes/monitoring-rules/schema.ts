@@ -30,7 +30,9 @@ const severity = Joi.string().valid(...SEVERITIES);
 
 export const createRuleBody = Joi.object({
   product_id: schemas.uuid.required(),
-  trigger_type: Joi.string().valid(...ACCEPTED_TRIGGER_TYPES).required(),
+  trigger_type: Joi.string()
+    .valid(...ACCEPTED_TRIGGER_TYPES)
+    .required(),
   condition_config: Joi.when('trigger_type', {
     switch: [
       { is: 'THRESHOLD', then: thresholdCondition.required() },

@@ -9,10 +9,14 @@ import { CHANNEL_ORDERING } from '../../commands/orderings';
 export const MAX_RECIPIENTS = 20;
 
 const name = Joi.string().trim().min(1).max(100);
-const url = Joi.string().trim().max(2048).uri({ scheme: ['http', 'https'] }).messages({
-  'string.uriCustomScheme': '{{#label}} must be an http or https URL',
-  'string.uri': '{{#label}} must be an http or https URL',
-});
+const url = Joi.string()
+  .trim()
+  .max(2048)
+  .uri({ scheme: ['http', 'https'] })
+  .messages({
+    'string.uriCustomScheme': '{{#label}} must be an http or https URL',
+    'string.uri': '{{#label}} must be an http or https URL',
+  });
 const recipients = Joi.array()
   .items(Joi.string().trim().lowercase().max(254).email({ tlds: false }))
   .min(1)
@@ -26,7 +30,9 @@ const maxAttempts = Joi.number().strict().integer().min(1).max(5);
 
 export const createChannelBody = Joi.object({
   name: name.required(),
-  kind: Joi.string().valid(...CHANNEL_KINDS).required(),
+  kind: Joi.string()
+    .valid(...CHANNEL_KINDS)
+    .required(),
   url: Joi.when('kind', {
     is: 'WEBHOOK',
     then: url.required(),

@@ -16,11 +16,16 @@ export function notificationDeliveriesRouter(ctx: MonitorContext): Router {
   const base = '/api/v1/notification-deliveries';
   router.use(base, requireAdmin);
 
-  router.get(`${base}/`, validate({ query: listDeliveriesQuery }), ownedFilters({ channel_id: ID_OWNERS.channel, event_id: ID_OWNERS.event }), async (req, res) => {
-    const filters = req.query as unknown as DeliveryFilters;
-    const { rows, count } = await listDeliveries(req.identity!, filters);
-    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentDelivery)));
-  });
+  router.get(
+    `${base}/`,
+    validate({ query: listDeliveriesQuery }),
+    ownedFilters({ channel_id: ID_OWNERS.channel, event_id: ID_OWNERS.event }),
+    async (req, res) => {
+      const filters = req.query as unknown as DeliveryFilters;
+      const { rows, count } = await listDeliveries(req.identity!, filters);
+      res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentDelivery)));
+    },
+  );
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
     res.json(presentDelivery(await getDelivery(req.identity!, idParam(req))));

@@ -19,7 +19,8 @@ export const qrCodeOperations = operations(
     operationId: 'generateQrCodes',
     tag: 'qr-codes',
     summary: 'Generate a batch of new codes',
-    description: 'Creates `count` new `VIRGIN` codes of the caller\'s company: 12 random characters each (letters and digits without the look-alikes 0, O, 1, l and I, so a code can be typed from its label), unique across companies.',
+    description:
+      "Creates `count` new `VIRGIN` codes of the caller's company: 12 random characters each (letters and digits without the look-alikes 0, O, 1, l and I, so a code can be typed from its label), unique across companies.",
     security: 'bearer',
     request: { body: generateCodesBody },
     responses: { 201: { description: 'The new codes.', schema: generatedCodesSchema } },
@@ -31,7 +32,7 @@ export const qrCodeOperations = operations(
     tag: 'qr-codes',
     summary: 'List codes',
     description:
-      'The company\'s codes, newest first, optionally filtered by status and target. A `target_id` of another company answers 403, ' +
+      "The company's codes, newest first, optionally filtered by status and target. A `target_id` of another company answers 403, " +
       'one that names no product, item or work order (of `target_type`, when given) 404.',
     security: 'bearer',
     request: { query: listCodesQuery },

@@ -21,7 +21,15 @@ export function qrCodesRouter(sequelize: Sequelize, config: QrConfig): Router {
   router.get(`${base}/`, validate({ query: listCodesQuery }), ownedFilters({ target_id: targetIdOwner }), async (req, res) => {
     const filters = req.query as unknown as CodeFilters;
     const { rows, count } = await listCodes(req.identity!, filters);
-    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map((r) => presentQrCode(r, config.PUBLIC_BASE_URL))));
+    res.json(
+      buildPage(
+        req,
+        config.PUBLIC_BASE_URL,
+        filters,
+        count,
+        rows.map((r) => presentQrCode(r, config.PUBLIC_BASE_URL)),
+      ),
+    );
   });
 
   router.get(`${base}/:code/`, validate({ params: codeParams }), async (req, res) => {

@@ -16,7 +16,7 @@ export const scanPolicyBody = Joi.object({
     .valid(...SCAN_POLICIES)
     .allow(null)
     .required()
-    .description('`read`, `book` or `staff`; null: the company\'s scan policy.'),
+    .description("`read`, `book` or `staff`; null: the company's scan policy."),
 });
 
 export async function setCodeScanPolicy(identity: Identity, code: string, policy: ScanPolicy | null): Promise<QrCode> {
@@ -44,15 +44,22 @@ export const codeScanPolicyOperations = operations({
   tag: 'qr-codes',
   summary: "Set one code's scan policy",
   description:
-    'What a scan of this code may do, instead of the company\'s scan policy: `read` (see stock), `book` (book the target\'s stock) or ' +
-    '`staff` (book once a user signed in inside the widget); null goes back to the company\'s. Keys already minted keep their policy.',
+    "What a scan of this code may do, instead of the company's scan policy: `read` (see stock), `book` (book the target's stock) or " +
+    "`staff` (book once a user signed in inside the widget); null goes back to the company's. Keys already minted keep their policy.",
   security: 'bearer',
   adminOnly: true,
   request: { params: codeParams, body: scanPolicyBody },
   responses: {
     200: {
       description: 'The code with its own scan policy.',
-      schema: qrCodeSchema.keys({ scan_policy: Joi.string().valid(...SCAN_POLICIES).allow(null).required() }).id('QrCodeWithScanPolicy'),
+      schema: qrCodeSchema
+        .keys({
+          scan_policy: Joi.string()
+            .valid(...SCAN_POLICIES)
+            .allow(null)
+            .required(),
+        })
+        .id('QrCodeWithScanPolicy'),
     },
   },
   errors: [404],

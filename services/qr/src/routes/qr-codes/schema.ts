@@ -52,6 +52,8 @@ export const sheetQuery = Joi.object({
 
 /** `POST /api/v1/qr-codes/{code}/configure/`: the target of the widget's `configure_qr/`, the code being in the path. */
 export const configureCodeBody = Joi.object({
-  target_type: Joi.string().valid(...QR_TARGET_TYPES).required(),
+  target_type: Joi.string()
+    .valid(...QR_TARGET_TYPES)
+    .required(),
   target_id: schemas.uuid.required().description("A product, item or work order of the caller's company."),
 });

@@ -13,7 +13,7 @@ export const widgetQrOperations = operations(
     description: "A QR scan's key reads its own code only (403 `access_denied` for any other).",
     security: 'api_key',
     request: { query: qrInfoQuery },
-    responses: { 200: { description: 'The code\'s QR info.', schema: qrInfoSchema } },
+    responses: { 200: { description: "The code's QR info.", schema: qrInfoSchema } },
     errors: [404],
   },
   {
@@ -23,8 +23,8 @@ export const widgetQrOperations = operations(
     tag: 'widget-qr',
     summary: 'Assign a VIRGIN code to a target (→ CONFIGURED)',
     description:
-      'The target (a product, item or work order) must be the company\'s: 403 otherwise, 404 if it exists nowhere. ' +
-      'A code that is not VIRGIN answers 409 `invalid_transition` with `allowed_transitions`. A QR scan\'s key links its own code only, ' +
+      "The target (a product, item or work order) must be the company's: 403 otherwise, 404 if it exists nowhere. " +
+      "A code that is not VIRGIN answers 409 `invalid_transition` with `allowed_transitions`. A QR scan's key links its own code only, " +
       'and only once a user signed in inside the widget (403 `access_denied` otherwise; docs/api/scanning.md).',
     security: 'api_key',
     request: { body: configureQrBody },
@@ -38,7 +38,7 @@ export const widgetQrOperations = operations(
     tag: 'widget-qr',
     summary: 'Lock a CONFIGURED code (→ LOCKED, immutable)',
     description:
-      'A code that is not CONFIGURED answers 409 `invalid_transition` with `allowed_transitions` (`[]` for a locked code). A QR scan\'s ' +
+      "A code that is not CONFIGURED answers 409 `invalid_transition` with `allowed_transitions` (`[]` for a locked code). A QR scan's " +
       'key locks its own code only, and only once a user signed in (403 `access_denied` otherwise).',
     security: 'api_key',
     request: { body: lockQrBody },

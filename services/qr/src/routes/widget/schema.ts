@@ -7,14 +7,18 @@ import { CODE_SHAPE } from '../../commands/codes';
 export const codeSchema = Joi.string()
   .pattern(CODE_SHAPE)
   .messages({ 'string.pattern.base': '{#label} is not a QR code' })
-  .description('A QR code: 6–64 of `A-Za-z0-9_-` (generated codes are 12 characters of letters and digits without the look-alikes 0, O, 1, l and I; older codes may have them).');
+  .description(
+    'A QR code: 6–64 of `A-Za-z0-9_-` (generated codes are 12 characters of letters and digits without the look-alikes 0, O, 1, l and I; older codes may have them).',
+  );
 
 export const qrInfoQuery = Joi.object({ code: codeSchema.required() });
 
 export const configureQrBody = Joi.object({
   code: codeSchema.required(),
-  target_type: Joi.string().valid(...QR_TARGET_TYPES).required(),
-  target_id: schemas.uuid.required().description('A product, item or work order of the caller\'s company.'),
+  target_type: Joi.string()
+    .valid(...QR_TARGET_TYPES)
+    .required(),
+  target_id: schemas.uuid.required().description("A product, item or work order of the caller's company."),
 });
 
 export const lockQrBody = Joi.object({ code: codeSchema.required() });
