@@ -201,7 +201,8 @@ async function expectPagesWork(baseUrl: string, username: string, password: stri
     await page.getByLabel('Username').fill(username);
     await page.getByLabel('Password').fill(password);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'Products' }).waitFor({ timeout: 15_000 });
+    // The first screen after signing in is the overview (docs/api/overview-and-appearance.md).
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor({ timeout: 15_000 });
 
     const stored = await page.evaluate(() =>
       (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem('pi-dashboard.tokens'),
