@@ -34,7 +34,11 @@ export async function drawHistoryChart(target: HTMLElement, history: StockHistor
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: { y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
-      axes: [{ stroke: '#5a6270' }, { stroke: '#5a6270', size: 60, values: (_u, ticks) => ticks.map((t) => t.toFixed(history.decimals)) }],
+      axes: [
+        { stroke: '#5a6270' },
+        // Ticks only at steps the product's quantities can take: a count of pieces never reads 2.5 as "3".
+        { stroke: '#5a6270', size: 60, incrs: tickSteps(history.decimals), values: (_u, ticks) => ticks.map((t) => t.toFixed(history.decimals)) },
+      ],
       series: [
         {},
         { label: `Stock (${history.unit})`, stroke: '#1f5fbf', width: 2, fill: 'rgba(31, 95, 191, 0.12)', points: { show: history.points.length <= 60 } },
@@ -49,4 +53,11 @@ export async function drawHistoryChart(target: HTMLElement, history: StockHistor
     observer.disconnect();
     chart.destroy();
   };
+}
+
+/** 1, 2 and 5 times the powers of ten from the product's smallest step (10^-decimals) up to a billion. */
+function tickSteps(decimals: number): number[] {
+  const steps: number[] = [];
+  for (let exponent = -decimals; exponent <= 9; exponent++) for (const m of [1, 2, 5]) steps.push(Number((m * 10 ** exponent).toFixed(decimals)));
+  return steps;
 }
