@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { Browser, BrowserContext, ConsoleMessage, Page, chromium } from 'playwright-core';
+import { Browser, BrowserContext, ConsoleMessage, Page, Request as PageRequest, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '@pi/tools/dist/test/chromium';
 import { skipLoudly } from './skip';
 
@@ -104,8 +104,18 @@ export async function openPage(browser: Browser): Promise<BrowserPage> {
     if (msg.type() === 'error') consoleErrors.push(`${msg.text()}${msg.location().url ? ` (${msg.location().url})` : ''}`);
   });
   page.on('pageerror', (err) => pageErrors.push(err.stack ?? err.message));
+  // A request the page's own navigation cut short (a background read still in flight when the test opens the
+  // next page) is not a failure of the page; any other failed request is.
+  let navigations = 0;
+  const startedAt = new WeakMap<PageRequest, number>();
+  page.on('request', (req) => {
+    // Counted when the navigation starts, which is before it cancels the old document's requests.
+    if (req.isNavigationRequest() && req.frame() === page.mainFrame()) navigations++;
+    else startedAt.set(req, navigations);
+  });
   page.on('requestfailed', (req) => {
-    if (!blockedRequests.includes(req.url())) failedRequests.push(`${req.method()} ${req.url()}: ${req.failure()?.errorText}`);
+    const cutByNavigation = req.failure()?.errorText === 'net::ERR_ABORTED' && navigations > (startedAt.get(req) ?? navigations);
+    if (!blockedRequests.includes(req.url()) && !cutByNavigation) failedRequests.push(`${req.method()} ${req.url()}: ${req.failure()?.errorText}`);
   });
   return { page, context, consoleErrors, pageErrors, blockedRequests, failedRequests, close: () => context.close() };
 }

@@ -76,31 +76,21 @@ function field(label: string, id: string, control: TemplateResult, hint?: string
 }
 
 function segment(name: string, id: string, label: string, checked: boolean, pick: () => void): TemplateResult {
-  return html`<span class="segment"
-    ><input type="radio" name=${name} id=${id} .checked=${live(checked)} @change=${(e: Event) => checkedOf(e) && pick()} /><label for=${id}
-      >${label}</label
-    ></span
-  >`;
+  return html`<span class="segment"><input type="radio" name=${name} id=${id} .checked=${live(checked)} @change=${(e: Event) => checkedOf(e) && pick()}><label for=${id}>${label}</label></span>`;
 }
 
 function operationPicker(v: View): TemplateResult {
   const segments = operationsFor(v.data.product).map((op) =>
     segment(`${v.id}-op`, `${v.id}-op-${op}`, OPERATIONS[op].label, v.state.op === op, () => v.set({ op })),
   );
-  return html`<fieldset class="segmented" aria-describedby=${`${v.id}-op-hint`}>
-    <legend>Operation</legend>
-    ${segments}
-  </fieldset>`;
+  return html`<fieldset class="segmented" aria-describedby=${`${v.id}-op-hint`}><legend>Operation</legend>${segments}</fieldset>`;
 }
 
 function directionPicker(v: View): TemplateResult {
   const segments = (['in', 'out'] as const).map((dir) =>
     segment(`${v.id}-dir`, `${v.id}-dir-${dir}`, dir === 'in' ? 'In (+)' : 'Out (−)', v.state.direction === dir, () => v.set({ direction: dir })),
   );
-  return html`<fieldset class="segmented">
-    <legend>Direction</legend>
-    ${segments}
-  </fieldset>`;
+  return html`<fieldset class="segmented"><legend>Direction</legend>${segments}</fieldset>`;
 }
 
 function locationSelect(v: View, label: string, key: 'locationId' | 'toLocationId'): TemplateResult {
@@ -108,32 +98,14 @@ function locationSelect(v: View, label: string, key: 'locationId' | 'toLocationI
   const options = v.data.locations.map(
     (l) => html`<option value=${l.id} .selected=${live(l.id === v.state[key])}>${l.name} (${showQuantity(v.data, stockAt(v.data, l.id))})</option>`,
   );
-  return field(
-    label,
-    id,
-    html`<select id=${id} name=${key} required @change=${(e: Event) => v.set({ [key]: valueOf(e) })}>
-      ${options}
-    </select>`,
-  );
+  return field(label, id, html`<select id=${id} name=${key} required @change=${(e: Event) => v.set({ [key]: valueOf(e) })}>${options}</select>`);
 }
 
 function quantityInput(v: View, label: string, opts: { min: number; required: boolean; hint?: string }): TemplateResult {
   const { decimals, unit } = v.data.product;
   const step = decimals > 0 ? (1 / 10 ** decimals).toFixed(decimals) : '1';
   const id = `${v.id}-quantity`;
-  const input = html`<input
-    id=${id}
-    type="number"
-    name="quantity"
-    inputmode=${decimals > 0 ? 'decimal' : 'numeric'}
-    min=${opts.min === 0 ? '0' : step}
-    step=${step}
-    ?required=${opts.required}
-    autocomplete="off"
-    aria-describedby=${opts.hint ? `${id}-hint` : nothing}
-    .value=${live(v.state.quantity)}
-    @input=${(e: Event) => v.set({ quantity: valueOf(e) })}
-  />`;
+  const input = html`<input id=${id} type="number" name="quantity" inputmode=${decimals > 0 ? 'decimal' : 'numeric'} min=${opts.min === 0 ? '0' : step} step=${step} ?required=${opts.required} autocomplete="off" aria-describedby=${opts.hint ? `${id}-hint` : nothing} .value=${live(v.state.quantity)} @input=${(e: Event) => v.set({ quantity: valueOf(e) })}>`;
   return field(`${label} (${unit})`, id, input, opts.hint);
 }
 
@@ -144,71 +116,33 @@ function batchSelect(v: View, required: boolean): TemplateResult {
   const label = required ? 'Batch' : 'Batch (optional)';
   if (here === 'loading' || here === 'failed') {
     const text = here === 'loading' ? 'Loading the batches here…' : 'The batches here could not be loaded';
-    return field(
-      label,
-      id,
-      html`<select id=${id} name="batch_id" disabled>
-        <option value="">${text}</option>
-      </select>`,
-    );
+    return field(label, id, html`<select id=${id} name="batch_id" disabled><option value="">${text}</option></select>`);
   }
   const where = locationName(v.data, v.state.locationId);
-  const none = html`<option value="" .selected=${live(v.state.batchId === '')}>
-    ${here.length === 0 ? `No batch has stock at ${where}` : required ? 'Choose a batch' : 'Earliest expiry first (automatic)'}
-  </option>`;
+  const none = html`<option value="" .selected=${live(v.state.batchId === '')}>${here.length === 0 ? `No batch has stock at ${where}` : required ? 'Choose a batch' : 'Earliest expiry first (automatic)'}</option>`;
   const batches = here.map(
     (b) =>
-      html`<option value=${b.id} .selected=${live(b.id === v.state.batchId)}>
-        ${b.code}${b.expiration_date ? `, expires ${b.expiration_date}` : ''} (${b.stock_display} here)
-      </option>`,
+      html`<option value=${b.id} .selected=${live(b.id === v.state.batchId)}>${b.code}${b.expiration_date ? `, expires ${b.expiration_date}` : ''} (${b.stock_display} here)</option>`,
   );
   return field(
     label,
     id,
-    html`<select id=${id} name="batch_id" ?required=${required} @change=${(e: Event) => v.set({ batchId: valueOf(e) })}>
-      ${none}${batches}
-    </select>`,
+    html`<select id=${id} name="batch_id" ?required=${required} @change=${(e: Event) => v.set({ batchId: valueOf(e) })}>${none}${batches}</select>`,
     `Batches with stock at ${where}.`,
   );
 }
 
 function newBatchFields(v: View): TemplateResult[] {
   const [codeId, expiryId, listId] = [`${v.id}-batch-code`, `${v.id}-batch-expiry`, `${v.id}-batches`];
-  const code = html`<input
-    id=${codeId}
-    type="text"
-    name="batch_code"
-    required
-    maxlength="100"
-    autocomplete="off"
-    list=${listId}
-    aria-describedby=${`${codeId}-hint`}
-    .value=${live(v.state.batchCode)}
-    @input=${(e: Event) => v.set({ batchCode: valueOf(e) })}
-  />`;
-  const expiry = html`<input
-    id=${expiryId}
-    type="date"
-    name="batch_expiry"
-    .value=${live(v.state.batchExpiry)}
-    @input=${(e: Event) => v.set({ batchExpiry: valueOf(e) })}
-  />`;
+  const code = html`<input id=${codeId} type="text" name="batch_code" required maxlength="100" autocomplete="off" list=${listId} aria-describedby=${`${codeId}-hint`} .value=${live(v.state.batchCode)} @input=${(e: Event) => v.set({ batchCode: valueOf(e) })}>`;
+  const expiry = html`<input id=${expiryId} type="date" name="batch_expiry" .value=${live(v.state.batchExpiry)} @input=${(e: Event) => v.set({ batchExpiry: valueOf(e) })}>`;
   const known = html`<datalist id=${listId}>${(v.data.batches ?? []).map((b) => html`<option value=${b.code}></option>`)}</datalist>`;
   return [field('Batch code', codeId, code, 'An existing batch code, or a new one.'), known, field('Expiry date (optional)', expiryId, expiry)];
 }
 
 function serialsField(v: View): TemplateResult {
   const id = `${v.id}-serials`;
-  const area = html`<textarea
-    id=${id}
-    name="serial_numbers"
-    rows="3"
-    autocomplete="off"
-    spellcheck="false"
-    aria-describedby=${`${id}-hint`}
-    .value=${live(v.state.serials)}
-    @input=${(e: Event) => v.set({ serials: valueOf(e) })}
-  ></textarea>`;
+  const area = html`<textarea id=${id} name="serial_numbers" rows="3" autocomplete="off" spellcheck="false" aria-describedby=${`${id}-hint`} .value=${live(v.state.serials)} @input=${(e: Event) => v.set({ serials: valueOf(e) })}></textarea>`;
   return field('Serial numbers (optional, one per line)', id, area, 'Leave empty to have them generated.');
 }
 
@@ -222,24 +156,10 @@ function itemsPicker(v: View): TemplateResult {
   };
   const boxes = here.map((item) => {
     const id = `${v.id}-item-${item.id}`;
-    return html`<div class="check">
-      <input
-        type="checkbox"
-        name="item_ids"
-        value=${item.id}
-        id=${id}
-        .checked=${live(v.state.itemIds.has(item.id))}
-        @change=${(e: Event) => toggle(item.id, checkedOf(e))}
-      /><label for=${id}>${item.serial_number}</label>
-    </div>`;
+    return html`<div class="check"><input type="checkbox" name="item_ids" value=${item.id} id=${id} .checked=${live(v.state.itemIds.has(item.id))} @change=${(e: Event) => toggle(item.id, checkedOf(e))}><label for=${id}>${item.serial_number}</label></div>`;
   });
   const content = here.length === 0 ? html`<p class="muted">No items here.</p>` : boxes;
-  return html`<div class="items-box">
-    <fieldset class="items-pick">
-      <legend>Items at ${locationName(v.data, v.state.locationId)}</legend>
-      ${content}
-    </fieldset>
-  </div>`;
+  return html`<div class="items-box"><fieldset class="items-pick"><legend>Items at ${locationName(v.data, v.state.locationId)}</legend>${content}</fieldset></div>`;
 }
 
 function reasonField(v: View): TemplateResult {
@@ -247,15 +167,7 @@ function reasonField(v: View): TemplateResult {
   return field(
     'Reason (optional)',
     id,
-    html`<input
-      id=${id}
-      type="text"
-      name="reason"
-      maxlength="500"
-      autocomplete="off"
-      .value=${live(v.state.reason)}
-      @input=${(e: Event) => v.set({ reason: valueOf(e) })}
-    />`,
+    html`<input id=${id} type="text" name="reason" maxlength="500" autocomplete="off" .value=${live(v.state.reason)} @input=${(e: Event) => v.set({ reason: valueOf(e) })}>`,
   );
 }
 
@@ -283,13 +195,8 @@ function fields(v: View): TemplateResult {
 
 function formTemplate(v: View): TemplateResult {
   const meta = OPERATIONS[v.state.op];
-  const button = html`<button type="submit" class="primary" ?disabled=${v.busy !== null} ?hidden=${v.data.locations.length === 0}>
-    ${v.busy ?? meta.button}
-  </button>`;
-  return html`${operationPicker(v)}
-    <p class="hint op-hint" id=${`${v.id}-op-hint`}>${meta.hint}</p>
-    <div class="booking-fields">${fields(v)}</div>
-    <div class="actions">${button}</div>`;
+  const button = html`<button type="submit" class="primary" ?disabled=${v.busy !== null} ?hidden=${v.data.locations.length === 0}>${v.busy ?? meta.button}</button>`;
+  return html`${operationPicker(v)}<p class="hint op-hint" id=${`${v.id}-op-hint`}>${meta.hint}</p><div class="booking-fields">${fields(v)}</div><div class="actions">${button}</div>`;
 }
 
 function noticeTemplate(notice: Notice): TemplateResult | typeof nothing {
