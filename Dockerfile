@@ -25,6 +25,7 @@ ENV npm_config_fund=false npm_config_audit=false npm_config_update_notifier=fals
 # the dependency layers are cached until a manifest or the lockfile changes.
 COPY package.json package-lock.json ./
 COPY libs/common/package.json libs/common/
+COPY libs/notify/package.json libs/notify/
 COPY services/gateway/package.json services/gateway/
 COPY services/inventory/package.json services/inventory/
 COPY services/qr/package.json services/qr/
@@ -62,6 +63,7 @@ ENV NODE_ENV=production SERVICE=${SERVICE} PI_HOME=/app PATH=/app/bin:$PATH
 COPY --from=deps /app /app
 # Compiled code. Label fonts come from the dejavu-fonts-ttf package, Swagger UI and Redoc from theirs.
 COPY --from=build /app/libs/common/dist/src libs/common/dist/src
+COPY --from=build /app/libs/notify/dist/src libs/notify/dist/src
 COPY --from=build /app/services/gateway/dist/src services/gateway/dist/src
 COPY --from=build /app/services/inventory/dist/src services/inventory/dist/src
 COPY --from=build /app/services/qr/dist/src services/qr/dist/src

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { encryptSecret, generateChannelSecret, parseEncryptionKey } from '@pi/common';
+import { encryptSecret, generateChannelSecret, parseEncryptionKey } from '@pi/notify';
 import { TestDatabase, createTestDatabase } from '../../support/database';
 import { CHECK_RULES_ENTRY, NotifierProcess, alive, startNotifier } from '../../support/notifier';
 import { ROOT, runToExit } from '../../support/processes';

@@ -4,7 +4,8 @@
  */
 import { expect } from 'chai';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { DeliverySettings, attemptDelivery, createLogger, freePort } from '@pi/common';
+import { createLogger, freePort } from '@pi/common';
+import { DeliverySettings, attemptDelivery } from '@pi/notify';
 import { system } from '../../support/hooks';
 import { LogCapture } from '../../support/system';
 import {

@@ -12,7 +12,6 @@ import {
   ConfigError,
   EmbeddedPostgres,
   connectDatabase,
-  deliveryEnv,
   loadConfig,
   loadOrCreateStandaloneState,
   migrateUp,
@@ -22,6 +21,7 @@ import {
   tracingSettingsFrom,
   writeStandaloneState,
 } from '@pi/common';
+import { deliveryEnv } from '@pi/notify';
 import { LauncherConfig, loadLauncherConfig } from './config';
 import { CheckRulesScheduler } from './scheduler';
 import { ChildSpec, childEnvironment, childSpecs } from './services';
@@ -141,7 +141,7 @@ function describeTracing(env: NodeJS.ProcessEnv) {
 
 /** Where notification emails go, said once, so a console backend's messages are found in this output. */
 function describeEmail(env: NodeJS.ProcessEnv) {
-  // The services' own defaults decide (libs/common notify/settings.ts); a bad value is theirs to report.
+  // The services' own defaults decide (libs/notify settings.ts); a bad value is theirs to report.
   const { DEBUG, EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT } = deliveryEnv;
   let email: { EMAIL_BACKEND: string; EMAIL_HOST: string; EMAIL_PORT: number };
   try {
