@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 import { DeliveryQueue } from '@pi/notify';
 import { post } from '../../support/api';
 import { buildCompany, buildProduct } from '../../support/builders';

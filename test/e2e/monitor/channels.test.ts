@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { closeServer, createLogger, createServiceApp, freePort, listen, pathsOf } from '@pi/common';
+import { closeServer, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
+import { freePort } from '@pi/db';
 import { DeliveryQueue, decryptSecret, parseEncryptionKey, verifySignature } from '@pi/notify';
 import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
 import { del, get, patch, post } from '../../support/api';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 import { DeliveryQueue, attemptDelivery, startDeliveryWorker, verifySignature } from '@pi/notify';
 import { checkRules, loadMonitorSettings } from '@pi/monitor';
 import { get, post } from '../../support/api';

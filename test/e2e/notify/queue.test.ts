@@ -7,7 +7,8 @@
 import net from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { INTERNAL_AUTH_HEADER, freePort, signInternalToken } from '@pi/common';
+import { INTERNAL_AUTH_HEADER, signInternalToken } from '@pi/common';
+import { freePort } from '@pi/db';
 import {
   AttemptOutcome,
   DeliveryQueue,

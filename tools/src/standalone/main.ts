@@ -8,19 +8,16 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import Joi from 'joi';
+import { ConfigError, connectDatabase, loadConfig, tracingSettingsFrom } from '@pi/common';
 import {
-  ConfigError,
   EmbeddedPostgres,
-  connectDatabase,
-  loadConfig,
   loadOrCreateStandaloneState,
   migrateUp,
   settleEmbeddedPort,
   sharedSettingsOf,
   startEmbeddedPostgres,
-  tracingSettingsFrom,
   writeStandaloneState,
-} from '@pi/common';
+} from '@pi/db';
 import { deliveryEnv } from '@pi/notify';
 import { LauncherConfig, loadLauncherConfig } from './config';
 import { CheckRulesScheduler } from './scheduler';
