@@ -7,7 +7,7 @@
  * - deploy: the image, compose, Kubernetes manifests, graceful shutdown and the standalone launcher.
  */
 const TIERS = {
-  unit: { spec: ['libs/common/dist/test/**/*.test.js', 'services/*/dist/test/**/*.test.js'] },
+  unit: { spec: ['libs/*/dist/test/**/*.test.js', 'services/*/dist/test/**/*.test.js'] },
   e2e: { spec: ['test/dist/e2e/**/*.test.js'], ignore: ['test/dist/e2e/pages/**', 'test/dist/e2e/deployment/**'] },
   browser: { spec: ['test/dist/e2e/pages/**/*.test.js'] },
   deploy: { spec: ['test/dist/e2e/deployment/**/*.test.js', 'tools/dist/test/**/*.test.js'] },

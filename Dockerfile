@@ -25,6 +25,8 @@ ENV npm_config_fund=false npm_config_audit=false npm_config_update_notifier=fals
 # the dependency layers are cached until a manifest or the lockfile changes.
 COPY package.json package-lock.json ./
 COPY libs/common/package.json libs/common/
+COPY libs/db/package.json libs/db/
+COPY libs/notify/package.json libs/notify/
 COPY services/gateway/package.json services/gateway/
 COPY services/inventory/package.json services/inventory/
 COPY services/qr/package.json services/qr/
@@ -62,6 +64,8 @@ ENV NODE_ENV=production SERVICE=${SERVICE} PI_HOME=/app PATH=/app/bin:$PATH
 COPY --from=deps /app /app
 # Compiled code. Label fonts come from the dejavu-fonts-ttf package, Swagger UI and Redoc from theirs.
 COPY --from=build /app/libs/common/dist/src libs/common/dist/src
+COPY --from=build /app/libs/db/dist/src libs/db/dist/src
+COPY --from=build /app/libs/notify/dist/src libs/notify/dist/src
 COPY --from=build /app/services/gateway/dist/src services/gateway/dist/src
 COPY --from=build /app/services/inventory/dist/src services/inventory/dist/src
 COPY --from=build /app/services/qr/dist/src services/qr/dist/src
@@ -85,7 +89,7 @@ command=$1
 shift
 case "$command" in
   gateway | inventory | qr | monitor | notifier) exec node "services/$command/dist/src/main.js" "$@" ;;
-  migrate) exec node libs/common/dist/src/db/migrate-cli.js "$@" ;;
+  migrate) exec node libs/db/dist/src/migrate-cli.js "$@" ;;
   check_rules) exec node services/monitor/dist/src/check-rules/cli.js "$@" ;;
   admin) exec node services/gateway/dist/src/cli/admin.js "$@" ;;
   stock:verify) exec node services/inventory/dist/src/cli/verify-stock.js "$@" ;;
@@ -102,7 +106,7 @@ COPY <<'EOF' /app/bin/wait-for-migrations.js
 const fs = require('node:fs');
 const { Client } = require('pg');
 
-const shipped = fs.readdirSync('libs/common/dist/src/db/migrations').filter((f) => f.endsWith('.js')).sort();
+const shipped = fs.readdirSync('libs/db/dist/src/migrations').filter((f) => f.endsWith('.js')).sort();
 const everyMs = Number(process.env.WAIT_FOR_MIGRATIONS_INTERVAL_MS || 3000);
 let said = '';
 const say = (message) => {

@@ -23,8 +23,8 @@ const READY_TIMEOUT_MS = 120_000;
 /** Starts the standalone launcher and resolves once it prints its ready line. */
 async function startStandalone(log) {
   if (!fs.existsSync(LAUNCHER)) throw new Error(`${LAUNCHER} is missing: run \`npm run build\` first (npm run bench does)`);
-  // Required only now: libs/common is compiled by the same build as the launcher.
-  const { databaseUrlOf, freePort, readStandaloneState } = require('@pi/common');
+  // Required only now: libs/db is compiled by the same build as the launcher.
+  const { databaseUrlOf, freePort, readStandaloneState } = require('@pi/db');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-bench-'));
   const ports = new Set();
   while (ports.size < 6) ports.add(await freePort());

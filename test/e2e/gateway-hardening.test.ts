@@ -13,7 +13,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
-import { deadlineMarginMs, freePort } from '@pi/common';
+import { deadlineMarginMs } from '@pi/common';
+import { freePort } from '@pi/db';
 import { ApiOptions, ApiResponse, api, get, post } from '../support/api';
 import { expectErrorShape } from '../support/assertions';
 import { TestCompany, buildCompany } from '../support/builders';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 import { REDIS_URL, requireRedis } from '../support/redis';
 import type { RunningGateway } from '../support/system';
 import { ApiOptions, ApiResponse, api, get, post } from '../support/api';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { canConnect, freePort, loadOrCreateStandaloneState, startEmbeddedPostgres } from '@pi/common';
+import { canConnect, freePort, loadOrCreateStandaloneState, startEmbeddedPostgres } from '@pi/db';
 
 export interface TestDatabase {
   url: string;

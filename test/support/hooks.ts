@@ -4,7 +4,8 @@
  */
 import { TestDatabase, createTestDatabase } from './database';
 import { TestSystem, startTestSystem } from './system';
-import { connectDatabase, migrateUp } from '@pi/common';
+import { connectDatabase } from '@pi/common';
+import { migrateUp } from '@pi/db';
 
 let database: TestDatabase | undefined;
 let running: TestSystem | undefined;

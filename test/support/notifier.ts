@@ -1,6 +1,6 @@
 /** The notifier's entry point as a real child process (faults and queue suites), on a free port, once it listens. */
 import path from 'node:path';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 import { ROOT, RunningProcess, startProcess } from './processes';
 
 export const NOTIFIER_ENTRY = path.join(ROOT, 'services/notifier/dist/src/main.js');

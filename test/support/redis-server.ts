@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import IORedis, { type Redis } from 'ioredis';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 import { redisAvailable } from './redis';
 import { skipLoudly } from './skip';
 import { eventually } from './wait';

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 import { system, testDatabaseUrl } from './hooks';
 import { ROOT, RunningProcess, killAll, startProcess } from './processes';
 

@@ -6,13 +6,13 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 export const LAUNCHER = path.join(ROOT, 'tools/dist/src/standalone/main.js');
 export const ADMIN_CLI = path.join(ROOT, 'services/gateway/dist/src/cli/admin.js');
 export const CHECK_RULES_CLI = path.join(ROOT, 'services/monitor/dist/src/check-rules/cli.js');
-export const MIGRATE_CLI = path.join(ROOT, 'libs/common/dist/src/db/migrate-cli.js');
+export const MIGRATE_CLI = path.join(ROOT, 'libs/db/dist/src/migrate-cli.js');
 export const VERIFY_STOCK_CLI = path.join(ROOT, 'services/inventory/dist/src/cli/verify-stock.js');
 export const READY_LINE = 'ready: gateway listening at';
 const READY_TIMEOUT_MS = 90_000;

@@ -1,22 +1,12 @@
 /**
  * The monitor's own settings (besides the common ones; see docs/operations/configuration.md): the delivery settings and
- * the queue's name and prefix, which it shares with the notifier (notify/settings.ts, notify/queue.ts).
+ * the queue's name and prefix, which it shares with the notifier (libs/notify settings.ts, queue.ts).
  * SECRET_ENCRYPTION_KEY is checked here to decode to a 32-byte key, so a bad key stops the process at start
  * with a message naming the variable, not at the first channel save.
  */
 import Joi from 'joi';
-import {
-  DeliveryQueue,
-  DeliveryQueueSettings,
-  Logger,
-  DeliverySettings,
-  ServiceConfig,
-  commonEnv,
-  deliveryEnv,
-  deliveryQueueEnv,
-  loadConfig,
-  parseEncryptionKey,
-} from '@pi/common';
+import { Logger, ServiceConfig, commonEnv, loadConfig } from '@pi/common';
+import { DeliveryQueue, DeliveryQueueSettings, DeliverySettings, deliveryEnv, deliveryQueueEnv, parseEncryptionKey } from '@pi/notify';
 
 const encryptionKey = Joi.string()
   .required()

@@ -1,5 +1,6 @@
 /** What the monitor's routes and commands share: the database, the settings, the decoded key, the queue. */
-import type { Database, DeliveryQueue, Logger } from '@pi/common';
+import type { Database, Logger } from '@pi/common';
+import type { DeliveryQueue } from '@pi/notify';
 import type { MonitorConfig } from './config';
 
 export interface MonitorContext {

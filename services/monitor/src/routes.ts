@@ -1,7 +1,8 @@
 /** Monitor service routes: monitoring rules, the event log, notification channels, the delivery log and the run log. */
 import { Router } from 'express';
-import { parseEncryptionKey } from '@pi/common';
-import type { Database, DeliveryQueue, Logger, MetricsRegistry } from '@pi/common';
+import { parseEncryptionKey } from '@pi/notify';
+import type { Database, Logger, MetricsRegistry } from '@pi/common';
+import type { DeliveryQueue } from '@pi/notify';
 import { registerCheckRulesMetrics } from './check-rules/run-metrics';
 import type { MonitorConfig } from './config';
 import type { MonitorContext } from './context';

@@ -1,6 +1,6 @@
 /**
  * Notifier: the BullMQ worker that delivers webhooks and emails (docs/architecture.md), with its probes and metrics.
- * Config: the common variables, the delivery settings (notify/settings.ts), DELIVERY_QUEUE_NAME /
+ * Config: the common variables, the delivery settings (libs/notify settings.ts), DELIVERY_QUEUE_NAME /
  * DELIVERY_QUEUE_PREFIX (must match the monitor's), NOTIFIER_CONCURRENCY and NOTIFIER_JOB_LOCK_MS.
  */
 import './tracing'; // first: see tracing.ts

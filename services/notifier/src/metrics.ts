@@ -4,7 +4,8 @@
  * and `notifier_delivery_duration_seconds{outcome}` (how long a job's claim, send and record took).
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { ATTEMPT_OUTCOMES, type AttemptOutcome, type AttemptReport, type MetricsRegistry } from '@pi/common';
+import { type MetricsRegistry } from '@pi/common';
+import { ATTEMPT_OUTCOMES, type AttemptOutcome, type AttemptReport } from '@pi/notify';
 
 /** `error`: the job threw (the database failed); BullMQ retries it. */
 export type ProcessedOutcome = AttemptOutcome | 'error';

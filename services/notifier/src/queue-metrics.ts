@@ -5,7 +5,8 @@
  * be read the series are absent (and /readyz says why), rather than a 0 that would look like an empty queue.
  */
 import { Gauge } from 'prom-client';
-import type { DeliveryQueue, MetricsRegistry, QueueDepth } from '@pi/common';
+import type { MetricsRegistry } from '@pi/common';
+import type { DeliveryQueue, QueueDepth } from '@pi/notify';
 
 export const QUEUE_STATES = ['waiting', 'delayed', 'active', 'failed'] as const;
 

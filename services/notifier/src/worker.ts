@@ -11,18 +11,17 @@
  * send deadline) before the database pool closes and the process exits.
  */
 import Joi from 'joi';
+import { ServiceContext, ServiceExtras } from '@pi/common';
 import {
   DeliverySettings,
   DEFAULT_JOB_LOCK_MS,
   DeliveryQueueSettings,
-  ServiceContext,
-  ServiceExtras,
   DeliveryQueue,
   attemptDeliveryReport,
   deliveryEnv,
   deliveryQueueEnv,
   startDeliveryWorker,
-} from '@pi/common';
+} from '@pi/notify';
 import { DeliveryMetrics } from './metrics';
 import { registerQueueMetrics } from './queue-metrics';
 

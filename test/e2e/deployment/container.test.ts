@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 import { ROOT } from './support/files';
 import { skipLoudly } from '../../support/skip';
 import { eventually } from '../../support/wait';

@@ -14,7 +14,7 @@ import { buildCompany } from '../../support/builders';
 import { TestDatabase, createTestDatabase } from '../../support/database';
 import { RunningProcess, killAll } from '../../support/processes';
 import { REDIS_URL, redisAvailable } from '../../support/redis';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 import { ROOT, composeEnvironment, copyArgs, execForm, loadCompose, parseDockerfile } from './support/files';
 import { runPi, startPi } from './support/image';
 import { runtimeTree } from './support/runtime-tree';

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { DeliveryQueue } from '@pi/common';
+import { DeliveryQueue } from '@pi/notify';
 import { buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { createTestDatabase } from '../../support/database';
 import { system, testDatabaseUrl } from '../../support/hooks';
@@ -34,7 +34,7 @@ const SECRET_NAME = 'pi-inventory-secrets';
 const SECRET_TEMPLATE = 'secret.template.yaml';
 /** libs/common/src/http/serve.ts: closeServer's default grace for in-flight requests. */
 const HTTP_DRAIN_SECONDS = 20;
-/** The longest a notifier job can take once started: the email timeouts (libs/common notify/email.ts, 10 + 10 + 20 s). */
+/** The longest a notifier job can take once started: the email timeouts (libs/notify email.ts, 10 + 10 + 20 s). */
 const NOTIFIER_JOB_SECONDS = 40;
 
 const docs = loadManifestDocs();

@@ -8,7 +8,8 @@
  */
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { DeliveryQueue, DeliverySettings, NotificationDelivery, WEBHOOK_TIMEOUT_MS } from '@pi/common';
+import { NotificationDelivery } from '@pi/common';
+import { DeliveryQueue, DeliverySettings, WEBHOOK_TIMEOUT_MS } from '@pi/notify';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { NotifierProcess, alive, startNotifier } from '../../support/notifier';
 import { Receiver, startReceiver } from '../../support/receiver';

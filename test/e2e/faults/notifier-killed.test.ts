@@ -6,7 +6,7 @@
  * the same X-PI-Event-Id (at least once). Uses the shared Redis with a queue of its own.
  */
 import { expect } from 'chai';
-import { ATTEMPT_LEASE_MS, DEFAULT_JOB_LOCK_MS, DeliveryQueue, DeliverySettings, INTERRUPTED_ERROR, retryDelayMs } from '@pi/common';
+import { ATTEMPT_LEASE_MS, DEFAULT_JOB_LOCK_MS, DeliveryQueue, DeliverySettings, INTERRUPTED_ERROR, retryDelayMs } from '@pi/notify';
 import { checkRules } from '@pi/monitor';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { NotifierProcess, alive, startNotifier } from '../../support/notifier';

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { encryptSecret, generateChannelSecret, parseEncryptionKey } from '@pi/common';
+import { encryptSecret, generateChannelSecret, parseEncryptionKey } from '@pi/notify';
 import { TestDatabase, createTestDatabase } from '../../support/database';
 import { CHECK_RULES_ENTRY, NotifierProcess, alive, startNotifier } from '../../support/notifier';
 import { ROOT, runToExit } from '../../support/processes';
@@ -115,7 +115,7 @@ describe('faults: Redis stopped and flushed around check_rules and the notifier'
     this.timeout(60_000);
     redis = await PrivateRedis.start();
     database = await createTestDatabase();
-    const migrated = await runToExit(process.execPath, ['libs/common/dist/src/db/migrate-cli.js'], {
+    const migrated = await runToExit(process.execPath, ['libs/db/dist/src/migrate-cli.js'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, DATABASE_URL: database.url },
     });

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { DeliveryQueue, closeServer, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
+import { closeServer, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
+import { DeliveryQueue } from '@pi/notify';
 import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
 import { get, post } from '../../support/api';
 import { expectAccessDenied, expectErrorShape, expectNotFound, expectPermissionDenied, expectValidationError } from '../../support/assertions';
@@ -19,7 +20,7 @@ const PAUSED_AT = '2031-02-03T04:05:06.000Z';
 const NEXT_PROBE_AT = '2031-02-03T04:06:06.000Z';
 const REASON = '5 failed attempts in a row; the last one: receiver answered HTTP 503';
 
-/** What the circuit breaker writes when it opens (libs/common notify/breaker.ts). */
+/** What the circuit breaker writes when it opens (libs/notify breaker.ts). */
 async function pause(channelId: string) {
   await query(`UPDATE notification_channels SET consecutive_failures = 5, paused_at = $2, paused_reason = $3, next_probe_at = $4 WHERE id = $1`, [
     channelId,

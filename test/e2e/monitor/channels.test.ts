@@ -6,18 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import {
-  DeliveryQueue,
-  closeServer,
-  createLogger,
-  createServiceApp,
-  decryptSecret,
-  freePort,
-  listen,
-  parseEncryptionKey,
-  pathsOf,
-  verifySignature,
-} from '@pi/common';
+import { closeServer, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
+import { freePort } from '@pi/db';
+import { DeliveryQueue, decryptSecret, parseEncryptionKey, verifySignature } from '@pi/notify';
 import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
 import { del, get, patch, post } from '../../support/api';
 import { expectErrorShape, expectNotFound, expectPermissionDenied, expectValidationError } from '../../support/assertions';

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { DeliveryQueue, DeliveryWorker, attemptDelivery, closeServer, createLogger, createServiceApp, listen, pathsOf, startDeliveryWorker } from '@pi/common';
+import { closeServer, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
+import { DeliveryQueue, DeliveryWorker, attemptDelivery, startDeliveryWorker } from '@pi/notify';
 import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
 import { get, post } from '../../support/api';
 import { expectAccessDenied, expectErrorShape, expectNotFound, expectPermissionDenied, expectValidationError } from '../../support/assertions';

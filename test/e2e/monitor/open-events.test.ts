@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { parseEventBody } from '@pi/common';
+import { parseEventBody } from '@pi/notify';
 import type { EventOpening } from '@pi/monitor/dist/src/check-rules/open-events';
 import { openEvents } from '@pi/monitor/dist/src/check-rules/open-events';
 import { patch } from '../../support/api';

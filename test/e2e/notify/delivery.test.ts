@@ -5,18 +5,17 @@
  */
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
+import { NotificationDelivery, createLogger } from '@pi/common';
 import {
   DeliverySettings,
-  NotificationDelivery,
   REFUSED_ADDRESS_MESSAGE,
   attemptDelivery,
   buildTestBody,
   createDeliveries,
-  createLogger,
   dispatchDeliveries,
   dueDeliveryIds,
   verifySignature,
-} from '@pi/common';
+} from '@pi/notify';
 import { system } from '../../support/hooks';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { LogCapture } from '../../support/system';

@@ -4,7 +4,9 @@
  */
 import { expect } from 'chai';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { DeliverySettings, attemptDelivery, createLogger, freePort } from '@pi/common';
+import { createLogger } from '@pi/common';
+import { freePort } from '@pi/db';
+import { DeliverySettings, attemptDelivery } from '@pi/notify';
 import { system } from '../../support/hooks';
 import { LogCapture } from '../../support/system';
 import {

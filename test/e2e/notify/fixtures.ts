@@ -5,20 +5,8 @@
  * receiver is in test/support/receiver.ts.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  CHANNEL_DEFAULTS,
-  DeliverySettings,
-  EventLogEntry,
-  MonitoringRule,
-  NotificationAttempt,
-  NotificationChannel,
-  NotificationDelivery,
-  buildEventBody,
-  createDeliveries,
-  encryptSecret,
-  generateChannelSecret,
-  parseEncryptionKey,
-} from '@pi/common';
+import { EventLogEntry, MonitoringRule, NotificationAttempt, NotificationChannel, NotificationDelivery } from '@pi/common';
+import { CHANNEL_DEFAULTS, DeliverySettings, buildEventBody, createDeliveries, encryptSecret, generateChannelSecret, parseEncryptionKey } from '@pi/notify';
 import { buildCompany, buildProduct, type TestCompany, type TestProduct } from '../../support/builders';
 import { system } from '../../support/hooks';
 export { REDIS_URL, redisAvailable, requireRedis } from '../../support/redis';

@@ -7,18 +7,17 @@
  */
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
+import { NotificationChannel, NotificationDelivery } from '@pi/common';
 import {
   ATTEMPT_LEASE_MS,
   AttemptOutcome,
   DeliverySettings,
   INTERRUPTED_ERROR,
-  NotificationChannel,
-  NotificationDelivery,
   attemptDelivery,
   dispatchDeliveries,
   dueDeliveryIds,
   heldDeliveryCount,
-} from '@pi/common';
+} from '@pi/notify';
 import { system } from '../../support/hooks';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { eventually } from '../../support/wait';

@@ -7,20 +7,19 @@
 import net from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { INTERNAL_AUTH_HEADER, signInternalToken } from '@pi/common';
+import { freePort } from '@pi/db';
 import {
   AttemptOutcome,
   DeliveryQueue,
   DeliverySettings,
   DeliveryWorker,
-  INTERNAL_AUTH_HEADER,
   attemptDelivery,
   deliveryJobId,
   dispatchDeliveries,
   dueDeliveryIds,
-  freePort,
-  signInternalToken,
   startDeliveryWorker,
-} from '@pi/common';
+} from '@pi/notify';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { scrape } from '../../support/metrics';
 import { NotifierProcess, startNotifier } from '../../support/notifier';

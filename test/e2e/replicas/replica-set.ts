@@ -6,7 +6,7 @@
  * the same index (docs/operations/scaling.md); a deployment puts a Service or load balancer in front instead.
  */
 import { randomBytes } from 'node:crypto';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { RunningProcess, killAll, startProcess } from '../../support/processes';
 import { REDIS_URL } from '../../support/redis';

@@ -13,7 +13,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { DeliveryQueue, INTERNAL_AUTH_HEADER, signInternalToken, verifySignature } from '@pi/common';
+import { INTERNAL_AUTH_HEADER, signInternalToken } from '@pi/common';
+import { DeliveryQueue, verifySignature } from '@pi/notify';
 import { findStockDifferences } from '@pi/inventory/dist/src/cli/verify-stock';
 import { get, post } from '../../support/api';
 import { expectRateLimited } from '../../support/assertions';

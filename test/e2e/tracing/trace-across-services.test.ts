@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 import { post, get, expectStatus } from '../../support/api';
 import { TestCompany, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';

@@ -8,7 +8,7 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { freePort } from '@pi/common';
+import { freePort } from '@pi/db';
 import { get } from '../../support/api';
 import { TestCompany, buildCompany } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';

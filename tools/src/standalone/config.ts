@@ -1,7 +1,7 @@
 /**
  * The launcher's own settings (docs/operations/configuration.md), read and validated once at start. The services'
  * settings are theirs to validate; the launcher passes them on (services.ts) and records the shared ones for
- * the commands (libs/common standalone-settings.ts).
+ * the commands (libs/db standalone-settings.ts).
  */
 import path from 'node:path';
 import Joi from 'joi';

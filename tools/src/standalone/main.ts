@@ -8,20 +8,17 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import Joi from 'joi';
+import { ConfigError, connectDatabase, loadConfig, tracingSettingsFrom } from '@pi/common';
 import {
-  ConfigError,
   EmbeddedPostgres,
-  connectDatabase,
-  deliveryEnv,
-  loadConfig,
   loadOrCreateStandaloneState,
   migrateUp,
   settleEmbeddedPort,
   sharedSettingsOf,
   startEmbeddedPostgres,
-  tracingSettingsFrom,
   writeStandaloneState,
-} from '@pi/common';
+} from '@pi/db';
+import { deliveryEnv } from '@pi/notify';
 import { LauncherConfig, loadLauncherConfig } from './config';
 import { CheckRulesScheduler } from './scheduler';
 import { ChildSpec, childEnvironment, childSpecs } from './services';
@@ -141,7 +138,7 @@ function describeTracing(env: NodeJS.ProcessEnv) {
 
 /** Where notification emails go, said once, so a console backend's messages are found in this output. */
 function describeEmail(env: NodeJS.ProcessEnv) {
-  // The services' own defaults decide (libs/common notify/settings.ts); a bad value is theirs to report.
+  // The services' own defaults decide (libs/notify settings.ts); a bad value is theirs to report.
   const { DEBUG, EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT } = deliveryEnv;
   let email: { EMAIL_BACKEND: string; EMAIL_HOST: string; EMAIL_PORT: number };
   try {

@@ -9,7 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
-import { Company, TIERS, Tier, connectDatabase, openDatabaseUrl, operatorMessage, standaloneEnvironment, validateValue } from '@pi/common';
+import { Company, TIERS, Tier, connectDatabase, operatorMessage, validateValue } from '@pi/common';
+import { openDatabaseUrl, standaloneEnvironment } from '@pi/db';
 import type { Sequelize } from 'sequelize';
 import { setApiKeyTier } from '../commands/api-keys';
 import { passwordHashCost } from '../config';

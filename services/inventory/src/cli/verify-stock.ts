@@ -16,7 +16,8 @@ import { parseArgs } from 'node:util';
 import Joi from 'joi';
 import { QueryTypes, Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize';
-import { connectDatabase, openDatabaseUrl, operatorMessage, standaloneEnvironment, validateValue } from '@pi/common';
+import { connectDatabase, operatorMessage, validateValue } from '@pi/common';
+import { openDatabaseUrl, standaloneEnvironment } from '@pi/db';
 
 export interface StockDifference {
   /** `balance`: ledger vs stock_balances. `items`: active items vs stock_balances (SERIALIZED products). */

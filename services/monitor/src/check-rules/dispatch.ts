@@ -5,7 +5,7 @@
  * and counts what it leaves waiting; evaluation goes on for every company.
  */
 import type { Sequelize } from 'sequelize-typescript';
-import { DeliveryQueue, DeliverySettings, DispatchSummary, QueueUnavailableError, dispatchDeliveries } from '@pi/common';
+import { DeliveryQueue, DeliverySettings, DispatchSummary, QueueUnavailableError, dispatchDeliveries } from '@pi/notify';
 
 /** What the run's deliveries became, as the summary prints it. */
 export interface DispatchCounts {

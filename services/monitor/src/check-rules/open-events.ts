@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
-import { buildEventBody } from '@pi/common';
+import { buildEventBody } from '@pi/notify';
 import type { EventToOpen, ProductFacts } from './evaluate';
 
 /** Events per statement: bounds the statement's size (a body is about half a kilobyte). */

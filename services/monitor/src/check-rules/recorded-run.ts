@@ -12,7 +12,7 @@
  * - Only the latest RUNS_KEPT runs are kept.
  */
 import type { Sequelize } from 'sequelize-typescript';
-import type { DeliveryQueue, DeliverySettings } from '@pi/common';
+import type { DeliveryQueue, DeliverySettings } from '@pi/notify';
 import { RunSummary, checkRules } from './run';
 import { RunLock } from './run-lock';
 import { companiesToCheck } from './facts';

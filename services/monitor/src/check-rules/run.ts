@@ -9,8 +9,9 @@
  * recorded; the deliveries stay due in the outbox and the summary says how many wait (dispatch.ts).
  */
 import type { Sequelize } from 'sequelize-typescript';
-import { DeliverySettings, EventLogEntry, dueDeliveryIds, heldDeliveryCount } from '@pi/common';
-import type { DeliveryQueue } from '@pi/common';
+import { EventLogEntry } from '@pi/common';
+import { DeliverySettings, dueDeliveryIds, heldDeliveryCount } from '@pi/notify';
+import type { DeliveryQueue } from '@pi/notify';
 import { DispatchCounts, RunDispatcher, emptyDispatchCounts } from './dispatch';
 import { EffectiveRule, effectiveRules } from '../rules/effective-rules';
 import { evaluateProduct } from './evaluate';

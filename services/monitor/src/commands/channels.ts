@@ -9,14 +9,21 @@ import {
   AuditSnapshot,
   ChannelKind,
   ConflictError,
-  closeBreaker,
   EventType,
   Identity,
   NotificationChannel,
   NotificationDelivery,
   PageRequest,
-  SecretBoxError,
   ValidationError,
+  findOwned,
+  pageWindow,
+  OrderTerm,
+  recordAudit,
+  sequelizeOrder,
+} from '@pi/common';
+import {
+  closeBreaker,
+  SecretBoxError,
   assertPublicUrl,
   buildTestBody,
   createDeliveries,
@@ -24,13 +31,8 @@ import {
   dispatchDeliveries,
   dueDeliveryIdsOfChannel,
   encryptSecret,
-  findOwned,
   generateChannelSecret,
-  pageWindow,
-  OrderTerm,
-  recordAudit,
-  sequelizeOrder,
-} from '@pi/common';
+} from '@pi/notify';
 import type { Transaction } from 'sequelize';
 import { CHANNEL_ORDERING } from './orderings';
 import type { MonitorContext } from '../context';

@@ -7,7 +7,6 @@ import {
   AuditSnapshot,
   ConflictError,
   NotificationChannel,
-  dispatchDeliveries,
   recordAudit,
   DeliveryStatus,
   EventType,
@@ -20,6 +19,7 @@ import {
   OrderTerm,
   sequelizeOrder,
 } from '@pi/common';
+import { dispatchDeliveries } from '@pi/notify';
 import { DELIVERY_ORDERING } from './orderings';
 import type { MonitorContext } from '../context';
 

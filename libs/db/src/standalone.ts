@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Client } from 'pg';
-import { ResilientClient } from './pg-client';
+import { ResilientClient } from '@pi/common';
 
 export interface StandaloneState {
   postgres: { port: number; user: string; password: string; database: string };

@@ -2,8 +2,7 @@
  * `npm run migrate`: applies pending migrations to DATABASE_URL, or to the database of the standalone system
  * of DATA_DIR (the one the last `npm start` used).
  */
-import { operatorMessage } from '../errors';
-import { connectDatabase } from './database';
+import { connectDatabase, operatorMessage } from '@pi/common';
 import { migrateUp } from './migrator';
 import { openDatabaseUrl } from './standalone';
 import { standaloneEnvironment } from './standalone-settings';

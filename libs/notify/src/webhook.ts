@@ -21,7 +21,7 @@ import type { AxiosResponse, AxiosStatic } from 'axios';
 import { redactCutTail, redactSecrets } from './redact';
 import { SsrfError, assertPublicUrl, type ResolvedTarget } from './ssrf';
 import { SIGNATURE_HEADER, signBody } from './signing';
-import { withoutTracePropagation } from '../tracing/state';
+import { withoutTracePropagation } from '@pi/common';
 
 export const WEBHOOK_USER_AGENT = 'pi-inventory-webhooks/1';
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -114,8 +114,8 @@ function pinnedAgent({ url, address, family }: ResolvedTarget): http.Agent {
 }
 
 /**
- * axios, loaded on the first send: every service loads this module through @pi/common, but only the monitor,
- * the notifier and check_rules send webhooks, and the others should not pay for loading it at start.
+ * axios, loaded on the first send: a process that loads @pi/notify (the monitor, the notifier, check_rules, the
+ * standalone launcher) does not pay for loading it at start, only once it sends a webhook.
  */
 let axiosLoaded: AxiosStatic | undefined;
 function loadAxios(): AxiosStatic {

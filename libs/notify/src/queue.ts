@@ -24,8 +24,7 @@ import { EventEmitter } from 'node:events';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import IORedis, { type Redis, type RedisOptions } from 'ioredis';
 import Joi from 'joi';
-import type { Logger } from '../logger';
-import { TraceCarrier, currentTraceCarrier, withSpan } from '../tracing/state';
+import { type Logger, type TraceCarrier, currentTraceCarrier, withSpan } from '@pi/common';
 
 export const DEFAULT_DELIVERY_QUEUE = 'notification-deliveries';
 /** BullMQ's default key prefix. */

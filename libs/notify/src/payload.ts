@@ -17,7 +17,7 @@
  *               "batch_id": null, "status": "OPEN"}
  */
 import { randomUUID } from 'node:crypto';
-import { EVENT_TYPES, type EventType } from '../db/models/monitoring';
+import { EVENT_TYPES, type EventType } from '@pi/common';
 
 export interface EventBodyProduct {
   /** Null only in a TEST body. */

@@ -17,7 +17,7 @@
 import { performance } from 'node:perf_hooks';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import { createLogger, type Logger } from '../logger';
+import { createLogger, type Logger } from '@pi/common';
 import type { EventBody } from './payload';
 import { redactSecrets } from './redact';
 import type { DeliverySettings } from './settings';

@@ -20,8 +20,7 @@
  */
 import { QueryTypes } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
-import { NotificationAttempt, NotificationChannel, NotificationDelivery } from '../db/models/monitoring';
-import type { Logger } from '../logger';
+import { NotificationAttempt, NotificationChannel, NotificationDelivery, type Logger, withSpan } from '@pi/common';
 import { AttemptResult, finishAttempt, recordInterrupted, startAttempt, startedAttempt } from './attempt-log';
 import { gateAttempt, lockChannel, recordOnChannel } from './breaker';
 import { createMailer, renderEventEmail, type Mailer } from './email';
@@ -30,7 +29,6 @@ import type { DeliveryQueue } from './queue';
 import { redactCutTail, redactSecrets } from './redact';
 import { decryptSecret, parseEncryptionKey } from './secret-box';
 import type { DeliverySettings } from './settings';
-import { withSpan } from '../tracing/state';
 import { WEBHOOK_TIMEOUT_MS, sendWebhook } from './webhook';
 
 /**
