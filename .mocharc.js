@@ -18,8 +18,18 @@ if (tier && !TIERS[tier]) throw new Error(`TEST_TIER must be one of ${Object.key
 // All tiers: every spec of each; the e2e tier's `ignore` only separates it from browser and deploy.
 const chosen = tier ? TIERS[tier] : { spec: Object.values(TIERS).flatMap((t) => t.spec) };
 
+/**
+ * Suites run in parallel worker processes (TEST_JOBS, default 2; 1 runs them one after the other): each worker
+ * has its own database, system and receivers (test/support/hooks.ts), and a suite makes its own companies, so
+ * suites never share state. Two jobs took the whole run from about 15 to 10 minutes on a 2-core machine.
+ */
+const jobs = Number(process.env.TEST_JOBS || 2);
+if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`TEST_JOBS must be a whole number of at least 1, not "${process.env.TEST_JOBS}"`);
+
 module.exports = {
   spec: chosen.spec,
+  parallel: jobs > 1,
+  jobs,
   ignore: chosen.ignore ?? [],
   require: ['test/dist/support/hooks.js'],
   reporter: 'test/support/reporter.js',
