@@ -87,3 +87,26 @@ export function expectRateLimited(res: ApiResponse, scope: string) {
   expect(res.body.retry_after).to.be.a('number').that.is.at.least(1);
   expect(res.headers.get('retry-after')).to.equal(String(res.body.retry_after));
 }
+
+/** One problem of an import that refused its file: a data row (from 1), a column and what is wrong. */
+export interface RowProblem {
+  row: number;
+  field: string;
+  message: string;
+}
+
+/** 400 import_failed whose `details.rows` holds exactly these (row, field) pairs. */
+export function expectImportFailed(res: ApiResponse, expected: Array<[number, string]>) {
+  expectErrorShape(res, 400, 'import_failed');
+  expect(res.body.details).to.have.all.keys('rows');
+  const rows = res.body.details.rows as RowProblem[];
+  for (const r of rows) {
+    expect(r).to.have.all.keys('row', 'field', 'message');
+    expect(r.message).to.be.a('string').and.not.empty;
+  }
+  expect(
+    rows.map((r) => [r.row, r.field]),
+    JSON.stringify(rows),
+  ).to.have.deep.members(expected);
+  return rows;
+}

@@ -6,34 +6,12 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import type { Identity } from '@pi/common';
 import { EXPORT_CHUNK, ExportAbortedError, exportCompanyOf, writeCompanyExport } from '@pi/inventory/dist/src/commands/export';
-import { ApiResponse, api, get, post } from '../../support/api';
-import { expectErrorShape, expectValidationError } from '../../support/assertions';
+import { api, get, post } from '../../support/api';
+import { expectErrorShape, expectImportFailed, expectValidationError } from '../../support/assertions';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, unique } from '../../support/builders';
 import { system } from '../../support/hooks';
 import { productCount } from '../../support/products';
 import { count, query } from '../../support/sql';
-
-interface RowProblem {
-  row: number;
-  field: string;
-  message: string;
-}
-
-/** 400 import_failed whose `details.rows` holds exactly these (row, field) pairs. */
-function expectImportFailed(res: ApiResponse, expected: Array<[number, string]>) {
-  expectErrorShape(res, 400, 'import_failed');
-  expect(res.body.details).to.have.all.keys('rows');
-  const rows = res.body.details.rows as RowProblem[];
-  for (const r of rows) {
-    expect(r).to.have.all.keys('row', 'field', 'message');
-    expect(r.message).to.be.a('string').and.not.empty;
-  }
-  expect(
-    rows.map((r) => [r.row, r.field]),
-    JSON.stringify(rows),
-  ).to.have.deep.members(expected);
-  return rows;
-}
 
 const importJson = (company: TestCompany, body: unknown, query = '') => post(`/api/v1/product-models/import/${query}`, body, { token: company.token });
 const importCsv = (company: TestCompany, csv: string, query = '') =>

@@ -10,8 +10,15 @@ import type { Identity } from '@pi/common';
 import { findStockDifferences } from '@pi/inventory/dist/src/cli/verify-stock';
 import { EXPORT_CHUNK, ExportAbortedError } from '@pi/inventory/dist/src/commands/export';
 import { movementSheet, writeSheet } from '@pi/inventory/dist/src/commands/spreadsheet-export';
-import { ApiResponse, api, get, post } from '../../support/api';
-import { expectAccessDenied, expectErrorShape, expectPermissionDenied, expectRateLimited, expectValidationError } from '../../support/assertions';
+import { api, get, post } from '../../support/api';
+import {
+  expectAccessDenied,
+  expectErrorShape,
+  expectImportFailed,
+  expectPermissionDenied,
+  expectRateLimited,
+  expectValidationError,
+} from '../../support/assertions';
 import { addStock, buildCompany, buildLocation, buildProduct, buildUser, unique } from '../../support/builders';
 import { system } from '../../support/hooks';
 import { movementCount } from '../../support/stock';
@@ -70,26 +77,6 @@ async function exportSheet(token: string, path: string): Promise<Sheet> {
 
 const importCsv = (token: string, path: string, csv: string, dryRun = false) =>
   api('POST', `${path}${dryRun ? '?dry_run=true' : ''}`, { token, rawBody: csv, headers: { 'content-type': 'text/csv' } });
-
-interface RowProblem {
-  row: number;
-  field: string;
-  message: string;
-}
-
-function expectImportFailed(res: ApiResponse, expected: Array<[number, string]>): RowProblem[] {
-  expectErrorShape(res, 400, 'import_failed');
-  const rows = res.body.details.rows as RowProblem[];
-  for (const r of rows) {
-    expect(r).to.have.all.keys('row', 'field', 'message');
-    expect(r.message).to.be.a('string').and.not.empty;
-  }
-  expect(
-    rows.map((r) => [r.row, r.field]),
-    JSON.stringify(rows),
-  ).to.have.deep.members(expected);
-  return rows;
-}
 
 const auditCount = (companyId: string, type: string) => count('SELECT count(*) FROM audit_log WHERE company_id = $1 AND resource_type = $2', [companyId, type]);
 const locationCount = (companyId: string) => count('SELECT count(*) FROM locations WHERE company_id = $1', [companyId]);

@@ -6,7 +6,7 @@
  */
 import { ApiError, download, request } from '../api.js';
 import { fill, fromLocalInput, h } from '../dom.js';
-import { FieldError, Form, str, text } from '../form.js';
+import { FieldError, Form, Values, str, text } from '../form.js';
 import { table } from '../list.js';
 import type { Screen } from '../screen.js';
 import { button, errorBox, notify, saveBlob, screenHeader, section } from '../ui.js';
@@ -52,6 +52,14 @@ interface CsvImport {
   help: Array<string | HTMLElement>;
 }
 
+/** What an import form sends: the chosen file's text, else the pasted content; neither is a field error. */
+async function importedText(values: Values): Promise<{ file: File | null; content: string }> {
+  const file = values.file as File | null;
+  const content = file ? await file.text() : str(values.content);
+  if (!text(content)) throw new FieldError('file', 'Choose a file or paste the content.');
+  return { file, content };
+}
+
 /** A CSV import with its dry run (ticked by default) and its problems by row and column. */
 function csvImportForm(spec: CsvImport): HTMLElement {
   const outcome = h('div', { class: 'import-outcome' });
@@ -66,9 +74,7 @@ function csvImportForm(spec: CsvImport): HTMLElement {
     resetOnSuccess: false,
     onSubmit: async (values) => {
       outcome.replaceChildren();
-      const file = values.file as File | null;
-      const content = file ? await file.text() : str(values.content);
-      if (!text(content)) throw new FieldError('file', 'Choose a file or paste the content.');
+      const { content } = await importedText(values);
       const dryRun = Boolean(values.dry_run);
       try {
         const answer = await request<{ imported: number; would_import?: number; dry_run: boolean }>('POST', spec.path, {
@@ -190,9 +196,7 @@ export const screen: Screen = {
       resetOnSuccess: false,
       onSubmit: async (values) => {
         outcome.replaceChildren();
-        const file = values.file as File | null;
-        const content = file ? await file.text() : str(values.content);
-        if (!text(content)) throw new FieldError('file', 'Choose a file or paste the content.');
+        const { file, content } = await importedText(values);
         const json = file ? file.name.toLowerCase().endsWith('.json') || file.type.includes('json') : looksLikeJson(content);
         const dryRun = Boolean(values.dry_run);
         try {
