@@ -116,3 +116,15 @@ export function localDateTimeIn(days: number): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
+
+/** Waits until a picker's options satisfy `expected` (a search answers after a moment); answers their labels. */
+export async function expectOptions(page: Page, select: Locator, expected: (labels: string[]) => boolean, what: string): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  let labels: string[] = [];
+  while (Date.now() < deadline) {
+    labels = await select.locator('option').allTextContents();
+    if (expected(labels)) return labels;
+    await page.waitForTimeout(100);
+  }
+  expect.fail(`${what}; options: ${labels.join(' | ')}`);
+}

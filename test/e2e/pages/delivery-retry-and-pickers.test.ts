@@ -12,7 +12,7 @@ import type { Page, Request } from 'playwright-core';
 import { post } from '../../support/api';
 import { BrowserPage, DESKTOP, PHONE, screenshotChecked, useBrowser } from '../../support/browser';
 import { TestCompany, buildCompany, unique } from '../../support/builders';
-import { DASHBOARD_CHECKS, navigate, notice, openPanel, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
+import { DASHBOARD_CHECKS, expectOptions, navigate, notice, openPanel, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { query, row } from '../../support/sql';
 import { buildChannel } from '../monitor/helpers';
@@ -32,18 +32,6 @@ function recordProductLookups(page: Page): Array<{ search: string | null; pageSi
     });
   });
   return seen;
-}
-
-/** Waits until the select's options are exactly `expected` (a lookup answers after a moment). */
-async function expectOptions(page: Page, select: ReturnType<Page['locator']>, expected: (labels: string[]) => boolean, what: string): Promise<string[]> {
-  const deadline = Date.now() + 10_000;
-  let labels: string[] = [];
-  while (Date.now() < deadline) {
-    labels = await select.locator('option').allTextContents();
-    if (expected(labels)) return labels;
-    await page.waitForTimeout(100);
-  }
-  expect.fail(`${what}; options: ${labels.join(' | ')}`);
 }
 
 describe('dashboard: retry a failed delivery, pickers that search as you type (browser)', function () {

@@ -9,7 +9,17 @@ import type { Locator, Page, Request } from 'playwright-core';
 import { get, patch, post } from '../../support/api';
 import { BrowserPage, DESKTOP, PHONE, screenshotChecked, useBrowser } from '../../support/browser';
 import { TestCompany, addStock, buildCompany, buildProduct, configuredCode, generateCode, unique } from '../../support/builders';
-import { DASHBOARD_CHECKS, goTo, navigate, notice, openPanel, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
+import {
+  DASHBOARD_CHECKS,
+  expectOptions,
+  goTo,
+  navigate,
+  notice,
+  openPanel,
+  settled,
+  signInWithKeyboard,
+  unexpectedProblems,
+} from '../../support/dashboard-page';
 
 const PRODUCTS = 120;
 const LOCATIONS = 60; // and the company's two virtual ones
@@ -55,18 +65,6 @@ async function expectPagedLookups(lookups: Lookup[], what: string): Promise<void
     const answered = sizes.filter((_, i) => lookups[i].path === path);
     if (answered.length) expect(Math.max(...answered), `${what}: no answer holds all of ${path}`).to.be.below(total);
   }
-}
-
-/** Waits until the select's options satisfy `expected` (a lookup answers after a moment). */
-async function expectOptions(page: Page, select: Locator, expected: (labels: string[]) => boolean, what: string): Promise<string[]> {
-  const deadline = Date.now() + 10_000;
-  let labels: string[] = [];
-  while (Date.now() < deadline) {
-    labels = await select.locator('option').allTextContents();
-    if (expected(labels)) return labels;
-    await page.waitForTimeout(100);
-  }
-  expect.fail(`${what}; options: ${labels.join(' | ')}`);
 }
 
 /** Types into the search box of the picker `select` (inside `scope`) and waits for an option holding `wanted`. */
