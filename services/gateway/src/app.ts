@@ -8,7 +8,7 @@ import express, { Express, RequestHandler } from 'express';
 import { accessLog, errorMiddleware, httpMetrics, jsonBody, notFoundMiddleware, registerPoolMetrics, requestId } from '@pi/common';
 import { authenticateApiKey, authenticateUser } from './auth/authenticate';
 import { CredentialCache } from './auth/credential-cache';
-import type { GatewayDeps } from './deps';
+import type { GatewayContext } from './context';
 import { publicPathTable } from './proxy/route-table';
 import { AuthKind, SERVICE_NAMES, ServiceName, refuseUnroutedPaths, resolvePublicPath } from './http/public-paths';
 import { createServiceProxy } from './proxy/service-proxy';
@@ -43,11 +43,11 @@ import {
  * without `credentials` nothing is cached (a started CredentialCache is what hears about changes).
  */
 export function createGatewayApp(
-  given: Omit<GatewayDeps, 'credentials'> & { credentials?: CredentialCache },
+  given: Omit<GatewayContext, 'credentials'> & { credentials?: CredentialCache },
   rateLimits: RateLimits = createRateLimits(given.config, given.logger),
 ): Express {
-  const deps: GatewayDeps = { ...given, credentials: given.credentials ?? new CredentialCache(given.sequelize, { ttlMs: 0 }) };
-  const { config, logger } = deps;
+  const ctx: GatewayContext = { ...given, credentials: given.credentials ?? new CredentialCache(given.sequelize, { ttlMs: 0 }) };
+  const { config, logger } = ctx;
   const paths = publicPathTable();
   assertScopedOperationsExist(new Set(paths.routes.flatMap((route) => [...route.operations.values()].map((op) => op.operationId))));
   const app = express();
@@ -58,10 +58,10 @@ export function createGatewayApp(
   // The client address of rate limits: X-Forwarded-For is believed only from TRUSTED_PROXIES.
   app.set('trust proxy', trustProxySetting(config.TRUSTED_PROXIES));
   app.use(requestId());
-  if (deps.metrics) {
+  if (ctx.metrics) {
     // Labelled by the documented template the public path table resolved (read once the answer is sent).
-    app.use(httpMetrics(deps.metrics, { routeOf: (req) => req.publicPath?.route.template }));
-    registerPoolMetrics(deps.metrics, deps.sequelize);
+    app.use(httpMetrics(ctx.metrics, { routeOf: (req) => req.publicPath?.route.template }));
+    registerPoolMetrics(ctx.metrics, ctx.sequelize);
   }
   // First: everything after this sees the path as the table spells it, and which route it is.
   app.use(resolvePublicPath(paths));
@@ -70,7 +70,7 @@ export function createGatewayApp(
   app.use(refuseUnroutedPaths());
   // Before the rate limiters and authentication: a preflight carries no credentials (docs/api/rate-limits-cors-headers.md "CORS and methods").
   app.use(cors({ dashboardOrigins: parseDashboardOrigins(config.DASHBOARD_ORIGINS) }));
-  app.use(gatewayHealthRouter(deps));
+  app.use(gatewayHealthRouter(ctx));
   app.use(jsonBody({ limit: config.BODY_LIMIT }));
   const deprecations = deprecationTable(config);
   app.use(deprecationHeaders(deprecations));
@@ -80,17 +80,17 @@ export function createGatewayApp(
   app.use(methodNotAllowed());
   // A path a service owns goes straight to it: the gateway's own routers below never answer one, and
   // walking them cost every proxied request (docs/operations/benchmarks.md).
-  app.use(serviceDispatcher(deps, rateLimits));
+  app.use(serviceDispatcher(ctx, rateLimits));
   app.use(schemaRouter(buildOpenApiDocument({ apis: SERVICE_APIS, deprecations })));
   app.use(docsUiRouter());
   app.use(pagesRouter());
-  app.use(tokenRouter(config));
-  app.use(registerRouter(deps));
+  app.use(tokenRouter(ctx));
+  app.use(registerRouter(ctx));
   app.use(ownUserRoutesLimiter(rateLimits, config.JWT_SECRET));
-  app.use(usersRouter(deps));
-  app.use(apiKeysRouter(deps));
-  app.use(auditLogRouter(deps));
-  app.use(scanSessionsRouter(deps));
+  app.use(usersRouter(ctx));
+  app.use(apiKeysRouter(ctx));
+  app.use(auditLogRouter(ctx));
+  app.use(scanSessionsRouter(ctx));
 
   app.use(notFoundMiddleware());
   app.use(errorMiddleware(logger));
@@ -98,8 +98,8 @@ export function createGatewayApp(
 }
 
 /** Authenticates a request whose path a service owns (by the public path table) and hands it to that service's proxy. */
-function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits): RequestHandler {
-  const { config, logger } = deps;
+function serviceDispatcher(ctx: GatewayContext, rateLimits: RateLimits): RequestHandler {
+  const { config, logger } = ctx;
   const proxyOptions = { internalJwtSecret: config.INTERNAL_JWT_SECRET, timeoutMs: config.PROXY_TIMEOUT_MS, logger };
   const targets: Record<ServiceName, string> = { inventory: config.INVENTORY_URL, qr: config.QR_URL, monitor: config.MONITOR_URL };
   const proxies = Object.fromEntries(SERVICE_NAMES.map((name) => [name, createServiceProxy({ ...proxyOptions, target: targets[name] })])) as Record<
@@ -109,8 +109,8 @@ function serviceDispatcher(deps: GatewayDeps, rateLimits: RateLimits): RequestHa
   const ownOrigin = new URL(config.PUBLIC_BASE_URL).origin;
   const authenticators: Record<AuthKind, RequestHandler> = {
     none: (_req, _res, next) => next(),
-    user: authenticateUser(config.JWT_SECRET, deps.credentials),
-    api_key: authenticateApiKey(deps.usage, ownOrigin, deps.credentials),
+    user: authenticateUser(config.JWT_SECRET, ctx.credentials),
+    api_key: authenticateApiKey(ctx.usage, ownOrigin, ctx.credentials),
   };
   // The CORS answer of a widget request that takes a key, decided by the key once it is accepted.
   const keyCors = widgetKeyCors(ownOrigin);

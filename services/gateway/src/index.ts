@@ -1,7 +1,7 @@
 export { createGatewayApp } from './app';
 export { gatewayConfigSchema, loadGatewayConfig } from './config';
 export type { GatewayConfig } from './config';
-export type { GatewayDeps } from './deps';
+export type { GatewayContext } from './context';
 export { UsageRecorder } from './auth/usage-recorder';
 export { CredentialCache } from './auth/credential-cache';
 export { LISTENER_APPLICATION_NAME } from './auth/auth-changes';

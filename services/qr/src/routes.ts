@@ -2,27 +2,31 @@
 import { Router } from 'express';
 import type { Database } from '@pi/common';
 import type { QrConfig } from './config';
+import type { QrContext } from './context';
 import { labelsRouter } from './routes/qr-codes/labels';
 import { qrCodesRouter } from './routes/qr-codes/router';
 import { codeScanPolicyRouter } from './routes/qr-codes/scan-policy';
 import { scanRoutes } from './routes/scan';
 import { widgetQrRoutes } from './routes/widget/qr';
 
-/** What the routes need: the database and the QR settings with the public base URL. */
-export interface QrContext {
+/** What the service hands the routes (runService's context, or a test's): the database and the QR settings. */
+export interface QrRoutesDeps {
   db: Pick<Database, 'sequelize'>;
   config: QrConfig;
 }
 
-export function qrRoutes({ db, config }: QrContext): Router {
+const qrContext = ({ db, config }: QrRoutesDeps): QrContext => ({ sequelize: db.sequelize, config });
+
+export function qrRoutes(deps: QrRoutesDeps): Router {
+  const ctx = qrContext(deps);
   const router = Router();
-  router.use(labelsRouter(db.sequelize, config));
-  router.use(qrCodesRouter(db.sequelize, config));
-  router.use(codeScanPolicyRouter(config));
-  router.use(widgetQrRoutes(db.sequelize));
+  router.use(labelsRouter(ctx));
+  router.use(qrCodesRouter(ctx));
+  router.use(codeScanPolicyRouter(ctx));
+  router.use(widgetQrRoutes(ctx));
   return router;
 }
 
-export function qrPublicRoutes({ db, config }: QrContext): Router {
-  return scanRoutes(db.sequelize, config);
+export function qrPublicRoutes(deps: QrRoutesDeps): Router {
+  return scanRoutes(qrContext(deps));
 }

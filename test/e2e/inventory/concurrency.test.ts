@@ -19,7 +19,7 @@ describe('the stock ledger under load', () => {
     expect(companies.length).to.be.greaterThan(5);
     let checked = 0;
     for (const company of companies) {
-      const result = await findStockDifferences(system().db.sequelize, company.id);
+      const result = await findStockDifferences(system().db, company.id);
       expect(result.differences, `stock verify for ${company.name}`).to.deep.equal([]);
       checked += result.balances;
     }

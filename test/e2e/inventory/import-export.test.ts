@@ -460,8 +460,8 @@ describe('GET /api/v1/export/', () => {
         if (written < 1024) done();
       },
     });
-    const sequelize = system().db.sequelize;
-    const running = writeCompanyExport(sequelize, await exportCompanyOf({ companyId: company.id } as Identity), stuck);
+    const ctx = { sequelize: system().db.sequelize, config: { PUBLIC_BASE_URL: 'http://127.0.0.1' } };
+    const running = writeCompanyExport(ctx, await exportCompanyOf(ctx, { companyId: company.id } as Identity), stuck);
     const openExports = () =>
       count(
         "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query ~ '(FETCH|DECLARE).*export_'",

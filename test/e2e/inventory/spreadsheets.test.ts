@@ -265,7 +265,7 @@ describe('GET /api/v1/export/movements/', () => {
       },
     });
     const identity = { companyId: company.id } as Identity;
-    const running = writeSheet(system().db.sequelize, movementSheet(identity, {}), stuck);
+    const running = writeSheet({ sequelize: system().db.sequelize, config: { PUBLIC_BASE_URL: 'http://127.0.0.1' } }, movementSheet(identity, {}), stuck);
     const open = () =>
       count(
         "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query ~ '(FETCH|DECLARE).*sheet_movements'",
@@ -430,7 +430,7 @@ describe('POST /api/v1/stock/import/', () => {
       [5, rope.sku, 'Van', null, 12.25],
     ]);
 
-    expect((await findStockDifferences(system().db.sequelize, company.id)).differences).to.deep.equal([]);
+    expect((await findStockDifferences(system().db, company.id)).differences).to.deep.equal([]);
     const movements = (await get('/api/v1/movements/?page_size=500&ordering=created_at', { token: company.token })).body.results as Array<Record<string, any>>;
     expect(movements.map((m) => [m.kind, m.quantity, m.reason])).to.deep.equal([
       ['ADD', 10, 'Opening stock'],

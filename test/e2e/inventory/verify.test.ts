@@ -18,7 +18,7 @@ const ROOT = path.resolve(__dirname, '../../../..');
 const CLI = path.join(ROOT, 'services/inventory/dist/src/cli/verify-stock.js');
 
 const sql = (text: string, bind: unknown[] = []) => system().db.sequelize.query(text, { bind });
-const verify = (companyId?: string) => findStockDifferences(system().db.sequelize, companyId);
+const verify = (companyId?: string) => findStockDifferences(system().db, companyId);
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

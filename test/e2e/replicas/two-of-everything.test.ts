@@ -230,7 +230,7 @@ describe('several machines: two replicas of every service on one PostgreSQL and 
     }
 
     // The ledger verifies: the function and the command (`npm run stock:verify`) find no difference.
-    const verified = await findStockDifferences(system().db.sequelize, company.id);
+    const verified = await findStockDifferences(system().db, company.id);
     expect(verified.differences).to.deep.equal([]);
     expect(verified.balances).to.equal(products.length * 2);
     const command = await runToExit(process.execPath, [VERIFY_STOCK_ENTRY, '--company', company.id], {

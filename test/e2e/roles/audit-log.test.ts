@@ -235,7 +235,7 @@ describe('GET /api/v1/audit-log/', () => {
     it('is named as the actor of a company created from the command line (npm run admin -- create-company)', async () => {
       const sequelize = system().db.sequelize;
       const password = `pw-${randomUUID()}`;
-      const { company: made, user } = await registerCompany(sequelize, { companyName: unique('CLI company'), username: unique('cli'), password }, 14, {
+      const { company: made, user } = await registerCompany({ sequelize }, { companyName: unique('CLI company'), username: unique('cli'), password }, 14, {
         byOperator: true,
       });
       const rows = await AuditEntry.findAll({ where: { companyId: made.id }, raw: true });

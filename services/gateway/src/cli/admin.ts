@@ -41,7 +41,7 @@ async function createCompany(sequelize: Sequelize, args: string[], env: NodeJS.P
   const input = validateValue(registerBody, { company_name: values.name, username: values.username, email: values.email, password });
   const cost = validateValue(passwordHashCost, env.PASSWORD_HASH_COST, 'PASSWORD_HASH_COST');
   const { company, user, apiKey, keyValue } = await registerCompany(
-    sequelize,
+    { sequelize },
     { companyName: input.company_name, username: input.username, password: input.password, email: input.email },
     cost,
     { byOperator: true },
@@ -67,8 +67,8 @@ function setTierArguments(args: string[]): { id: string; tier: Tier } {
   return { id, tier: tier as Tier };
 }
 
-async function setTier({ id, tier }: { id: string; tier: Tier }) {
-  await setApiKeyTier(id, tier);
+async function setTier(sequelize: Sequelize, { id, tier }: { id: string; tier: Tier }) {
+  await setApiKeyTier({ sequelize }, id, tier);
   return { id, tier };
 }
 
@@ -82,7 +82,7 @@ async function run(command: string | undefined, args: string[], sequelize: Seque
     case 'create-company':
       return createCompany(sequelize, args, env);
     case 'set-tier':
-      return setTier(setTierArguments(args));
+      return setTier(sequelize, setTierArguments(args));
     case 'list-companies':
       return listCompanies();
     default:

@@ -5,7 +5,7 @@
  * `key_expired`); an expired key cannot be revived by moving its expiry, a new key is created instead. Either
  * can still be revoked (DELETE), which takes an expired key out of the list.
  */
-import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
+import type { Transaction, WhereOptions } from 'sequelize';
 import {
   ApiKey,
   AuditAction,
@@ -24,6 +24,7 @@ import {
   recordAudit,
   sequelizeOrder,
 } from '@pi/common';
+import type { GatewayContext } from '../context';
 
 export interface NewApiKey {
   name: string;
@@ -41,14 +42,18 @@ export const API_KEY_ORDERING: ListOrdering = {
   default: 'created_at',
 };
 
-export async function listApiKeys(identity: Identity, page: PageRequest & { include_revoked: boolean; include_minted: boolean; ordering?: OrderTerm[] }) {
+export async function listApiKeys(
+  _ctx: GatewayContext,
+  identity: Identity,
+  page: PageRequest & { include_revoked: boolean; include_minted: boolean; ordering?: OrderTerm[] },
+) {
   const where: WhereOptions<ApiKey> = { companyId: identity.companyId };
   if (!page.include_revoked) Object.assign(where, { revokedAt: null });
   if (!page.include_minted) Object.assign(where, { parentKeyId: null });
   return ApiKey.findAndCountAll({ where, order: sequelizeOrder(API_KEY_ORDERING, page.ordering), ...pageWindow(page), raw: true });
 }
 
-export function getApiKey(identity: Identity, id: string) {
+export function getApiKey(_ctx: GatewayContext, identity: Identity, id: string) {
   return findOwned(ApiKey, id, identity.companyId, { what: 'API key' });
 }
 
@@ -77,7 +82,7 @@ function auditKey(transaction: Transaction, identity: Identity | null, companyId
   });
 }
 
-export async function createApiKey(sequelize: Sequelize, identity: Identity, input: NewApiKey) {
+export async function createApiKey({ sequelize }: GatewayContext, identity: Identity, input: NewApiKey) {
   const key = generateKeyValue();
   return sequelize.transaction(async (transaction) => {
     const row = await ApiKey.create(
@@ -115,7 +120,7 @@ async function lockActiveKey(identity: Identity, id: string, transaction: Transa
   return row;
 }
 
-export function updateApiKey(sequelize: Sequelize, identity: Identity, id: string, changes: ApiKeyChanges) {
+export function updateApiKey({ sequelize }: GatewayContext, identity: Identity, id: string, changes: ApiKeyChanges) {
   return sequelize.transaction(async (transaction) => {
     const row = await lockActiveKey(identity, id, transaction);
     const before = auditedKey(row);
@@ -134,7 +139,7 @@ async function revokeMintedFrom(keyId: string, transaction: Transaction) {
   await ApiKey.update({ revokedAt: new Date() }, { where: { parentKeyId: keyId, revokedAt: null }, transaction });
 }
 
-export function rotateApiKey(sequelize: Sequelize, identity: Identity, id: string) {
+export function rotateApiKey({ sequelize }: GatewayContext, identity: Identity, id: string) {
   return sequelize.transaction(async (transaction) => {
     const row = await lockActiveKey(identity, id, transaction);
     const before = auditedKey(row);
@@ -148,7 +153,7 @@ export function rotateApiKey(sequelize: Sequelize, identity: Identity, id: strin
   });
 }
 
-export function revokeApiKey(sequelize: Sequelize, identity: Identity, id: string) {
+export function revokeApiKey({ sequelize }: GatewayContext, identity: Identity, id: string) {
   return sequelize.transaction(async (transaction) => {
     const row = await lockActiveKey(identity, id, transaction, { allowExpired: true });
     const before = auditedKey(row);
@@ -160,8 +165,8 @@ export function revokeApiKey(sequelize: Sequelize, identity: Identity, id: strin
 }
 
 /** Operator only (`npm run admin -- set-tier`): tiers are set by whoever runs the service; the audit log names the operator. */
-export async function setApiKeyTier(id: string, tier: Tier) {
-  await ApiKey.sequelize!.transaction(async (transaction) => {
+export async function setApiKeyTier({ sequelize }: Pick<GatewayContext, 'sequelize'>, id: string, tier: Tier) {
+  await sequelize.transaction(async (transaction) => {
     const row = await ApiKey.findByPk(id, { transaction, lock: true });
     if (!row) throw new NotFoundError('API key not found.');
     const before = auditedKey(row);

@@ -4,7 +4,7 @@
  * first unless `ordering` says otherwise, by the filters migration 0015 indexes.
  */
 import { Op } from 'sequelize';
-import type { Sequelize, WhereOptions } from 'sequelize';
+import type { WhereOptions } from 'sequelize';
 import {
   AuditEntry,
   AuditResourceType,
@@ -17,6 +17,7 @@ import {
   pageWindow,
   sequelizeOrder,
 } from '@pi/common';
+import type { GatewayContext } from '../context';
 
 /**
  * What the audit log may be sorted by (docs/api/ordering-and-search.md). `created_at` reads
@@ -36,7 +37,7 @@ export interface AuditLogFilters extends PageRequest {
   ordering?: OrderTerm[];
 }
 
-export function listAuditLog(identity: Identity, filters: AuditLogFilters) {
+export function listAuditLog(_ctx: GatewayContext, identity: Identity, filters: AuditLogFilters) {
   if (filters.created_after && filters.created_before && filters.created_after >= filters.created_before) {
     throw new ValidationError({ created_before: 'must be later than created_after' });
   }
@@ -60,7 +61,7 @@ export function listAuditLog(identity: Identity, filters: AuditLogFilters) {
  * The owners of a `resource_id` filter: the companies whose log names it. The record itself may be gone (a
  * deleted product or rule), and its entries still belong to the company that changed it.
  */
-export function auditedResourceOwner(sequelize: Sequelize): IdOwner {
+export function auditedResourceOwner({ sequelize }: GatewayContext): IdOwner {
   return {
     what: 'Audited record',
     owners: async (id, companyId) => {
@@ -75,7 +76,7 @@ export function auditedResourceOwner(sequelize: Sequelize): IdOwner {
 }
 
 /** The owners of an `actor` filter: the company of that user or API key. */
-export function actorOwner(sequelize: Sequelize): IdOwner {
+export function actorOwner({ sequelize }: GatewayContext): IdOwner {
   return {
     what: 'User or API key',
     owners: async (id) => {

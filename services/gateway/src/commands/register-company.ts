@@ -3,8 +3,8 @@
  * the stock ledger books additions and subtractions against, its first admin user, and its first API key
  * (read + write, the company's widget key). Used by registration and by `npm run admin -- create-company`.
  */
-import type { Sequelize } from 'sequelize';
 import { ApiKey, Company, Identity, Location, User, generateKeyValue, permissionsOfRole, recordAudits } from '@pi/common';
+import type { GatewayContext } from '../context';
 import { auditedKey } from './api-keys';
 import { assertStrongPassword } from '../auth/password-policy';
 import { hashPassword } from '../auth/passwords';
@@ -21,7 +21,12 @@ export interface RegistrationInput {
  * The audit log's first entries name who made the company: its new admin on registration, the operator for
  * `npm run admin -- create-company` (`byOperator`).
  */
-export async function registerCompany(sequelize: Sequelize, input: RegistrationInput, passwordCost: number, { byOperator = false } = {}) {
+export async function registerCompany(
+  { sequelize }: Pick<GatewayContext, 'sequelize'>,
+  input: RegistrationInput,
+  passwordCost: number,
+  { byOperator = false } = {},
+) {
   assertStrongPassword(input.password, { username: input.username, email: input.email, companyName: input.companyName });
   const passwordHash = await hashPassword(input.password, passwordCost);
   const key = generateKeyValue();

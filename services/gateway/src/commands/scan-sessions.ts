@@ -4,7 +4,7 @@
  * once); a user of the company signs in inside the scanned widget, which replaces the scan's key with one that
  * names the user (each key names one user or none for its whole life, so the ledger's attribution never changes).
  */
-import { QueryTypes, Sequelize, Transaction } from 'sequelize';
+import { QueryTypes, Transaction } from 'sequelize';
 import {
   permissionsOfRole,
   AccessDeniedError,
@@ -20,8 +20,8 @@ import {
   pageWindow,
   recordAudit,
 } from '@pi/common';
+import type { GatewayContext } from '../context';
 import { decoyHash, verifyPassword } from '../auth/passwords';
-import type { GatewayConfig } from '../config';
 import { findUserByUsername } from './sessions';
 
 export interface ScanSessionRow {
@@ -43,7 +43,7 @@ export interface ScanSessionRow {
 }
 
 /** The company's scan sessions, newest first; ended ones (revoked or expired) only with `include_ended`. */
-export async function listScanSessions(sequelize: Sequelize, identity: Identity, page: PageRequest & { include_ended: boolean }) {
+export async function listScanSessions({ sequelize }: GatewayContext, identity: Identity, page: PageRequest & { include_ended: boolean }) {
   const { limit, offset } = pageWindow(page);
   const rows = await sequelize.query<ScanSessionRow & { total_count: string }>(
     `SELECT k.id, k.name, k.prefix, k.qr_code, k.scan_policy, k.scan_target_type, k.scan_target_id, k.scan_product_id, k.scan_user_id,
@@ -65,7 +65,7 @@ async function lockScanKey(identity: Identity, id: string, transaction: Transact
   return row;
 }
 
-export function revokeScanSession(sequelize: Sequelize, identity: Identity, id: string) {
+export function revokeScanSession({ sequelize }: GatewayContext, identity: Identity, id: string) {
   return sequelize.transaction(async (transaction) => {
     const row = await lockScanKey(identity, id, transaction);
     if (row.revokedAt) throw new ConflictError('key_revoked', 'This scan session has already been revoked.');
@@ -81,15 +81,10 @@ const BAD_CREDENTIALS = 'No active account of this company found with the given 
  * policy and expiry, names the user. Only a scan key may sign in (403 otherwise); a user of another company,
  * an inactive one or a wrong password answers 401 (as a login does, with the same cost for unknown users).
  */
-export async function signInToScan(
-  sequelize: Sequelize,
-  identity: Identity,
-  username: string,
-  password: string,
-  config: Pick<GatewayConfig, 'PASSWORD_HASH_COST'>,
-) {
+export async function signInToScan(ctx: GatewayContext, identity: Identity, username: string, password: string) {
+  const { sequelize, config } = ctx;
   if (!identity.scan) throw new AccessDeniedError();
-  const user = await findUserByUsername(username);
+  const user = await findUserByUsername(ctx, username);
   const passwordOk = await verifyPassword(password, user?.passwordHash ?? (await decoyHash(config.PASSWORD_HASH_COST)));
   if (!user || !passwordOk || !user.isActive || user.companyId !== identity.companyId) throw new AuthenticationError(BAD_CREDENTIALS);
   return sequelize.transaction(async (transaction) => {
@@ -128,7 +123,7 @@ export async function signInToScan(
 }
 
 /** The company's scan settings: the default policy and the scan key's lifetime. */
-export async function scanSettings(identity: Identity) {
+export async function scanSettings(_ctx: GatewayContext, identity: Identity) {
   const company = await Company.findByPk(identity.companyId, { attributes: ['scanPolicy', 'scanKeySeconds'], rejectOnEmpty: true });
   return company;
 }
@@ -140,7 +135,7 @@ const auditedScanSettings = (c: Company) => ({ policy: c.scanPolicy, key_lifetim
  * Changes the company's scan settings, the company row locked, with an audit entry (`company`, `update`) of
  * the fields that changed; a change that changes nothing writes none.
  */
-export async function updateScanSettings(sequelize: Sequelize, identity: Identity, changes: { policy?: ScanPolicy; key_lifetime_seconds?: number }) {
+export async function updateScanSettings({ sequelize }: GatewayContext, identity: Identity, changes: { policy?: ScanPolicy; key_lifetime_seconds?: number }) {
   return sequelize.transaction(async (transaction) => {
     const company = await Company.findByPk(identity.companyId, { rejectOnEmpty: true, transaction, lock: transaction.LOCK.UPDATE });
     const before = auditedScanSettings(company);

@@ -1,5 +1,4 @@
 /** Company users: listing, creation, changes and deactivation, always inside the caller's company. */
-import type { Sequelize } from 'sequelize';
 import {
   AuditSnapshot,
   Company,
@@ -16,6 +15,7 @@ import {
   rethrowAlreadyExists,
   sequelizeOrder,
 } from '@pi/common';
+import type { GatewayContext } from '../context';
 import { assertStrongPassword } from '../auth/password-policy';
 import { hashPassword } from '../auth/passwords';
 
@@ -27,7 +27,7 @@ export const USER_ORDERING: ListOrdering = {
   default: 'created_at',
 };
 
-export async function listUsers(identity: Identity, page: PageRequest & { ordering?: OrderTerm[] }) {
+export async function listUsers(_ctx: GatewayContext, identity: Identity, page: PageRequest & { ordering?: OrderTerm[] }) {
   const { rows, count } = await User.findAndCountAll({
     where: { companyId: identity.companyId },
     order: sequelizeOrder(USER_ORDERING, page.ordering),
@@ -37,7 +37,7 @@ export async function listUsers(identity: Identity, page: PageRequest & { orderi
   return { rows, count };
 }
 
-export function getUser(identity: Identity, id: string) {
+export function getUser(_ctx: GatewayContext, identity: Identity, id: string) {
   return findOwned(User, id, identity.companyId, { what: 'User' });
 }
 
@@ -70,9 +70,9 @@ export function auditedUser(user: User): AuditSnapshot {
 }
 export const USER_SECRETS = ['password'] as const;
 
-export async function createUser(sequelize: Sequelize, identity: Identity, input: NewUser, passwordCost: number) {
+export async function createUser({ sequelize, config }: GatewayContext, identity: Identity, input: NewUser) {
   assertStrongPassword(input.password, { username: input.username, email: input.email, companyName: await companyNameOf(identity.companyId) });
-  const passwordHash = await hashPassword(input.password, passwordCost);
+  const passwordHash = await hashPassword(input.password, config.PASSWORD_HASH_COST);
   return sequelize
     .transaction(async (transaction) => {
       const user = await User.create(
@@ -100,15 +100,14 @@ export interface UserChanges {
 
 /** Applies changes; a company never loses its last active admin. */
 export async function updateUser(
-  sequelize: Sequelize,
+  { sequelize, config }: GatewayContext,
   identity: Identity,
   id: string,
   changes: UserChanges,
-  passwordCost: number,
   action: 'update' | 'deactivate' = 'update',
 ) {
   if (changes.password) await assertStrongNewPassword(identity, id, changes.password, changes.email);
-  const passwordHash = changes.password ? await hashPassword(changes.password, passwordCost) : undefined;
+  const passwordHash = changes.password ? await hashPassword(changes.password, config.PASSWORD_HASH_COST) : undefined;
   return sequelize.transaction(async (transaction) => {
     const user = await findOwned(User, id, identity.companyId, { transaction, lock: true, what: 'User' });
     const before = auditedUser(user);

@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { ROUTER_OPTIONS } from '@pi/common';
-import type { GatewayDeps } from '../deps';
+import type { GatewayContext } from '../context';
 
 /** The gateway's own probes: alive, and able to reach the database (it authenticates against it). */
-export function gatewayHealthRouter({ sequelize }: GatewayDeps): Router {
+export function gatewayHealthRouter({ sequelize }: GatewayContext): Router {
   const router = Router(ROUTER_OPTIONS);
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

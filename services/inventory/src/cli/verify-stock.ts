@@ -15,7 +15,7 @@
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
 import { QueryTypes, Transaction } from 'sequelize';
-import type { Sequelize } from 'sequelize';
+import type { InventoryContext } from '../context';
 import { connectDatabase, operatorMessage, validateValue } from '@pi/common';
 import { openDatabaseUrl, standaloneEnvironment } from '@pi/db';
 
@@ -121,7 +121,7 @@ function differencesOf(rows: ComparedRow[], kind: StockDifference['kind']): Stoc
  * Recomputes every physical balance from the ledger (and SERIALIZED balances from active items) and returns
  * what differs from stock_balances; all companies, or one. Read-only, in one REPEATABLE READ snapshot.
  */
-export async function findStockDifferences(sequelize: Sequelize, companyId?: string): Promise<StockVerification> {
+export async function findStockDifferences({ sequelize }: Pick<InventoryContext, 'sequelize'>, companyId?: string): Promise<StockVerification> {
   const bind = companyId ? [companyId] : [];
   return sequelize.transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ }, async (transaction) => {
     await sequelize.query('SET TRANSACTION READ ONLY', { transaction });
@@ -155,7 +155,7 @@ async function main(): Promise<number> {
   const target = await openDatabaseUrl(standaloneEnvironment(process.env));
   const db = connectDatabase({ url: target.url, poolMax: 2, applicationName: 'pi-stock-verify' });
   try {
-    const result = await findStockDifferences(db.sequelize, companyId);
+    const result = await findStockDifferences({ sequelize: db.sequelize }, companyId);
     for (const d of result.differences) process.stdout.write(`${describeDifference(d)}\n`);
     process.stdout.write(`serialized places checked: ${result.serialized}\n`);
     process.stdout.write(`balances checked: ${result.balances}, differences: ${result.differences.length}\n`);

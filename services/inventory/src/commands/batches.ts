@@ -4,7 +4,7 @@
  * only by the ledger. Codes are unique per company by database constraint.
  */
 import { QueryTypes } from 'sequelize';
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import {
   Batch,
   Identity,
@@ -18,6 +18,7 @@ import {
   pageWindow,
   rethrowAlreadyExists,
 } from '@pi/common';
+import type { InventoryContext } from '../context';
 import type { NamedFilters } from '../http/named-filters';
 import { boundNamedFilters } from '../sql/named-filters';
 import { BATCH_ORDERING } from '../sql/orderings';
@@ -53,7 +54,8 @@ type BatchPageRow = Omit<BatchRow, 'quantity'>;
  * One page of batches, by default ordered by expiration date (none last), then code. Three statements whatever the page
  * size: the count, the page (with its products' unit and decimals), one aggregate of the page's balances.
  */
-export async function listBatches(sequelize: Sequelize, identity: Identity, filters: BatchFilters): Promise<{ rows: BatchRow[]; count: number }> {
+export async function listBatches(ctx: InventoryContext, identity: Identity, filters: BatchFilters): Promise<{ rows: BatchRow[]; count: number }> {
+  const { sequelize } = ctx;
   const bind: unknown[] = [identity.companyId];
   const where = ['b.company_id = $1'];
   if (filters.product_id) {
@@ -90,7 +92,7 @@ export async function listBatches(sequelize: Sequelize, identity: Identity, filt
     { bind, type: QueryTypes.SELECT },
   );
   const quantities = await batchQuantities(
-    sequelize,
+    ctx,
     identity.companyId,
     page.map((b) => b.id),
   );
@@ -113,19 +115,20 @@ function rowOf(batch: Batch, product: ProductFormat, quantity: string): BatchRow
 }
 
 /** One batch with its remaining quantity and its product's format. */
-async function toRow(sequelize: Sequelize, batch: Batch): Promise<BatchRow> {
+async function toRow(ctx: InventoryContext, batch: Batch): Promise<BatchRow> {
   const product = (await ProductModel.findByPk(batch.productId, { attributes: ['unit', 'decimals'], raw: true })) as ProductFormat;
-  const quantities = await batchQuantities(sequelize, batch.companyId, [batch.id]);
+  const quantities = await batchQuantities(ctx, batch.companyId, [batch.id]);
   return rowOf(batch, product, quantities.get(batch.id) ?? '0');
 }
 
-export async function getBatch(sequelize: Sequelize, identity: Identity, id: string): Promise<BatchRow> {
-  return toRow(sequelize, await findOwned(Batch, id, identity.companyId, { what: 'Batch' }));
+export async function getBatch(ctx: InventoryContext, identity: Identity, id: string): Promise<BatchRow> {
+  return toRow(ctx, await findOwned(Batch, id, identity.companyId, { what: 'Batch' }));
 }
 
 const duplicateCode = rethrowAlreadyExists('A batch with this code already exists.', 'code');
 
-export async function createBatch(sequelize: Sequelize, identity: Identity, input: NewBatch): Promise<BatchRow> {
+export async function createBatch(ctx: InventoryContext, identity: Identity, input: NewBatch): Promise<BatchRow> {
+  const { sequelize } = ctx;
   const { batch, product } = await sequelize
     .transaction(async (transaction) => {
       const product = await findProduct(identity, input.product_id, transaction);
@@ -140,7 +143,8 @@ export async function createBatch(sequelize: Sequelize, identity: Identity, inpu
   return rowOf(batch, product, '0');
 }
 
-export async function updateBatch(sequelize: Sequelize, identity: Identity, id: string, changes: BatchChanges): Promise<BatchRow> {
+export async function updateBatch(ctx: InventoryContext, identity: Identity, id: string, changes: BatchChanges): Promise<BatchRow> {
+  const { sequelize } = ctx;
   const batch = await sequelize
     .transaction(async (transaction) => {
       const row = await findOwned(Batch, id, identity.companyId, { transaction, lock: true, what: 'Batch' });
@@ -150,5 +154,5 @@ export async function updateBatch(sequelize: Sequelize, identity: Identity, id: 
       return row;
     })
     .catch(duplicateCode);
-  return toRow(sequelize, batch);
+  return toRow(ctx, batch);
 }

@@ -4,6 +4,8 @@
  * key books only its target's product, and only as its policy allows (docs/api/scanning.md).
  */
 import { assertScanMayBook } from '@pi/common';
+import type { Identity } from '@pi/common';
+import type { InventoryContext } from '../context';
 import type { BookedStock, BookingOutcome, IdempotencyClaim, InRequest, OutRequest, CountRequest, TransferRequest } from '../ledger/types';
 import type { BookingContext } from '../ledger/context';
 import { runBooking } from '../ledger/run-booking';
@@ -16,6 +18,17 @@ export interface BookingAnswer {
   replayed: boolean;
 }
 
+/** The request a booking comes from: its id (recorded with its movements) and its Idempotency-Key, if any. */
+export interface BookingOrigin {
+  requestId: string;
+  idempotency?: IdempotencyClaim;
+}
+
+/** What the ledger books with: the service's database and counter, and who books for which request. */
+export function ledgerContext({ sequelize, bookings }: InventoryContext, identity: Identity, requestId: string): BookingContext {
+  return { sequelize, identity, requestId, metrics: bookings };
+}
+
 function answer(outcome: BookingOutcome, present: (booked: BookedStock) => unknown): BookingAnswer {
   const body = 'booked' in outcome ? present(outcome.booked) : outcome.legacyBody;
   return { status: outcome.status, body, replayed: outcome.replayed };
@@ -24,8 +37,14 @@ function answer(outcome: BookingOutcome, present: (booked: BookedStock) => unkno
 export type TransactionRequest = InRequest & OutRequest & CountRequest & { operation: 'add' | 'subtract' | 'set'; location_id: string };
 
 /** `POST /api/v1/widget/{id}/transaction/`: add, subtract, or set (count) stock at one location. */
-export async function bookTransaction(ctx: BookingContext, productId: string, req: TransactionRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
-  assertScanMayBook(ctx.identity, productId);
+export async function bookTransaction(
+  ctx: InventoryContext,
+  identity: Identity,
+  productId: string,
+  req: TransactionRequest,
+  origin: BookingOrigin,
+): Promise<BookingAnswer> {
+  assertScanMayBook(identity, productId);
   const locationId = req.location_id;
   const order =
     req.operation === 'add'
@@ -33,27 +52,31 @@ export async function bookTransaction(ctx: BookingContext, productId: string, re
       : req.operation === 'subtract'
         ? ({ op: 'out', kind: 'SUBTRACT', productId, locationId, details: req } as const)
         : ({ op: 'count', productId, locationId, details: req } as const);
-  return answer(await runBooking(ctx, order, 200, idem), (booked) => presentTransactionResult(req.operation, booked));
+  return answer(await runBooking(ledgerContext(ctx, identity, origin.requestId), order, 200, origin.idempotency), (booked) =>
+    presentTransactionResult(req.operation, booked),
+  );
 }
 
 export type SignedMoveRequest = Omit<InRequest & OutRequest, 'quantity'> & { product_id: string; location_id: string; quantity: number };
 
 /** `POST /api/v1/widget/move/`: the sign of `quantity` is the direction (positive inbound, negative outbound). */
-export async function bookSignedMove(ctx: BookingContext, req: SignedMoveRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
-  assertScanMayBook(ctx.identity, req.product_id);
+export async function bookSignedMove(ctx: InventoryContext, identity: Identity, req: SignedMoveRequest, origin: BookingOrigin): Promise<BookingAnswer> {
+  assertScanMayBook(identity, req.product_id);
   const inbound = req.quantity > 0;
   const base = { productId: req.product_id, locationId: req.location_id, details: { ...req, quantity: Math.abs(req.quantity) } };
   const order = inbound ? ({ op: 'in', kind: 'MOVE_IN', ...base } as const) : ({ op: 'out', kind: 'MOVE_OUT', ...base } as const);
-  return answer(await runBooking(ctx, order, 200, idem), (booked) => presentMoveResult(inbound ? 'in' : 'out', booked));
+  return answer(await runBooking(ledgerContext(ctx, identity, origin.requestId), order, 200, origin.idempotency), (booked) =>
+    presentMoveResult(inbound ? 'in' : 'out', booked),
+  );
 }
 
 export type TransferStockRequest = TransferRequest & { product_id: string; from_location_id: string; to_location_id: string };
 
 /** `POST /api/v1/widget/transfer/`: between two distinct active physical locations. */
-export async function bookTransfer(ctx: BookingContext, req: TransferStockRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
-  assertScanMayBook(ctx.identity, req.product_id);
+export async function bookTransfer(ctx: InventoryContext, identity: Identity, req: TransferStockRequest, origin: BookingOrigin): Promise<BookingAnswer> {
+  assertScanMayBook(identity, req.product_id);
   const order = { op: 'transfer', productId: req.product_id, fromId: req.from_location_id, toId: req.to_location_id, details: req } as const;
-  return answer(await runBooking(ctx, order, 200, idem), presentTransferResult);
+  return answer(await runBooking(ledgerContext(ctx, identity, origin.requestId), order, 200, origin.idempotency), presentTransferResult);
 }
 
 export type CoreMovementRequest = InRequest & OutRequest & { product_id: string; from_location_id: string; to_location_id: string };
@@ -62,7 +85,7 @@ export type CoreMovementRequest = InRequest & OutRequest & { product_id: string;
  * `POST /api/v1/movements/`: a movement between two locations. From the company's Inbound it is an
  * addition, to its Outbound a subtraction, between two physical locations a transfer.
  */
-export async function bookCoreMovement(ctx: BookingContext, req: CoreMovementRequest, idem?: IdempotencyClaim): Promise<BookingAnswer> {
+export async function bookCoreMovement(ctx: InventoryContext, identity: Identity, req: CoreMovementRequest, origin: BookingOrigin): Promise<BookingAnswer> {
   const order = { op: 'core', productId: req.product_id, fromId: req.from_location_id, toId: req.to_location_id, details: req } as const;
-  return answer(await runBooking(ctx, order, 201, idem), presentMovementResult);
+  return answer(await runBooking(ledgerContext(ctx, identity, origin.requestId), order, 201, origin.idempotency), presentMovementResult);
 }

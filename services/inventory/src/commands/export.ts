@@ -6,8 +6,8 @@
  * socket to drain, and a client that goes away stops the export and ends the transaction.
  */
 import { QueryTypes, Transaction } from 'sequelize';
-import type { Sequelize } from 'sequelize';
 import { Company, Identity, ManagedTransactionOptions, NotFoundError } from '@pi/common';
+import type { InventoryContext } from '../context';
 import type { Writable } from 'node:stream';
 import { toNumber } from '../engine/quantity';
 import { presentLocation } from '../presenters/location';
@@ -90,7 +90,7 @@ export interface ExportCompany {
   name: string;
 }
 
-export async function exportCompanyOf(identity: Identity): Promise<ExportCompany> {
+export async function exportCompanyOf(_ctx: InventoryContext, identity: Identity): Promise<ExportCompany> {
   const company = await Company.findByPk(identity.companyId, { attributes: ['id', 'name'], raw: true });
   if (!company) throw new NotFoundError('Company not found.');
   return { id: company.id, name: company.name };
@@ -143,7 +143,8 @@ export function writer(out: Writable) {
  * Streams the export document of `company` to `out` (whose headers the caller has set) and ends it. Reads
  * only: the transaction is READ ONLY.
  */
-export async function writeCompanyExport(sequelize: Sequelize, company: ExportCompany, out: Writable, exportedAt = new Date()): Promise<void> {
+export async function writeCompanyExport(ctx: InventoryContext, company: ExportCompany, out: Writable, exportedAt = new Date()): Promise<void> {
+  const { sequelize } = ctx;
   const write = writer(out);
   // Streamed as it is read: never run twice (retry), and as long as it keeps sending it is not bounded by the
   // request's deadline (the gateway's timeout is one of inactivity); docs/api/deadlines-and-retries.md.

@@ -8,8 +8,9 @@
 import Joi from 'joi';
 import { parse } from 'csv-parse/sync';
 import { QueryTypes, UniqueConstraintError } from 'sequelize';
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { AppError, Identity, ProductModel, Profile, ValidationError, addField, fieldMap, fieldsOf, recordAudits, textProblem } from '@pi/common';
+import type { InventoryContext } from '../context';
 import { InvalidEngineConfigError, validateEngineConfig } from '../engine/engine-config';
 import { MAX_IMPORT_ROWS, importJsonBody, importRow } from '../routes/product-models/schema';
 import { gtinKey, gtinProblem, GTIN_KEY_SQL } from '../catalog/gtin';
@@ -239,7 +240,8 @@ const byRow = (a: RowProblem, b: RowProblem) => a.row - b.row;
 export type ImportResult = { dry_run: true; imported: 0; would_import: number } | { dry_run: false; imported: number; products: ProductModel[] };
 
 /** Checks every row, then writes all of them in one transaction, or none. */
-export async function importProducts(sequelize: Sequelize, identity: Identity, request: ImportRequest, dryRun: boolean): Promise<ImportResult> {
+export async function importProducts(ctx: InventoryContext, identity: Identity, request: ImportRequest, dryRun: boolean): Promise<ImportResult> {
+  const { sequelize } = ctx;
   const candidates = request.format === 'json' ? jsonCandidates(request.body) : csvCandidates(request.text);
   const problems: RowProblem[] = [];
   const valid = candidates.map((c) => checkRow(c, problems));

@@ -4,17 +4,16 @@
  * Outside the ledger only a serial number can be corrected.
  */
 import { Op } from 'sequelize';
-import type { Sequelize, WhereOptions } from 'sequelize';
+import type { WhereOptions } from 'sequelize';
 import { Identity, OrderTerm, PageRequest, PhysicalItem, findOwned, likePattern, pageWindow, rethrowAlreadyExists, sequelizeOrder } from '@pi/common';
+import type { InventoryContext } from '../context';
 import type { NamedFilters } from '../http/named-filters';
 import { sequelizeNamedFilters } from '../sql/named-filters';
 import { ITEM_ORDERING } from '../sql/orderings';
-import type { BookingContext } from '../ledger/context';
 import { runBooking } from '../ledger/run-booking';
-import type { IdempotencyClaim } from '../ledger/types';
 import { presentItem } from '../presenters/item';
 import { presentMovement } from '../presenters/movement';
-import type { BookingAnswer } from './bookings';
+import { ledgerContext, type BookingAnswer, type BookingOrigin } from './bookings';
 
 export interface ItemFilters extends PageRequest, Omit<NamedFilters, 'batch_code'> {
   product_id?: string;
@@ -24,7 +23,7 @@ export interface ItemFilters extends PageRequest, Omit<NamedFilters, 'batch_code
   ordering?: OrderTerm[];
 }
 
-export async function listItems(identity: Identity, filters: ItemFilters) {
+export async function listItems(_ctx: InventoryContext, identity: Identity, filters: ItemFilters) {
   const where: WhereOptions<PhysicalItem> = { companyId: identity.companyId, isActive: filters.is_active };
   if (filters.product_id) Object.assign(where, { productId: filters.product_id });
   if (filters.location_id) Object.assign(where, { locationId: filters.location_id });
@@ -39,7 +38,7 @@ export async function listItems(identity: Identity, filters: ItemFilters) {
   });
 }
 
-export function getItem(identity: Identity, id: string) {
+export function getItem(_ctx: InventoryContext, identity: Identity, id: string) {
   return findOwned(PhysicalItem, id, identity.companyId, { what: 'Item' });
 }
 
@@ -51,15 +50,16 @@ export interface NewItem {
 }
 
 /** `POST /api/v1/items/`: one unit of a SERIALIZED product, booked in (ADD) at a location. */
-export async function createItem(ctx: BookingContext, input: NewItem, idem?: IdempotencyClaim): Promise<BookingAnswer> {
+export async function createItem(ctx: InventoryContext, identity: Identity, input: NewItem, origin: BookingOrigin): Promise<BookingAnswer> {
   const order = { op: 'item', productId: input.product_id, locationId: input.location_id, details: input } as const;
-  const outcome = await runBooking(ctx, order, 201, idem);
+  const outcome = await runBooking(ledgerContext(ctx, identity, origin.requestId), order, 201, origin.idempotency);
   const body = 'booked' in outcome ? { ...presentItem(outcome.booked.item!), movement: presentMovement(outcome.booked.movements[0]) } : outcome.legacyBody;
   return { status: outcome.status, body, replayed: outcome.replayed };
 }
 
 /** `PATCH /api/v1/items/{id}/`: correct a serial number (still unique in the company). */
-export function renameItem(sequelize: Sequelize, identity: Identity, id: string, serialNumber: string) {
+export function renameItem(ctx: InventoryContext, identity: Identity, id: string, serialNumber: string) {
+  const { sequelize } = ctx;
   return sequelize.transaction(async (transaction) => {
     const item = await findOwned(PhysicalItem, id, identity.companyId, { transaction, lock: true, what: 'Item' });
     item.serialNumber = serialNumber;

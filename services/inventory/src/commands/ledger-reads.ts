@@ -4,8 +4,9 @@
  * for a key minted by a QR scan the code and the user who signed in inside the widget; the batch's code. Joined by primary key
  * in the page's statement.
  */
-import { QueryTypes, Sequelize } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { Identity, MovementKind, OrderTerm, PageRequest, likePattern, orderBySql, pageWindow } from '@pi/common';
+import type { InventoryContext } from '../context';
 import type { MovementRow } from '../ledger/movements';
 import type { NamedFilters } from '../http/named-filters';
 import { boundNamedFilters } from '../sql/named-filters';
@@ -93,7 +94,8 @@ export function movementListStatements(identity: Identity, f: MovementFilters) {
   };
 }
 
-export async function listMovements(sequelize: Sequelize, identity: Identity, f: MovementFilters) {
+export async function listMovements(ctx: InventoryContext, identity: Identity, f: MovementFilters) {
+  const { sequelize } = ctx;
   // Named records are the caller's: the route's ownedFilters step checked them (403 / 404).
   const statements = movementListStatements(identity, f);
   // The page and the count are separate statements: a count over the window would make every page read (and

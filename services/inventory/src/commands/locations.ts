@@ -4,7 +4,7 @@
  * created with the company and cannot be changed.
  */
 import { Op } from 'sequelize';
-import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
+import type { Transaction, WhereOptions } from 'sequelize';
 import {
   AuditSnapshot,
   ConflictError,
@@ -20,6 +20,7 @@ import {
   recordAudit,
   sequelizeOrder,
 } from '@pi/common';
+import type { InventoryContext } from '../context';
 import { LOCATION_ORDERING } from '../sql/orderings';
 
 export interface LocationFilters extends PageRequest {
@@ -29,7 +30,7 @@ export interface LocationFilters extends PageRequest {
   ordering?: OrderTerm[];
 }
 
-export function listLocations(identity: Identity, filters: LocationFilters) {
+export function listLocations(_ctx: InventoryContext, identity: Identity, filters: LocationFilters) {
   const where: WhereOptions<Location> = { companyId: identity.companyId };
   if (filters.type) Object.assign(where, { type: filters.type });
   if (filters.is_active !== undefined) Object.assign(where, { isActive: filters.is_active });
@@ -38,7 +39,7 @@ export function listLocations(identity: Identity, filters: LocationFilters) {
 }
 
 /** Active physical locations, for the widget. */
-export function listWidgetLocations(identity: Identity) {
+export function listWidgetLocations(_ctx: InventoryContext, identity: Identity) {
   return Location.findAll({
     where: { companyId: identity.companyId, isActive: true, systemRole: null, type: ['WAREHOUSE', 'STORE', 'SHELF', 'VEHICLE'] },
     order: [
@@ -49,7 +50,7 @@ export function listWidgetLocations(identity: Identity) {
   });
 }
 
-export function getLocation(identity: Identity, id: string) {
+export function getLocation(_ctx: InventoryContext, identity: Identity, id: string) {
   return findOwned(Location, id, identity.companyId, { what: 'Location' });
 }
 
@@ -71,7 +72,8 @@ function auditedLocation(location: Location): AuditSnapshot {
 }
 
 /** From the dashboard (a user) or the widget (an API key): the audit log names whichever it was. */
-export function createLocation(sequelize: Sequelize, identity: Identity, input: NewLocation) {
+export function createLocation(ctx: InventoryContext, identity: Identity, input: NewLocation) {
+  const { sequelize } = ctx;
   return sequelize.transaction(async (transaction) => {
     if (input.parent_id) await checkParent(identity, input.parent_id, transaction);
     const location = await Location.create(
@@ -94,7 +96,8 @@ export interface LocationChanges {
   is_active?: boolean;
 }
 
-export function updateLocation(sequelize: Sequelize, identity: Identity, id: string, changes: LocationChanges, action: 'update' | 'deactivate' = 'update') {
+export function updateLocation(ctx: InventoryContext, identity: Identity, id: string, changes: LocationChanges, action: 'update' | 'deactivate' = 'update') {
+  const { sequelize } = ctx;
   return sequelize.transaction(async (transaction) => {
     const location = await findOwned(Location, id, identity.companyId, { transaction, lock: true, what: 'Location' });
     if (location.systemRole) throw new ConflictError('system_location', 'System locations cannot be changed.');

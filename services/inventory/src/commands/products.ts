@@ -6,7 +6,7 @@
  * to cannot be deleted, only deactivated.
  */
 import { ForeignKeyConstraintError, Op, QueryTypes, UniqueConstraintError, col, fn, literal, where as sqlWhere } from 'sequelize';
-import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
+import type { Transaction, WhereOptions } from 'sequelize';
 import {
   AuditSnapshot,
   ConflictError,
@@ -22,6 +22,7 @@ import {
   rethrowAlreadyExists,
   sequelizeOrder,
 } from '@pi/common';
+import type { InventoryContext } from '../context';
 import { PRODUCT_ORDERING } from '../sql/orderings';
 import { EngineConfig, validateEngineConfig } from '../engine/engine-config';
 import { gtinKey } from '../catalog/gtin';
@@ -35,7 +36,7 @@ export interface ProductFilters extends PageRequest {
   ordering?: OrderTerm[];
 }
 
-export function listProducts(identity: Identity, filters: ProductFilters) {
+export function listProducts(_ctx: InventoryContext, identity: Identity, filters: ProductFilters) {
   const where: WhereOptions<ProductModel> = { companyId: identity.companyId };
   if (filters.profile) Object.assign(where, { profile: filters.profile });
   if (filters.is_active !== undefined) Object.assign(where, { isActive: filters.is_active });
@@ -53,7 +54,7 @@ export function listProducts(identity: Identity, filters: ProductFilters) {
   return ProductModel.findAndCountAll({ where, order: sequelizeOrder(PRODUCT_ORDERING, filters.ordering), ...pageWindow(filters), raw: true });
 }
 
-export function getProduct(identity: Identity, id: string) {
+export function getProduct(_ctx: InventoryContext, identity: Identity, id: string) {
   return findOwned(ProductModel, id, identity.companyId, { what: 'Product model' });
 }
 
@@ -103,7 +104,8 @@ export function auditedProduct(product: ProductModel): AuditSnapshot {
   };
 }
 
-export async function createProduct(sequelize: Sequelize, identity: Identity, input: NewProduct) {
+export async function createProduct(ctx: InventoryContext, identity: Identity, input: NewProduct) {
+  const { sequelize } = ctx;
   const config = validateEngineConfig(input.profile, input.engine_config);
   return sequelize
     .transaction(async (transaction) => {
@@ -155,7 +157,8 @@ async function hasMovements(product: ProductModel, transaction: Transaction): Pr
  * config is validated against the profile the product will have (a new config against a new profile, the
  * current config against a new profile, a new config against the current profile).
  */
-export function updateProduct(sequelize: Sequelize, identity: Identity, id: string, changes: ProductChanges) {
+export function updateProduct(ctx: InventoryContext, identity: Identity, id: string, changes: ProductChanges) {
+  const { sequelize } = ctx;
   return sequelize.transaction(async (transaction) => {
     const product = await findOwned(ProductModel, id, identity.companyId, { transaction, lock: true, what: 'Product model' });
     const before = auditedProduct(product);
@@ -195,8 +198,8 @@ export function updateProduct(sequelize: Sequelize, identity: Identity, id: stri
 }
 
 /** PUT: every replaceable field; an absent description or barcode becomes null. */
-export function replaceProduct(sequelize: Sequelize, identity: Identity, id: string, input: NewProduct) {
-  return updateProduct(sequelize, identity, id, { ...input, description: input.description ?? null, barcode: input.barcode ?? null });
+export function replaceProduct(ctx: InventoryContext, identity: Identity, id: string, input: NewProduct) {
+  return updateProduct(ctx, identity, id, { ...input, description: input.description ?? null, barcode: input.barcode ?? null });
 }
 
 /** What may refer to a product, in the order the refusal names them. */
@@ -218,7 +221,8 @@ function productInUse(usedBy: string[]): ConflictError {
  * Deletes a product nothing refers to. The product row is locked first; a reference created meanwhile by a
  * table this list does not know still ends in the same 409, through its foreign key.
  */
-export async function deleteProduct(sequelize: Sequelize, identity: Identity, id: string): Promise<void> {
+export async function deleteProduct(ctx: InventoryContext, identity: Identity, id: string): Promise<void> {
+  const { sequelize } = ctx;
   await sequelize
     .transaction(async (transaction) => {
       const product = await findOwned(ProductModel, id, identity.companyId, { transaction, lock: true, what: 'Product model' });

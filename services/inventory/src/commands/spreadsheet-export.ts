@@ -7,9 +7,9 @@
  * ids last, for machines.
  */
 import { QueryTypes, Transaction } from 'sequelize';
-import type { Sequelize } from 'sequelize';
 import type { Writable } from 'node:stream';
 import { Identity, ManagedTransactionOptions, OrderTerm, ValidationError, likePattern, orderBySql } from '@pi/common';
+import type { InventoryContext } from '../context';
 import { CSV_BOM, Cell, csvLine, csvNumber } from '../csv/cells';
 import { GTIN_KEY_SQL, gtinKey } from '../catalog/gtin';
 import type { NamedFilters } from '../http/named-filters';
@@ -124,8 +124,8 @@ export interface StockExportFilters extends Omit<NamedFilters, 'batch_code'> {
  * The stock levels as balances: one row per product, physical location and batch holding stock (not zero),
  * filtered like `GET /api/v1/stock/`; by product name, then location name, then batch code.
  */
-export async function stockSheet(identity: Identity, f: StockExportFilters): Promise<Sheet> {
-  if (f.location_id) await stockFilterLocation(identity, f.location_id);
+export async function stockSheet(ctx: InventoryContext, identity: Identity, f: StockExportFilters): Promise<Sheet> {
+  if (f.location_id) await stockFilterLocation(ctx, identity, f.location_id);
   const bind: unknown[] = [identity.companyId, f.product_id ?? null, f.location_id ?? null];
   const where = boundNamedFilters(f, { sku: 'sb.product_id', location_name: 'sb.location_id' }, bind);
   if (f.search) {
@@ -231,7 +231,8 @@ export function movementSheet(identity: Identity, f: MovementExportFilters): She
 }
 
 /** Streams `sheet` as CSV to `out` (whose headers the caller has set) and ends it. Reads only. */
-export async function writeSheet(sequelize: Sequelize, sheet: Sheet, out: Writable): Promise<void> {
+export async function writeSheet(ctx: InventoryContext, sheet: Sheet, out: Writable): Promise<void> {
+  const { sequelize } = ctx;
   const write = writer(out);
   // Streamed as it is read: never retried, and not bounded by the request's deadline while it keeps sending
   // (docs/api/deadlines-and-retries.md), as the company export.

@@ -21,11 +21,12 @@ import {
   recordAudits,
   textProblem,
 } from '@pi/common';
+import type { InventoryContext } from '../context';
 import { importedCell } from '../csv/cells';
 import { calendarDate } from '../http/calendar-date';
 import { MAX_QUANTITY, decimalPlaces } from '../engine/quantity';
-import type { BookingContext } from '../ledger/context';
 import { bookIn } from '../ledger/book';
+import { ledgerContext } from './bookings';
 import type { MovementRow } from '../ledger/movements';
 import { serverErrorOf } from '../sql/client';
 import { ImportFailedError, RowProblem } from './import';
@@ -124,7 +125,8 @@ export type LocationImportResult = { dry_run: true; imported: 0; would_import: n
  * Locations from CSV (`name, type, parent`), created in file order. `parent` is a location's name, ignoring
  * case: one the company has, or one created by an earlier row; a name that means more than one is refused.
  */
-export async function importLocations(sequelize: Sequelize, identity: Identity, text: string, dryRun: boolean): Promise<LocationImportResult> {
+export async function importLocations(ctx: InventoryContext, identity: Identity, text: string, dryRun: boolean): Promise<LocationImportResult> {
+  const { sequelize } = ctx;
   const { rows, width } = readCsv(text, LOCATION_CSV);
   return sequelize.transaction(async (transaction) => {
     const parentNames = [
@@ -372,8 +374,15 @@ function rowProblemOf(err: unknown, row: number): ImportFailedError | undefined 
  * row, booked by the ledger's own code (ledger/book.ts `bookIn`: from the company's Inbound to the location,
  * ledger row and balance together), all in one transaction.
  */
-export async function importOpeningStock(ctx: BookingContext, text: string, dryRun: boolean): Promise<OpeningStockResult> {
-  const { sequelize, identity } = ctx;
+export async function importOpeningStock(
+  ctx: InventoryContext,
+  identity: Identity,
+  text: string,
+  dryRun: boolean,
+  requestId: string,
+): Promise<OpeningStockResult> {
+  const { sequelize } = ctx;
+  const booking = ledgerContext(ctx, identity, requestId);
   const { rows, width } = readCsv(text, STOCK_CSV);
   if (dryRun) {
     const valid = await checkStockRows(sequelize, identity, rows, width);
@@ -390,7 +399,7 @@ export async function importOpeningStock(ctx: BookingContext, text: string, dryR
         const booked: Array<{ row: StockRow; movement: MovementRow }> = [];
         for (const r of valid) {
           try {
-            const result = await bookIn(ctx, transaction, r.product, r.location, { quantity: r.quantity, batch: r.batch, reason: r.reason }, 'ADD');
+            const result = await bookIn(booking, transaction, r.product, r.location, { quantity: r.quantity, batch: r.batch, reason: r.reason }, 'ADD');
             booked.push({ row: r, movement: result.movements[0] });
           } catch (err) {
             throw rowProblemOf(err, r.row) ?? err;

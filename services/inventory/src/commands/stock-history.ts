@@ -2,8 +2,8 @@
  * Stock over time (docs/api/stock-history.md): the periods a request asks for, checked and bounded, then the
  * balances at their ends from the ledger in one statement (sql/stock-history.ts). Dates are UTC calendar days.
  */
-import type { Sequelize } from 'sequelize';
 import { Identity, ProductModel, ValidationError, assertScanReachesProduct, findOwned } from '@pi/common';
+import type { InventoryContext } from '../context';
 import { HistoryInterval, HistoryRow, stockHistoryRows } from '../sql/stock-history';
 import { stockFilterLocation } from './stock-levels';
 
@@ -90,12 +90,13 @@ export function historyRange(query: Pick<HistoryQuery, 'interval' | 'from' | 'to
  * A product's history, optionally at one physical location. The route's ownedFilters step has checked whose
  * the ids are; the product is read for its unit and decimals, a VIRTUAL location is refused like on the stock list.
  */
-export async function stockHistory(sequelize: Sequelize, identity: Identity, query: HistoryQuery): Promise<StockHistory> {
+export async function stockHistory(ctx: InventoryContext, identity: Identity, query: HistoryQuery): Promise<StockHistory> {
+  const { sequelize } = ctx;
   assertScanReachesProduct(identity, query.product_id);
   const range = historyRange(query);
   const [product] = await Promise.all([
     findOwned(ProductModel, query.product_id, identity.companyId, { what: 'Product' }),
-    query.location_id ? stockFilterLocation(identity, query.location_id) : undefined,
+    query.location_id ? stockFilterLocation(ctx, identity, query.location_id) : undefined,
   ]);
   const rows = await stockHistoryRows(sequelize, {
     companyId: identity.companyId,

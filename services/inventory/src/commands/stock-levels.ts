@@ -3,7 +3,7 @@
  * number of SQL queries whatever the catalog size: products and their summed balances in one query,
  * breakdowns for a page of products in one more.
  */
-import { QueryTypes, Sequelize } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import {
   AccessDeniedError,
   Location,
@@ -18,6 +18,7 @@ import {
   pageWindow,
   scanProduct,
 } from '@pi/common';
+import type { InventoryContext } from '../context';
 import type { NamedFilters } from '../http/named-filters';
 import { boundNamedFilters } from '../sql/named-filters';
 import { STOCK_ORDERING } from '../sql/orderings';
@@ -39,7 +40,7 @@ export interface ProductStockRow {
 }
 
 /** A location used as a stock filter: the company's (403 otherwise), physical. */
-export async function stockFilterLocation(identity: Identity, locationId: string): Promise<Location> {
+export async function stockFilterLocation(_ctx: InventoryContext, identity: Identity, locationId: string): Promise<Location> {
   const location = await findOwned(Location, locationId, identity.companyId, { what: 'Location' });
   if (location.type === 'VIRTUAL') throw virtualLocation('location_id');
   return location;
@@ -50,7 +51,8 @@ export async function stockFilterLocation(identity: Identity, locationId: string
  * which must be the company's and physical), in one statement (sql/widget-products.ts); with `barcode`, only
  * the product with that GTIN.
  */
-export async function widgetProductList(sequelize: Sequelize, identity: Identity, locationId?: string, barcode?: string): Promise<WidgetProductRow[]> {
+export async function widgetProductList(ctx: InventoryContext, identity: Identity, locationId?: string, barcode?: string): Promise<WidgetProductRow[]> {
+  const { sequelize } = ctx;
   // A scan's key lists its target's product only (docs/api/scanning.md).
   const rows = await widgetProductRows(sequelize, identity.companyId, locationId, scanProduct(identity), barcode === undefined ? undefined : gtinKey(barcode));
   if (locationId) {
@@ -71,7 +73,8 @@ export interface LocationStockRow {
 }
 
 /** Non-zero stock per (product, physical location) for the given products, in one query. */
-export function stockByLocation(sequelize: Sequelize, companyId: string, productIds: string[], locationId?: string, locationName?: string) {
+export function stockByLocation(ctx: InventoryContext, companyId: string, productIds: string[], locationId?: string, locationName?: string) {
+  const { sequelize } = ctx;
   return sequelize.query<LocationStockRow>(
     `SELECT sb.product_id, sb.location_id, l.name AS location_name, l.type AS location_type, SUM(sb.quantity)::text AS quantity
        FROM stock_balances sb JOIN locations l ON l.id = sb.location_id
@@ -84,7 +87,8 @@ export function stockByLocation(sequelize: Sequelize, companyId: string, product
   );
 }
 
-export async function activeItemCount(sequelize: Sequelize, companyId: string, productId: string): Promise<number> {
+export async function activeItemCount(ctx: InventoryContext, companyId: string, productId: string): Promise<number> {
+  const { sequelize } = ctx;
   const [row] = await sequelize.query<{ n: string }>('SELECT count(*) AS n FROM physical_items WHERE company_id = $1 AND product_id = $2 AND is_active', {
     bind: [companyId, productId],
     type: QueryTypes.SELECT,
@@ -113,8 +117,9 @@ function balanceConditions(filters: StockFilters, bind: unknown[], alias: string
 }
 
 /** A page of products (optionally one) with their stock totals; breakdowns are fetched for that page. */
-export async function stockLevelsPage(sequelize: Sequelize, identity: Identity, filters: StockFilters) {
-  if (filters.location_id) await stockFilterLocation(identity, filters.location_id);
+export async function stockLevelsPage(ctx: InventoryContext, identity: Identity, filters: StockFilters) {
+  const { sequelize } = ctx;
+  if (filters.location_id) await stockFilterLocation(ctx, identity, filters.location_id);
   const { limit, offset } = pageWindow(filters);
   // The product conditions' values come first, so that the count binds just those.
   const bind: unknown[] = [identity.companyId, filters.product_id ?? null];
@@ -149,7 +154,7 @@ export async function stockLevelsPage(sequelize: Sequelize, identity: Identity, 
     sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM product_models p WHERE ${productCondition}`, { bind: countBind, type: QueryTypes.SELECT }),
   ]);
   const breakdown = await stockByLocation(
-    sequelize,
+    ctx,
     identity.companyId,
     rows.map((r) => r.id),
     filters.location_id,
@@ -159,7 +164,8 @@ export async function stockLevelsPage(sequelize: Sequelize, identity: Identity, 
 }
 
 /** One product with its total, per-location breakdown, and batches or item count as its profile has. */
-export async function productDetail(sequelize: Sequelize, identity: Identity, productId: string) {
+export async function productDetail(ctx: InventoryContext, identity: Identity, productId: string) {
+  const { sequelize } = ctx;
   assertScanReachesProduct(identity, productId);
   const product = await findOwned(ProductModel, productId, identity.companyId, { what: 'Product' });
   const [[{ total }], locations, batches, itemsCount] = await Promise.all([
@@ -167,9 +173,9 @@ export async function productDetail(sequelize: Sequelize, identity: Identity, pr
       bind: [identity.companyId, product.id],
       type: QueryTypes.SELECT,
     }),
-    stockByLocation(sequelize, identity.companyId, [product.id]),
-    product.profile === 'BATCH' ? stockedBatches(sequelize, identity.companyId, product.id) : undefined,
-    product.profile === 'SERIALIZED' ? activeItemCount(sequelize, identity.companyId, product.id) : undefined,
+    stockByLocation(ctx, identity.companyId, [product.id]),
+    product.profile === 'BATCH' ? stockedBatches(ctx, identity.companyId, product.id) : undefined,
+    product.profile === 'SERIALIZED' ? activeItemCount(ctx, identity.companyId, product.id) : undefined,
   ]);
   return { product, total, locations, batches, itemsCount };
 }

@@ -4,10 +4,11 @@
  * pass before calling.
  */
 import { QueryTypes } from 'sequelize';
-import type { Sequelize } from 'sequelize';
+import type { InventoryContext } from '../context';
 
 /** Remaining quantity (NUMERIC string) of each batch: SUM of its balance rows. Batches without rows are absent. */
-export async function batchQuantities(sequelize: Sequelize, companyId: string, batchIds: string[]): Promise<Map<string, string>> {
+export async function batchQuantities(ctx: InventoryContext, companyId: string, batchIds: string[]): Promise<Map<string, string>> {
+  const { sequelize } = ctx;
   if (batchIds.length === 0) return new Map();
   const rows = await sequelize.query<{ batch_id: string; quantity: string }>(
     `SELECT batch_id, SUM(quantity) AS quantity
@@ -27,7 +28,8 @@ export interface WidgetItemRow {
 }
 
 /** Active items of a product, optionally at one location, with their location's name. */
-export function activeItems(sequelize: Sequelize, companyId: string, productId: string, locationId?: string): Promise<WidgetItemRow[]> {
+export function activeItems(ctx: InventoryContext, companyId: string, productId: string, locationId?: string): Promise<WidgetItemRow[]> {
+  const { sequelize } = ctx;
   const bind: unknown[] = [companyId, productId];
   let atLocation = '';
   if (locationId) {
@@ -57,7 +59,8 @@ export interface StockedBatchRow {
  * Batches of a product with remaining stock, earliest expiry first (no expiry last), then by code; with
  * `locationId`, the batches with stock at that location and their quantity there (what a booking there can take).
  */
-export function stockedBatches(sequelize: Sequelize, companyId: string, productId: string, locationId?: string): Promise<StockedBatchRow[]> {
+export function stockedBatches(ctx: InventoryContext, companyId: string, productId: string, locationId?: string): Promise<StockedBatchRow[]> {
+  const { sequelize } = ctx;
   return sequelize.query<StockedBatchRow>(
     `SELECT b.id, b.code, b.expiration_date::text AS "expirationDate", SUM(s.quantity) AS quantity, p.unit, p.decimals
        FROM batches b
@@ -84,7 +87,8 @@ export interface LocationStockRow {
  * Products with stock at one location (all batches together), by name. `scope` (a QR scan's product, or null
  * for none; docs/api/scanning.md) narrows the list to that product.
  */
-export function stockAtLocation(sequelize: Sequelize, companyId: string, locationId: string, scope?: string | null): Promise<LocationStockRow[]> {
+export function stockAtLocation(ctx: InventoryContext, companyId: string, locationId: string, scope?: string | null): Promise<LocationStockRow[]> {
+  const { sequelize } = ctx;
   return sequelize.query<LocationStockRow>(
     `SELECT p.id, p.sku, p.name, p.unit, p.decimals, SUM(s.quantity) AS quantity
        FROM stock_balances s

@@ -25,6 +25,7 @@ import {
   scanPicksTarget,
   sequelizeOrder,
 } from '@pi/common';
+import type { InventoryContext } from '../context';
 import { WORK_ORDER_ORDERING } from '../sql/orderings';
 import { InvalidTransitionError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
@@ -111,7 +112,7 @@ async function numberFor(sequelize: Sequelize, companyId: string, given: string 
 const findProduct = (identity: Identity, id: string, transaction?: Transaction) =>
   findOwned(ProductModel, id, identity.companyId, { transaction, what: 'Product' });
 
-export async function listWorkOrders(identity: Identity, filters: WorkOrderFilters) {
+export async function listWorkOrders(_ctx: InventoryContext, identity: Identity, filters: WorkOrderFilters) {
   const where: WhereOptions<WorkOrder> = { companyId: identity.companyId };
   if (filters.status) Object.assign(where, { status: filters.status });
   if (filters.product_id) Object.assign(where, { productId: filters.product_id });
@@ -127,7 +128,7 @@ export async function listWorkOrders(identity: Identity, filters: WorkOrderFilte
  * The open work orders; a QR scan's key sees only the work order its code points at, or all of them while a
  * signed-in user picks the target of a VIRGIN code (docs/api/scanning.md).
  */
-export async function listOpenWorkOrders(identity: Identity) {
+export async function listOpenWorkOrders(_ctx: InventoryContext, identity: Identity) {
   const scan = scanPicksTarget(identity.scan) ? undefined : identity.scan;
   if (scan && (scan.targetType !== 'WORK_ORDER' || !scan.targetId)) return [];
   return WorkOrder.findAll({
@@ -141,7 +142,7 @@ export async function listOpenWorkOrders(identity: Identity) {
   });
 }
 
-export function getWorkOrder(identity: Identity, id: string) {
+export function getWorkOrder(_ctx: InventoryContext, identity: Identity, id: string) {
   return findOwned(WorkOrder, id, identity.companyId, { what: 'Work order' });
 }
 
@@ -155,7 +156,8 @@ function quantityFor(quantity: number, product: ProductModel | null): string {
 
 const duplicateNumber = rethrowAlreadyExists('A work order with this number already exists.', 'number');
 
-export function createWorkOrder(sequelize: Sequelize, identity: Identity, input: NewWorkOrder): Promise<WorkOrder> {
+export function createWorkOrder(ctx: InventoryContext, identity: Identity, input: NewWorkOrder): Promise<WorkOrder> {
+  const { sequelize } = ctx;
   return sequelize
     .transaction(async (transaction) => {
       const product = input.product_id ? await findProduct(identity, input.product_id, transaction) : null;
@@ -185,7 +187,8 @@ export function assertTransition(from: WorkOrderStatus, to: WorkOrderStatus) {
   }
 }
 
-export function updateWorkOrder(sequelize: Sequelize, identity: Identity, id: string, changes: WorkOrderChanges): Promise<WorkOrder> {
+export function updateWorkOrder(ctx: InventoryContext, identity: Identity, id: string, changes: WorkOrderChanges): Promise<WorkOrder> {
+  const { sequelize } = ctx;
   return sequelize
     .transaction(async (transaction) => {
       const order = await findOwned(WorkOrder, id, identity.companyId, { transaction, lock: true, what: 'Work order' });

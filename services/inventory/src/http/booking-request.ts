@@ -1,16 +1,15 @@
 /** What every booking route takes from the request besides its body: who books, and an idempotency key. */
 import type { Request, Response } from 'express';
 import { ValidationError, requestIdOf } from '@pi/common';
-import type { BookingContext } from '../ledger/context';
-import type { InventoryContext } from '../context';
-import type { BookingAnswer } from '../commands/bookings';
+import type { BookingAnswer, BookingOrigin } from '../commands/bookings';
 import { fingerprintOf } from '../ledger/idempotency';
 import type { IdempotencyClaim } from '../ledger/types';
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
-export function bookingContext({ sequelize, bookings }: InventoryContext, req: Request): BookingContext {
-  return { sequelize, identity: req.identity!, requestId: requestIdOf(req), metrics: bookings };
+/** Which request a booking comes from: its id and its Idempotency-Key. */
+export function bookingOrigin(req: Request): BookingOrigin {
+  return { requestId: requestIdOf(req), idempotency: idempotencyClaim(req) };
 }
 
 /** The `Idempotency-Key` header, if any, with the request's fingerprint. */

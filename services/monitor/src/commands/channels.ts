@@ -122,7 +122,7 @@ function auditChannel(
   });
 }
 
-export async function listChannels(ctx: Ctx, identity: Identity, filters: ChannelFilters) {
+export async function listChannels(ctx: MonitorContext, identity: Identity, filters: ChannelFilters) {
   const where: Record<string, unknown> = { companyId: identity.companyId };
   if (filters.kind) where.kind = filters.kind;
   if (filters.is_active !== undefined) where.isActive = filters.is_active;
@@ -134,13 +134,13 @@ export async function listChannels(ctx: Ctx, identity: Identity, filters: Channe
   return { count, rows: rows.map((c) => view(ctx, c)) };
 }
 
-export const findChannel = (identity: Identity, id: string) => findOwned(NotificationChannel, id, identity.companyId, { what: 'Channel' });
+const findChannel = (identity: Identity, id: string) => findOwned(NotificationChannel, id, identity.companyId, { what: 'Channel' });
 
-export async function getChannel(ctx: Ctx, identity: Identity, id: string): Promise<ChannelView> {
+export async function getChannel(ctx: MonitorContext, identity: Identity, id: string): Promise<ChannelView> {
   return view(ctx, await findChannel(identity, id));
 }
 
-export async function createChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>, identity: Identity, input: NewChannel): Promise<ChannelView> {
+export async function createChannel(ctx: MonitorContext, identity: Identity, input: NewChannel): Promise<ChannelView> {
   if (input.kind === 'WEBHOOK') await checkUrl(ctx, input.url!);
   const secret = generateChannelSecret();
   const channel = await ctx.sequelize.transaction(async (transaction) => {
@@ -164,12 +164,7 @@ export async function createChannel(ctx: Ctx & Pick<MonitorContext, 'sequelize'>
   return { channel, secret: input.kind === 'WEBHOOK' ? secret : null };
 }
 
-export async function updateChannel(
-  ctx: Ctx & Pick<MonitorContext, 'sequelize'>,
-  identity: Identity,
-  id: string,
-  changes: ChannelChanges,
-): Promise<ChannelView> {
+export async function updateChannel(ctx: MonitorContext, identity: Identity, id: string, changes: ChannelChanges): Promise<ChannelView> {
   const current = await findChannel(identity, id);
   if (changes.url !== undefined && current.kind !== 'WEBHOOK') throw new ValidationError({ url: 'url is only for WEBHOOK channels' });
   if (changes.recipients !== undefined && current.kind !== 'EMAIL') throw new ValidationError({ recipients: 'recipients is only for EMAIL channels' });
@@ -191,7 +186,7 @@ export async function updateChannel(
 }
 
 /** Deletes the channel; its deliveries and their attempts go with it (ON DELETE CASCADE). */
-export async function deleteChannel(ctx: Pick<MonitorContext, 'sequelize'>, identity: Identity, id: string): Promise<void> {
+export async function deleteChannel(ctx: MonitorContext, identity: Identity, id: string): Promise<void> {
   await ctx.sequelize.transaction(async (transaction) => {
     const channel = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });
     const before = auditedChannel(channel);
@@ -204,7 +199,7 @@ export async function deleteChannel(ctx: Pick<MonitorContext, 'sequelize'>, iden
  * A new secret; the old one stops signing at once (pending retries are signed with the new one). An EMAIL
  * channel has no signing secret to rotate: 409 `webhook_only`.
  */
-export async function rotateChannelSecret(ctx: Ctx & Pick<MonitorContext, 'sequelize'>, identity: Identity, id: string): Promise<ChannelView> {
+export async function rotateChannelSecret(ctx: MonitorContext, identity: Identity, id: string): Promise<ChannelView> {
   const secret = generateChannelSecret();
   const channel = await ctx.sequelize.transaction(async (transaction) => {
     const row = await findOwned(NotificationChannel, id, identity.companyId, { transaction, lock: true, what: 'Channel' });

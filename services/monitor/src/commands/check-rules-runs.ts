@@ -2,8 +2,9 @@
  * The run log as one company sees it: the runs that reached the company, newest first, with the company's
  * own numbers from each (check-rules/recorded-run.ts writes them). Another company's rows are never read.
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { Identity, OrderTerm, PageRequest, orderBySql, pageWindow } from '@pi/common';
+import type { MonitorContext } from '../context';
 import { RUN_ORDERING } from './orderings';
 
 export interface CompanyRunRow {
@@ -25,7 +26,7 @@ export interface CompanyRunRow {
 }
 
 export async function listCheckRulesRuns(
-  sequelize: Sequelize,
+  { sequelize }: MonitorContext,
   identity: Identity,
   page: PageRequest & { ordering?: OrderTerm[] },
 ): Promise<{ rows: CompanyRunRow[]; count: number }> {

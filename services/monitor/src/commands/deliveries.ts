@@ -57,7 +57,7 @@ export async function withAttempts(deliveries: NotificationDelivery[]): Promise<
 }
 
 /** Newest first. Named channels and events are the company's: the route's ownedFilters step checked them. */
-export async function listDeliveries(identity: Identity, filters: DeliveryFilters) {
+export async function listDeliveries(_ctx: MonitorContext, identity: Identity, filters: DeliveryFilters) {
   const where: Record<string, unknown> = { companyId: identity.companyId };
   if (filters.channel_id) where.channelId = filters.channel_id;
   if (filters.event_id) where.eventId = filters.event_id;
@@ -72,7 +72,7 @@ export async function listDeliveries(identity: Identity, filters: DeliveryFilter
   return { count, rows: await withAttempts(rows) };
 }
 
-export async function getDelivery(identity: Identity, id: string): Promise<DeliveryView> {
+export async function getDelivery(_ctx: MonitorContext, identity: Identity, id: string): Promise<DeliveryView> {
   const delivery = await findOwned(NotificationDelivery, id, identity.companyId, { what: 'Delivery' });
   return (await withAttempts([delivery]))[0];
 }
@@ -136,5 +136,5 @@ export async function retryDelivery(ctx: MonitorContext, identity: Identity, id:
     if (!ctx.queue) throw err;
     ctx.logger?.warn({ delivery_id: retried.id, err: { message: (err as Error).message } }, 'retried delivery not queued; the next check_rules run queues it');
   }
-  return { queued: ctx.queue !== undefined, delivery: await getDelivery(identity, retried.id) };
+  return { queued: ctx.queue !== undefined, delivery: await getDelivery(ctx, identity, retried.id) };
 }

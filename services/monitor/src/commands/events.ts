@@ -19,6 +19,7 @@ import {
   findOwned,
   pageWindow,
 } from '@pi/common';
+import type { MonitorContext } from '../context';
 import { EVENT_ORDERING } from './orderings';
 
 /** Where each status may go by a user's hand. */
@@ -41,7 +42,7 @@ export interface EventFilters extends PageRequest {
 }
 
 /** Newest first unless `ordering` says otherwise. */
-export async function listEvents(identity: Identity, filters: EventFilters) {
+export async function listEvents(_ctx: MonitorContext, identity: Identity, filters: EventFilters) {
   const where: Record<string | symbol, unknown> = { companyId: identity.companyId };
   if (filters.status) where.status = filters.status;
   if (filters.product_id) where.productId = filters.product_id;
@@ -61,17 +62,17 @@ export async function listEvents(identity: Identity, filters: EventFilters) {
   });
 }
 
-export function getEvent(identity: Identity, id: string) {
+export function getEvent(_ctx: MonitorContext, identity: Identity, id: string) {
   return findOwned(EventLogEntry, id, identity.companyId, { what: 'Event' });
 }
 
 /** OPEN → `to`, recording who and when; 403/404 for an event that is not the company's, 409 from any other status. */
-export async function moveEvent(identity: Identity, id: string, to: 'RESOLVED' | 'IGNORED'): Promise<EventLogEntry> {
+export async function moveEvent(ctx: MonitorContext, identity: Identity, id: string, to: 'RESOLVED' | 'IGNORED'): Promise<EventLogEntry> {
   const [count, rows] = await EventLogEntry.update(
     { status: to, statusChangedBy: identity.principal.id, statusChangedAt: new Date() },
     { where: { id, companyId: identity.companyId, status: 'OPEN' }, returning: true },
   );
   if (count === 1) return rows[0];
-  const current = await getEvent(identity, id);
+  const current = await getEvent(ctx, identity, id);
   throw new InvalidTransitionError(`A ${current.status} event cannot become ${to}.`, current.status, EVENT_TRANSITIONS[current.status]);
 }

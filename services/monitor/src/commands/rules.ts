@@ -28,6 +28,7 @@ import {
   OrderTerm,
   compareBy,
 } from '@pi/common';
+import type { MonitorContext } from '../context';
 import { RULE_ORDERING, SEVERITY_RANK } from './orderings';
 import { EffectiveRule, effectiveRules, rulesOfProduct, storedRule } from '../rules/effective-rules';
 import { conditionFor } from '../routes/monitoring-rules/schema';
@@ -78,7 +79,7 @@ function ruleSortValue(rule: EffectiveRule, field: string): string | number | nu
   }
 }
 
-export async function listRules(sequelize: Sequelize, identity: Identity, filters: RuleFilters) {
+export async function listRules({ sequelize }: MonitorContext, identity: Identity, filters: RuleFilters) {
   const rules = (await effectiveRules(sequelize, identity.companyId, filters.product_id ? [filters.product_id] : undefined)).filter(
     (r) =>
       (filters.trigger_type === undefined || r.triggerType === filters.trigger_type) &&
@@ -125,7 +126,7 @@ async function findVirtualRule(sequelize: Sequelize, companyId: string, id: stri
  * caller's own company is looked for first, so that only ids that are not its own pay for the search of
  * every company's product rules.
  */
-export function ruleIdOwner(sequelize: Sequelize): IdOwner {
+export function ruleIdOwner({ sequelize }: MonitorContext): IdOwner {
   return {
     what: 'Rule',
     owners: async (id, companyId) => {
@@ -169,7 +170,7 @@ export class RuleManagedByProductError extends ConflictError {
   }
 }
 
-export async function getRule(sequelize: Sequelize, identity: Identity, id: string): Promise<EffectiveRule> {
+export async function getRule({ sequelize }: MonitorContext, identity: Identity, id: string): Promise<EffectiveRule> {
   const located = await locateRule(sequelize, identity, id);
   return located.kind === 'stored' ? storedRule(located.rule) : located.rule;
 }
@@ -192,7 +193,7 @@ function notImplemented(): never {
   });
 }
 
-export async function createRule(sequelize: Sequelize, identity: Identity, input: NewRule): Promise<EffectiveRule> {
+export async function createRule({ sequelize }: MonitorContext, identity: Identity, input: NewRule): Promise<EffectiveRule> {
   return sequelize.transaction(async (transaction) => {
     // Isolation first: another company's product is 403 whatever else the request asks for.
     const product = await findProduct(identity, input.product_id, transaction);
@@ -235,7 +236,7 @@ function checkedCondition(triggerType: RuleTriggerType, condition: Record<string
   }
 }
 
-export async function updateRule(sequelize: Sequelize, identity: Identity, id: string, changes: RuleChanges): Promise<EffectiveRule> {
+export async function updateRule({ sequelize }: MonitorContext, identity: Identity, id: string, changes: RuleChanges): Promise<EffectiveRule> {
   return sequelize.transaction(async (transaction) => {
     const located = await locateRule(sequelize, identity, id, transaction);
     if (located.kind === 'virtual') throw new RuleManagedByProductError(located.rule);
@@ -258,7 +259,7 @@ export async function updateRule(sequelize: Sequelize, identity: Identity, id: s
 }
 
 /** Deletes a stored rule. Its events stay in the log (they name the rule id). */
-export async function deleteRule(sequelize: Sequelize, identity: Identity, id: string): Promise<void> {
+export async function deleteRule({ sequelize }: MonitorContext, identity: Identity, id: string): Promise<void> {
   await sequelize.transaction(async (transaction) => {
     const located = await locateRule(sequelize, identity, id, transaction);
     if (located.kind === 'virtual') throw new RuleManagedByProductError(located.rule);

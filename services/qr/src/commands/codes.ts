@@ -4,7 +4,7 @@
  * retried.
  */
 import { randomInt } from 'node:crypto';
-import { Op, QueryTypes, Sequelize, UniqueConstraintError, WhereOptions } from 'sequelize';
+import { Op, QueryTypes, UniqueConstraintError, WhereOptions } from 'sequelize';
 import {
   AccessDeniedError,
   ID_OWNERS,
@@ -21,6 +21,7 @@ import {
   pageWindow,
   sequelizeOrder,
 } from '@pi/common';
+import type { QrContext } from '../context';
 
 /**
  * Letters and digits without the look-alikes 0/O and 1/l/I, so that a code printed under a label can be typed
@@ -38,7 +39,7 @@ export function generateCode(): string {
   return code;
 }
 
-export async function generateCodes(sequelize: Sequelize, identity: Identity, count: number): Promise<QrCode[]> {
+export async function generateCodes(_ctx: QrContext, identity: Identity, count: number): Promise<QrCode[]> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await QrCode.bulkCreate(
@@ -78,7 +79,7 @@ export const targetIdOwner: IdOwner = {
   owners: async (id, companyId, query) => (await Promise.all(TARGET_OWNERS.map((o) => o.owners(id, companyId, query)))).flat(),
 };
 
-export function listCodes(identity: Identity, f: CodeFilters) {
+export function listCodes(_ctx: QrContext, identity: Identity, f: CodeFilters) {
   const where: WhereOptions<QrCode> = { companyId: identity.companyId };
   if (f.status) Object.assign(where, { status: f.status });
   if (f.target_type) Object.assign(where, { targetType: f.target_type });
@@ -88,7 +89,7 @@ export function listCodes(identity: Identity, f: CodeFilters) {
 }
 
 /** A code of the caller's company: 404 when it exists nowhere, 403 when it is another company's. */
-export async function ownedCode(identity: Identity, code: string): Promise<QrCode> {
+export async function ownedCode(_ctx: QrContext, identity: Identity, code: string): Promise<QrCode> {
   const row = await QrCode.findOne({ where: { code } });
   if (!row) throw new NotFoundError('QR code not found.');
   if (row.companyId !== identity.companyId) throw new AccessDeniedError();
@@ -96,7 +97,7 @@ export async function ownedCode(identity: Identity, code: string): Promise<QrCod
 }
 
 /** Codes of the caller's company, for a label sheet; any foreign or unknown code refuses the whole sheet. */
-export async function ownedCodes(sequelize: Sequelize, identity: Identity, codes: string[]): Promise<QrCode[]> {
+export async function ownedCodes(_ctx: QrContext, identity: Identity, codes: string[]): Promise<QrCode[]> {
   const rows = await QrCode.findAll({ where: { code: codes } });
   if (rows.some((r) => r.companyId !== identity.companyId)) throw new AccessDeniedError();
   if (rows.length !== new Set(codes).size) throw new NotFoundError('QR code not found.');
@@ -105,8 +106,8 @@ export async function ownedCodes(sequelize: Sequelize, identity: Identity, codes
 }
 
 /** Any code, of any company: what a scan resolves. */
-export function codeForScan(sequelize: Sequelize, code: string) {
-  return sequelize.query<{ code: string; company_id: string }>('SELECT code, company_id FROM qr_codes WHERE code = $1', {
+export function codeForScan(ctx: QrContext, code: string) {
+  return ctx.sequelize.query<{ code: string; company_id: string }>('SELECT code, company_id FROM qr_codes WHERE code = $1', {
     bind: [code],
     type: QueryTypes.SELECT,
   });

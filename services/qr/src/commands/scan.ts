@@ -11,7 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { QueryTypes, Sequelize } from 'sequelize';
+import { QueryTypes } from 'sequelize';
+import type { QrContext } from '../context';
 import { ApiKey, AppError, Company, ConflictError, Permission, QrCode, ScanPolicy, generateKeyValue, secretKey } from '@pi/common';
 import { REDIRECT_TOKEN_SECONDS } from '../config';
 
@@ -68,8 +69,8 @@ export function scanPermissions(policy: ScanPolicy, widgetKeyPermissions: Permis
   return granted.length ? granted : ['read'];
 }
 
-export async function exchangeToken(sequelize: Sequelize, token: string, secret: string) {
-  const claims = verifyRedirectToken(token, secret);
+export async function exchangeToken({ sequelize, config }: QrContext, token: string) {
+  const claims = verifyRedirectToken(token, config.QR_TOKEN_SECRET);
   return sequelize.transaction(async (transaction) => {
     const claimed = await sequelize.query(
       `INSERT INTO redirect_token_uses (jti, company_id, code, expires_at) VALUES ($1, $2, $3, to_timestamp($4))

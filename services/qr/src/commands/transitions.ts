@@ -4,8 +4,8 @@
  * requests exactly one wins; every refused move answers 409 invalid_transition with the allowed ones.
  */
 import { Transaction } from 'sequelize';
-import type { Sequelize } from 'sequelize';
 import { ApiKey, Identity, InvalidTransitionError, PhysicalItem, ProductModel, QrCode, QrStatus, QrTargetType, WorkOrder, findOwned } from '@pi/common';
+import type { QrContext } from '../context';
 import { ownedCode } from './codes';
 
 export const NEXT_STATES: Record<QrStatus, QrStatus[]> = { VIRGIN: ['CONFIGURED'], CONFIGURED: ['LOCKED'], LOCKED: [] };
@@ -26,7 +26,7 @@ async function productOfTarget(identity: Identity, type: QrTargetType, id: strin
   }
 }
 
-async function move(sequelize: Sequelize, code: QrCode, from: QrStatus, to: QrStatus, changes: Record<string, unknown>, transaction: Transaction) {
+async function move(code: QrCode, from: QrStatus, to: QrStatus, changes: Record<string, unknown>, transaction: Transaction) {
   const [count, rows] = await QrCode.update({ status: to, ...changes }, { where: { id: code.id, status: from }, returning: true, transaction });
   if (count === 0) {
     const current = await QrCode.findByPk(code.id, { transaction });
@@ -35,12 +35,12 @@ async function move(sequelize: Sequelize, code: QrCode, from: QrStatus, to: QrSt
   return rows[0];
 }
 
-export function configureCode(sequelize: Sequelize, identity: Identity, codeValue: string, targetType: QrTargetType, targetId: string) {
-  return sequelize.transaction(async (transaction) => {
-    const code = await ownedCode(identity, codeValue);
+export function configureCode(ctx: QrContext, identity: Identity, codeValue: string, targetType: QrTargetType, targetId: string) {
+  return ctx.sequelize.transaction(async (transaction) => {
+    const code = await ownedCode(ctx, identity, codeValue);
     if (code.status !== 'VIRGIN') throw refused(code.status, 'CONFIGURED');
     const productModelId = await productOfTarget(identity, targetType, targetId, transaction);
-    const configured = await move(sequelize, code, 'VIRGIN', 'CONFIGURED', { targetType, targetId, productModelId, configuredAt: new Date() }, transaction);
+    const configured = await move(code, 'VIRGIN', 'CONFIGURED', { targetType, targetId, productModelId, configuredAt: new Date() }, transaction);
     // A scan that linked its own code now reaches the new target (the key's change notifies the gateways).
     if (identity.scan) {
       await ApiKey.update(
@@ -52,10 +52,10 @@ export function configureCode(sequelize: Sequelize, identity: Identity, codeValu
   });
 }
 
-export function lockCode(sequelize: Sequelize, identity: Identity, codeValue: string) {
-  return sequelize.transaction(async (transaction) => {
-    const code = await ownedCode(identity, codeValue);
+export function lockCode(ctx: QrContext, identity: Identity, codeValue: string) {
+  return ctx.sequelize.transaction(async (transaction) => {
+    const code = await ownedCode(ctx, identity, codeValue);
     if (code.status !== 'CONFIGURED') throw refused(code.status, 'LOCKED');
-    return move(sequelize, code, 'CONFIGURED', 'LOCKED', { lockedAt: new Date() }, transaction);
+    return move(code, 'CONFIGURED', 'LOCKED', { lockedAt: new Date() }, transaction);
   });
 }

@@ -4,10 +4,9 @@
  */
 import { Router } from 'express';
 import { validate } from '@pi/common';
-import type { Sequelize } from 'sequelize';
 import { CODE_SHAPE, codeForScan } from '../commands/codes';
 import { exchangeToken, signRedirectToken } from '../commands/scan';
-import type { QrConfig } from '../config';
+import type { QrContext } from '../context';
 import { presentQrInfo } from '../presenters/qr-code';
 import { exchangeTokenBody } from './schema';
 
@@ -16,12 +15,13 @@ const NOT_FOUND_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-
 <body style="font-family: system-ui, sans-serif; margin: 3rem auto; max-width: 28rem; padding: 0 1rem">
 <h1>Unknown QR code</h1><p>This code is not known to this inventory service. Check that you scanned the right label.</p></body></html>`;
 
-export function scanRoutes(sequelize: Sequelize, config: QrConfig): Router {
+export function scanRoutes(ctx: QrContext): Router {
+  const { config } = ctx;
   const router = Router();
 
   router.get('/go/:code/', async (req, res) => {
     const code = String(req.params.code);
-    const [found] = CODE_SHAPE.test(code) ? await codeForScan(sequelize, code) : [];
+    const [found] = CODE_SHAPE.test(code) ? await codeForScan(ctx, code) : [];
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Referrer-Policy', 'no-referrer');
     // Old labels carried the company key in the URL (`?api_key=`): the gateway strips it and marks the
@@ -36,7 +36,7 @@ export function scanRoutes(sequelize: Sequelize, config: QrConfig): Router {
 
   router.post('/api/v1/widget/exchange_token/', validate({ body: exchangeTokenBody }), async (req, res) => {
     const body = req.body as { token: string };
-    const { apiKey, expiresAt, code, policy } = await exchangeToken(sequelize, body.token, config.QR_TOKEN_SECRET);
+    const { apiKey, expiresAt, code, policy } = await exchangeToken(ctx, body.token);
     res.setHeader('Cache-Control', 'no-store');
     res.json({ api_key: apiKey, expires_at: expiresAt, qr: presentQrInfo(code), scan: { policy, signed_in_user: null } });
   });

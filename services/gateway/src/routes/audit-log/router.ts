@@ -3,11 +3,12 @@ import { Router } from 'express';
 import { ROUTER_OPTIONS, buildPage, ownedFilters, validate } from '@pi/common';
 import { authenticateUser, requireAdmin } from '../../auth/authenticate';
 import { AuditLogFilters, actorOwner, auditedResourceOwner, listAuditLog } from '../../commands/audit-log';
-import type { GatewayDeps } from '../../deps';
+import type { GatewayContext } from '../../context';
 import { presentAuditEntry } from '../../presenters';
 import { listAuditLogQuery } from './schema';
 
-export function auditLogRouter({ config, sequelize, credentials }: GatewayDeps): Router {
+export function auditLogRouter(ctx: GatewayContext): Router {
+  const { config, credentials } = ctx;
   const router = Router(ROUTER_OPTIONS);
   const base = '/api/v1/audit-log';
   router.use(base, authenticateUser(config.JWT_SECRET, credentials), requireAdmin);
@@ -15,10 +16,10 @@ export function auditLogRouter({ config, sequelize, credentials }: GatewayDeps):
   router.get(
     `${base}/`,
     validate({ query: listAuditLogQuery }),
-    ownedFilters({ actor: actorOwner(sequelize), resource_id: auditedResourceOwner(sequelize) }),
+    ownedFilters({ actor: actorOwner(ctx), resource_id: auditedResourceOwner(ctx) }),
     async (req, res) => {
       const filters = req.query as unknown as AuditLogFilters;
-      const { rows, count } = await listAuditLog(req.identity!, filters);
+      const { rows, count } = await listAuditLog(ctx, req.identity!, filters);
       res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentAuditEntry)));
     },
   );

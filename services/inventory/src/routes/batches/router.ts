@@ -9,28 +9,29 @@ import { BatchFilters, createBatch, getBatch, listBatches, updateBatch, type New
 import { presentBatch } from '../../presenters/batch';
 import { createBatchBody, listBatchesQuery, updateBatchBody } from './schema';
 
-export function batchesRouter({ sequelize, config }: InventoryContext): Router {
+export function batchesRouter(ctx: InventoryContext): Router {
+  const { config } = ctx;
   const router = Router();
   const base = '/api/v1/batches';
 
   router.get(`${base}/`, validate({ query: listBatchesQuery }), ownedFilters({ product_id: ID_OWNERS.product }), async (req, res) => {
     const filters = req.query as unknown as BatchFilters;
-    const { rows, count } = await listBatches(sequelize, req.identity!, filters);
+    const { rows, count } = await listBatches(ctx, req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentBatch)));
   });
 
   router.post(`${base}/`, validate({ body: createBatchBody }), async (req, res) => {
     const body = req.body as NewBatch;
-    res.status(201).json(presentBatch(await createBatch(sequelize, req.identity!, body)));
+    res.status(201).json(presentBatch(await createBatch(ctx, req.identity!, body)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    res.json(presentBatch(await getBatch(sequelize, req.identity!, idParam(req))));
+    res.json(presentBatch(await getBatch(ctx, req.identity!, idParam(req))));
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateBatchBody }), async (req, res) => {
     const body = req.body as BatchChanges;
-    res.json(presentBatch(await updateBatch(sequelize, req.identity!, idParam(req), body)));
+    res.json(presentBatch(await updateBatch(ctx, req.identity!, idParam(req), body)));
   });
   return router;
 }

@@ -16,19 +16,19 @@ interface RequestLogger {
   log?: { error(obj: object, msg: string): void };
 }
 
-export function exportRouter({ sequelize }: InventoryContext): Router {
+export function exportRouter(ctx: InventoryContext): Router {
   const router = Router();
 
   router.get('/api/v1/export/', validate({ query: exportQuery }), async (req, res) => {
-    const company = await exportCompanyOf(req.identity!);
+    const company = await exportCompanyOf(ctx, req.identity!);
     const now = new Date();
-    await stream(req, res, 'application/json; charset=utf-8', exportFileName(company, now), (out) => writeCompanyExport(sequelize, company, out, now));
+    await stream(req, res, 'application/json; charset=utf-8', exportFileName(company, now), (out) => writeCompanyExport(ctx, company, out, now));
   });
 
   const sendSheet = async (req: Request, res: Response, sheet: Sheet) => {
-    const company = await exportCompanyOf(req.identity!);
+    const company = await exportCompanyOf(ctx, req.identity!);
     const filename = exportFileName(company, new Date(), sheet.name, 'csv');
-    await stream(req, res, 'text/csv; charset=utf-8', filename, (out) => writeSheet(sequelize, sheet, out));
+    await stream(req, res, 'text/csv; charset=utf-8', filename, (out) => writeSheet(ctx, sheet, out));
   };
 
   router.get('/api/v1/export/products/', validate({ query: productExportQuery }), async (req, res) => {
@@ -40,7 +40,7 @@ export function exportRouter({ sequelize }: InventoryContext): Router {
     validate({ query: stockExportQuery }),
     ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }),
     async (req, res) => {
-      await sendSheet(req, res, await stockSheet(req.identity!, req.query));
+      await sendSheet(req, res, await stockSheet(ctx, req.identity!, req.query));
     },
   );
 

@@ -7,12 +7,12 @@ import { Router } from 'express';
 import { ID_OWNERS, buildPage, idParam, ownedFilters, schemas, validate } from '@pi/common';
 import type { InventoryContext } from '../../context';
 import { ItemFilters, createItem, getItem, listItems, renameItem, type NewItem } from '../../commands/items';
-import { bookingContext, idempotencyClaim, sendBooking } from '../../http/booking-request';
+import { bookingOrigin, sendBooking } from '../../http/booking-request';
 import { presentItem } from '../../presenters/item';
 import { createItemBody, listItemsQuery, updateItemBody } from './schema';
 
 export function itemsRouter(ctx: InventoryContext): Router {
-  const { sequelize, config } = ctx;
+  const { config } = ctx;
   const router = Router();
   const base = '/api/v1/items';
 
@@ -22,23 +22,23 @@ export function itemsRouter(ctx: InventoryContext): Router {
     ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }),
     async (req, res) => {
       const filters = req.query as unknown as ItemFilters;
-      const { rows, count } = await listItems(req.identity!, filters);
+      const { rows, count } = await listItems(ctx, req.identity!, filters);
       res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentItem)));
     },
   );
 
   router.post(`${base}/`, validate({ body: createItemBody }), async (req, res) => {
     const body = req.body as NewItem;
-    sendBooking(res, await createItem(bookingContext(ctx, req), body, idempotencyClaim(req)));
+    sendBooking(res, await createItem(ctx, req.identity!, body, bookingOrigin(req)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    res.json(presentItem(await getItem(req.identity!, idParam(req))));
+    res.json(presentItem(await getItem(ctx, req.identity!, idParam(req))));
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateItemBody }), async (req, res) => {
     const body = req.body as { serial_number: string };
-    res.json(presentItem(await renameItem(sequelize, req.identity!, idParam(req), body.serial_number)));
+    res.json(presentItem(await renameItem(ctx, req.identity!, idParam(req), body.serial_number)));
   });
   return router;
 }

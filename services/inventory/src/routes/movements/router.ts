@@ -5,12 +5,12 @@ import { bookCoreMovement, type CoreMovementRequest } from '../../commands/booki
 import { MovementFilters, listMovements } from '../../commands/ledger-reads';
 import type { InventoryContext } from '../../context';
 import { coreMovementBody } from '../../http/booking-schemas';
-import { bookingContext, idempotencyClaim, sendBooking } from '../../http/booking-request';
+import { bookingOrigin, sendBooking } from '../../http/booking-request';
 import { presentLedgerEntry } from '../../presenters/movement';
 import { listMovementsQuery } from './schema';
 
 export function movementsRouter(ctx: InventoryContext): Router {
-  const { sequelize, config } = ctx;
+  const { config } = ctx;
   const router = Router();
   router.get(
     '/api/v1/movements/',
@@ -18,13 +18,13 @@ export function movementsRouter(ctx: InventoryContext): Router {
     ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location, batch_id: ID_OWNERS.batch }),
     async (req, res) => {
       const filters = req.query as unknown as MovementFilters;
-      const { rows, count } = await listMovements(sequelize, req.identity!, filters);
+      const { rows, count } = await listMovements(ctx, req.identity!, filters);
       res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentLedgerEntry)));
     },
   );
   router.post('/api/v1/movements/', validate({ body: coreMovementBody }), async (req, res) => {
     const body = req.body as CoreMovementRequest;
-    sendBooking(res, await bookCoreMovement(bookingContext(ctx, req), body, idempotencyClaim(req)));
+    sendBooking(res, await bookCoreMovement(ctx, req.identity!, body, bookingOrigin(req)));
   });
   return router;
 }

@@ -23,45 +23,46 @@ import { createProductBody, importQuery, listProductsQuery, replaceProductBody, 
 /** The largest CSV file an import accepts (the service's JSON parser keeps its own, smaller limit). */
 const CSV_LIMIT = '5mb';
 
-export function productModelsRouter({ sequelize, config }: InventoryContext): Router {
+export function productModelsRouter(ctx: InventoryContext): Router {
+  const { config } = ctx;
   const router = Router();
   const base = '/api/v1/product-models';
 
   router.get(`${base}/`, validate({ query: listProductsQuery }), async (req, res) => {
     const filters = req.query as unknown as ProductFilters;
-    const { rows, count } = await listProducts(req.identity!, filters);
+    const { rows, count } = await listProducts(ctx, req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentProduct)));
   });
 
   router.post(`${base}/`, validate({ body: createProductBody }), async (req, res) => {
     const body = req.body as NewProduct;
-    res.status(201).json(presentProduct(await createProduct(sequelize, req.identity!, body)));
+    res.status(201).json(presentProduct(await createProduct(ctx, req.identity!, body)));
   });
 
   router.post(`${base}/import/`, express.text({ type: 'text/csv', limit: CSV_LIMIT }), validate({ query: importQuery }), async (req, res) => {
     const { dry_run: dryRun } = req.query as unknown as { dry_run: boolean };
-    const result = await importProducts(sequelize, req.identity!, importRequestOf(req), dryRun);
+    const result = await importProducts(ctx, req.identity!, importRequestOf(req), dryRun);
     if (result.dry_run) res.status(200).json(result);
     else res.status(201).json({ imported: result.imported, dry_run: false, products: result.products.map(presentProduct) });
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    res.json(presentProduct(await getProduct(req.identity!, idParam(req))));
+    res.json(presentProduct(await getProduct(ctx, req.identity!, idParam(req))));
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateProductBody }), async (req, res) => {
     const body = req.body as ProductChanges;
-    res.json(presentProduct(await updateProduct(sequelize, req.identity!, idParam(req), body)));
+    res.json(presentProduct(await updateProduct(ctx, req.identity!, idParam(req), body)));
   });
 
   router.put(`${base}/:id/`, validate({ params: schemas.idParams, body: replaceProductBody }), async (req, res) => {
     const body = req.body as NewProduct;
-    res.json(presentProduct(await replaceProduct(sequelize, req.identity!, idParam(req), body)));
+    res.json(presentProduct(await replaceProduct(ctx, req.identity!, idParam(req), body)));
   });
 
   /** Only an unused product can be deleted (409 `product_in_use` otherwise); used ones are deactivated. */
   router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    await deleteProduct(sequelize, req.identity!, idParam(req));
+    await deleteProduct(ctx, req.identity!, idParam(req));
     res.status(204).end();
   });
   return router;

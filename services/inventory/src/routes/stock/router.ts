@@ -4,19 +4,18 @@
  * `POST /api/v1/stock/import/`: opening stock from CSV (docs/api/spreadsheets.md).
  */
 import { Router } from 'express';
-import { ID_OWNERS, buildPage, ownedFilters, validate } from '@pi/common';
+import { ID_OWNERS, buildPage, ownedFilters, requestIdOf, validate } from '@pi/common';
 import { HistoryQuery, stockHistory } from '../../commands/stock-history';
 import { StockFilters, stockLevelsPage } from '../../commands/stock-levels';
 import type { InventoryContext } from '../../context';
 import { presentStockLevel } from '../../presenters/stock';
 import { presentStockHistory } from '../../presenters/stock-history';
 import { importOpeningStock } from '../../commands/spreadsheet-import';
-import { bookingContext } from '../../http/booking-request';
 import { csvBody, csvText } from '../../http/csv-body';
 import { importStockQuery, stockHistoryQuery, stockQuery } from './schema';
 
 export function stockRouter(ctx: InventoryContext): Router {
-  const { sequelize, config } = ctx;
+  const { config } = ctx;
   const router = Router();
   router.get(
     '/api/v1/stock/',
@@ -24,7 +23,7 @@ export function stockRouter(ctx: InventoryContext): Router {
     ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }),
     async (req, res) => {
       const filters = req.query as unknown as StockFilters;
-      const { rows, count, breakdown } = await stockLevelsPage(sequelize, req.identity!, filters);
+      const { rows, count, breakdown } = await stockLevelsPage(ctx, req.identity!, filters);
       const results = rows.map((p) =>
         presentStockLevel(
           p,
@@ -39,13 +38,13 @@ export function stockRouter(ctx: InventoryContext): Router {
     validate({ query: stockHistoryQuery }),
     ownedFilters({ product_id: ID_OWNERS.product, location_id: ID_OWNERS.location }),
     async (req, res) => {
-      res.json(presentStockHistory(await stockHistory(sequelize, req.identity!, req.query as unknown as HistoryQuery)));
+      res.json(presentStockHistory(await stockHistory(ctx, req.identity!, req.query as unknown as HistoryQuery)));
     },
   );
   /** Opening stock from CSV: one ledger addition per row, all or nothing, with a dry run. */
   router.post('/api/v1/stock/import/', csvBody(), validate({ query: importStockQuery }), async (req, res) => {
     const { dry_run: dryRun } = req.query as unknown as { dry_run: boolean };
-    const result = await importOpeningStock(bookingContext(ctx, req), csvText(req), dryRun);
+    const result = await importOpeningStock(ctx, req.identity!, csvText(req), dryRun, requestIdOf(req));
     res.status(result.dry_run ? 200 : 201).json(result);
   });
   return router;

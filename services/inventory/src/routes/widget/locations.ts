@@ -7,15 +7,15 @@ import { noScans } from '../../http/scan-scope';
 import { presentWidgetLocation } from '../../presenters/location';
 import { createLocationBody, noQuery } from './schema';
 
-export function widgetLocationsRouter({ sequelize }: InventoryContext): Router {
+export function widgetLocationsRouter(ctx: InventoryContext): Router {
   const router = Router();
   router.get('/api/v1/widget/locations/', validate({ query: noQuery }), async (req, res) => {
-    const rows = await listWidgetLocations(req.identity!);
+    const rows = await listWidgetLocations(ctx, req.identity!);
     res.json({ locations: rows.map(presentWidgetLocation) });
   });
   router.post('/api/v1/widget/create_location/', noScans, validate({ body: createLocationBody }), async (req, res) => {
     const body = req.body as NewLocation;
-    const location = await createLocation(sequelize, req.identity!, body);
+    const location = await createLocation(ctx, req.identity!, body);
     res.status(201).json({ success: true, location: presentWidgetLocation(location) });
   });
   return router;

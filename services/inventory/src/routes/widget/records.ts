@@ -34,7 +34,7 @@ function presentLocationProduct(p: LocationStockRow) {
   return { id: p.id, sku: p.sku, name: p.name, quantity: toNumber(p.quantity), stock_display: stockDisplay(p.quantity, p.decimals, p.unit) };
 }
 
-export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
+export function widgetRecordsRouter(ctx: InventoryContext): Router {
   const router = Router();
 
   router.get(
@@ -45,7 +45,7 @@ export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
     async (req, res) => {
       const { product_id, location_id } = req.query as unknown as RecordsQuery;
       if (location_id) await physicalLocation(req.identity!, location_id);
-      const rows = await activeItems(sequelize, req.identity!.companyId, product_id, location_id);
+      const rows = await activeItems(ctx, req.identity!.companyId, product_id, location_id);
       res.json({ items: rows.map(presentWidgetItem) });
     },
   );
@@ -58,7 +58,7 @@ export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
     async (req, res) => {
       const { product_id, location_id } = req.query as unknown as RecordsQuery;
       if (location_id) await physicalLocation(req.identity!, location_id);
-      const rows = await stockedBatches(sequelize, req.identity!.companyId, product_id, location_id);
+      const rows = await stockedBatches(ctx, req.identity!.companyId, product_id, location_id);
       res.json({ batches: rows.map(presentWidgetBatch) });
     },
   );
@@ -70,7 +70,7 @@ export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
     async (req, res) => {
       const { location_id } = req.query as unknown as Required<Pick<RecordsQuery, 'location_id'>>;
       const location = await physicalLocation(req.identity!, location_id);
-      const rows = await stockAtLocation(sequelize, req.identity!.companyId, location.id, scanProduct(req.identity!));
+      const rows = await stockAtLocation(ctx, req.identity!.companyId, location.id, scanProduct(req.identity!));
       res.json({
         location: { id: location.id, name: location.name, type: location.type },
         products: rows.map(presentLocationProduct),
@@ -79,7 +79,7 @@ export function widgetRecordsRouter({ sequelize }: InventoryContext): Router {
   );
 
   router.get('/api/v1/widget/work_orders/', validate({ query: noQuery }), async (req, res) => {
-    const rows = await listOpenWorkOrders(req.identity!);
+    const rows = await listOpenWorkOrders(ctx, req.identity!);
     res.json({ work_orders: rows.map(presentWidgetWorkOrder) });
   });
   return router;

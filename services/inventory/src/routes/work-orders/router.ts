@@ -17,28 +17,29 @@ import {
 import { presentWorkOrder } from '../../presenters/work-order';
 import { createWorkOrderBody, listWorkOrdersQuery, updateWorkOrderBody } from './schema';
 
-export function workOrdersRouter({ sequelize, config }: InventoryContext): Router {
+export function workOrdersRouter(ctx: InventoryContext): Router {
+  const { config } = ctx;
   const router = Router();
   const base = '/api/v1/work-orders';
 
   router.get(`${base}/`, validate({ query: listWorkOrdersQuery }), ownedFilters({ product_id: ID_OWNERS.product }), async (req, res) => {
     const filters = req.query as unknown as WorkOrderFilters;
-    const { rows, count } = await listWorkOrders(req.identity!, filters);
+    const { rows, count } = await listWorkOrders(ctx, req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentWorkOrder)));
   });
 
   router.post(`${base}/`, validate({ body: createWorkOrderBody }), async (req, res) => {
     const body = req.body as NewWorkOrder;
-    res.status(201).json(presentWorkOrder(await createWorkOrder(sequelize, req.identity!, body)));
+    res.status(201).json(presentWorkOrder(await createWorkOrder(ctx, req.identity!, body)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    res.json(presentWorkOrder(await getWorkOrder(req.identity!, idParam(req))));
+    res.json(presentWorkOrder(await getWorkOrder(ctx, req.identity!, idParam(req))));
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateWorkOrderBody }), async (req, res) => {
     const body = req.body as WorkOrderChanges;
-    res.json(presentWorkOrder(await updateWorkOrder(sequelize, req.identity!, idParam(req), body)));
+    res.json(presentWorkOrder(await updateWorkOrder(ctx, req.identity!, idParam(req), body)));
   });
   return router;
 }

@@ -13,7 +13,7 @@ export function checkRulesRunsRouter(ctx: MonitorContext): Router {
   const router = Router();
   router.get('/api/v1/check-rules/runs/', validate({ query: listRunsQuery }), async (req, res) => {
     const page = req.query as unknown as PageRequest;
-    const { rows, count } = await listCheckRulesRuns(ctx.sequelize, req.identity!, page);
+    const { rows, count } = await listCheckRulesRuns(ctx, req.identity!, page);
     res.json(buildPage(req, ctx.config.PUBLIC_BASE_URL, page, count, rows.map(presentCheckRulesRun)));
   });
   return router;

@@ -10,31 +10,27 @@ import { ruleIdOwner } from '../../commands/rules';
 import { presentEvent } from '../../presenters/event';
 import { listEventsQuery, transitionBody } from './schema';
 
-export function eventsRouter({ sequelize, config }: MonitorContext): Router {
+export function eventsRouter(ctx: MonitorContext): Router {
+  const { config } = ctx;
   const router = Router();
   const base = '/api/v1/events';
 
-  router.get(
-    `${base}/`,
-    validate({ query: listEventsQuery }),
-    ownedFilters({ product_id: ID_OWNERS.product, rule_id: ruleIdOwner(sequelize) }),
-    async (req, res) => {
-      const filters = req.query as unknown as EventFilters;
-      const { rows, count } = await listEvents(req.identity!, filters);
-      res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentEvent)));
-    },
-  );
+  router.get(`${base}/`, validate({ query: listEventsQuery }), ownedFilters({ product_id: ID_OWNERS.product, rule_id: ruleIdOwner(ctx) }), async (req, res) => {
+    const filters = req.query as unknown as EventFilters;
+    const { rows, count } = await listEvents(ctx, req.identity!, filters);
+    res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentEvent)));
+  });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    res.json(presentEvent(await getEvent(req.identity!, idParam(req))));
+    res.json(presentEvent(await getEvent(ctx, req.identity!, idParam(req))));
   });
 
   router.post(`${base}/:id/resolve/`, validate({ params: schemas.idParams, body: transitionBody }), async (req, res) => {
-    res.json(presentEvent(await moveEvent(req.identity!, idParam(req), 'RESOLVED')));
+    res.json(presentEvent(await moveEvent(ctx, req.identity!, idParam(req), 'RESOLVED')));
   });
 
   router.post(`${base}/:id/ignore/`, validate({ params: schemas.idParams, body: transitionBody }), async (req, res) => {
-    res.json(presentEvent(await moveEvent(req.identity!, idParam(req), 'IGNORED')));
+    res.json(presentEvent(await moveEvent(ctx, req.identity!, idParam(req), 'IGNORED')));
   });
   return router;
 }

@@ -10,32 +10,33 @@ import { RuleFilters, createRule, deleteRule, getRule, listRules, updateRule, ty
 import { presentRule } from '../../presenters/rule';
 import { createRuleBody, listRulesQuery, updateRuleBody } from './schema';
 
-export function monitoringRulesRouter({ sequelize, config }: MonitorContext): Router {
+export function monitoringRulesRouter(ctx: MonitorContext): Router {
+  const { config } = ctx;
   const router = Router();
   const base = '/api/v1/monitoring-rules';
 
   router.get(`${base}/`, validate({ query: listRulesQuery }), ownedFilters({ product_id: ID_OWNERS.product }), async (req, res) => {
     const filters = req.query as unknown as RuleFilters;
-    const { rows, count } = await listRules(sequelize, req.identity!, filters);
+    const { rows, count } = await listRules(ctx, req.identity!, filters);
     res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentRule)));
   });
 
   router.post(`${base}/`, validate({ body: createRuleBody }), async (req, res) => {
     const body = req.body as NewRule;
-    res.status(201).json(presentRule(await createRule(sequelize, req.identity!, body)));
+    res.status(201).json(presentRule(await createRule(ctx, req.identity!, body)));
   });
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    res.json(presentRule(await getRule(sequelize, req.identity!, idParam(req))));
+    res.json(presentRule(await getRule(ctx, req.identity!, idParam(req))));
   });
 
   router.patch(`${base}/:id/`, validate({ params: schemas.idParams, body: updateRuleBody }), async (req, res) => {
     const body = req.body as RuleChanges;
-    res.json(presentRule(await updateRule(sequelize, req.identity!, idParam(req), body)));
+    res.json(presentRule(await updateRule(ctx, req.identity!, idParam(req), body)));
   });
 
   router.delete(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    await deleteRule(sequelize, req.identity!, idParam(req));
+    await deleteRule(ctx, req.identity!, idParam(req));
     res.status(204).end();
   });
   return router;

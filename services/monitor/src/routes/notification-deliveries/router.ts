@@ -22,13 +22,13 @@ export function notificationDeliveriesRouter(ctx: MonitorContext): Router {
     ownedFilters({ channel_id: ID_OWNERS.channel, event_id: ID_OWNERS.event }),
     async (req, res) => {
       const filters = req.query as unknown as DeliveryFilters;
-      const { rows, count } = await listDeliveries(req.identity!, filters);
+      const { rows, count } = await listDeliveries(ctx, req.identity!, filters);
       res.json(buildPage(req, config.PUBLIC_BASE_URL, filters, count, rows.map(presentDelivery)));
     },
   );
 
   router.get(`${base}/:id/`, validate({ params: schemas.idParams }), async (req, res) => {
-    res.json(presentDelivery(await getDelivery(req.identity!, idParam(req))));
+    res.json(presentDelivery(await getDelivery(ctx, req.identity!, idParam(req))));
   });
 
   router.post(`${base}/:id/retry/`, validate({ params: schemas.idParams, body: emptyBody }), async (req, res) => {

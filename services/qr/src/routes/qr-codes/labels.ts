@@ -4,10 +4,9 @@
  * `{base}/go/<code>/`. Mounted before the qr-codes router, so `labels.svg` is never taken for a code.
  */
 import { Router, type Request, type Response } from 'express';
-import type { Sequelize } from 'sequelize';
 import { validate } from '@pi/common';
 import { ownedCode } from '../../commands/codes';
-import type { QrConfig } from '../../config';
+import type { QrContext } from '../../context';
 import { labelPng } from '../../labels/label-png';
 import { labelSvg, sheetSvg } from '../../labels/label-svg';
 import { SheetRequest, sheetCodes } from '../../labels/sheet-codes';
@@ -22,12 +21,13 @@ function sendPrintable(res: Response, type: 'svg' | 'png' | 'pdf', fileName: str
   res.type(type).send(content);
 }
 
-export function labelsRouter(sequelize: Sequelize, config: QrConfig): Router {
+export function labelsRouter(ctx: QrContext): Router {
+  const { config } = ctx;
   const router = Router();
   const base = '/api/v1/qr-codes';
 
   const sheetLabels = async (req: Request) => {
-    const codes = await sheetCodes(sequelize, req.identity!, req.query as unknown as SheetRequest);
+    const codes = await sheetCodes(ctx, req.identity!, req.query as unknown as SheetRequest);
     return codes.map((code) => ({ code, url: scanUrl(config.PUBLIC_BASE_URL, code) }));
   };
   router.get(`${base}/labels.svg`, validate({ query: sheetQuery }), async (req, res) => {
@@ -38,12 +38,12 @@ export function labelsRouter(sequelize: Sequelize, config: QrConfig): Router {
   });
 
   router.get(`${base}/:code/label.svg`, validate({ params: codeParams }), async (req, res) => {
-    const { code } = await ownedCode(req.identity!, String(req.params.code));
+    const { code } = await ownedCode(ctx, req.identity!, String(req.params.code));
     sendPrintable(res, 'svg', `qr-${code}.svg`, labelSvg(scanUrl(config.PUBLIC_BASE_URL, code), code));
   });
 
   router.get(`${base}/:code/label.png`, validate({ params: codeParams }), async (req, res) => {
-    const { code } = await ownedCode(req.identity!, String(req.params.code));
+    const { code } = await ownedCode(ctx, req.identity!, String(req.params.code));
     sendPrintable(res, 'png', `qr-${code}.png`, await labelPng(scanUrl(config.PUBLIC_BASE_URL, code), code));
   });
   return router;

@@ -7,7 +7,7 @@ import Joi from 'joi';
 import { PermissionDeniedError, QrCode, SCAN_POLICIES, operations, validate } from '@pi/common';
 import type { Identity, ScanPolicy } from '@pi/common';
 import { ownedCode } from '../../commands/codes';
-import type { QrConfig } from '../../config';
+import type { QrContext } from '../../context';
 import { presentQrCode, qrCodeSchema } from '../../presenters/qr-code';
 import { codeParams } from './schema';
 
@@ -19,19 +19,20 @@ export const scanPolicyBody = Joi.object({
     .description("`read`, `book` or `staff`; null: the company's scan policy."),
 });
 
-export async function setCodeScanPolicy(identity: Identity, code: string, policy: ScanPolicy | null): Promise<QrCode> {
+export async function setCodeScanPolicy(ctx: QrContext, identity: Identity, code: string, policy: ScanPolicy | null): Promise<QrCode> {
   if (identity.role !== 'admin') throw new PermissionDeniedError('Only company admins can do this.');
-  const row = await ownedCode(identity, code);
+  const row = await ownedCode(ctx, identity, code);
   row.scanPolicy = policy;
   await row.save();
   return row;
 }
 
-export function codeScanPolicyRouter(config: QrConfig): Router {
+export function codeScanPolicyRouter(ctx: QrContext): Router {
+  const { config } = ctx;
   const router = Router();
   router.put('/api/v1/qr-codes/:code/scan_policy/', validate({ params: codeParams, body: scanPolicyBody }), async (req, res) => {
     const body = req.body as { scan_policy: ScanPolicy | null };
-    const row = await setCodeScanPolicy(req.identity!, String(req.params.code), body.scan_policy);
+    const row = await setCodeScanPolicy(ctx, req.identity!, String(req.params.code), body.scan_policy);
     res.json({ ...presentQrCode(row, config.PUBLIC_BASE_URL), scan_policy: row.scanPolicy });
   });
   return router;

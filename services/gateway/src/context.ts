@@ -4,8 +4,8 @@ import type { CredentialCache } from './auth/credential-cache';
 import type { UsageRecorder } from './auth/usage-recorder';
 import type { GatewayConfig } from './config';
 
-/** What the gateway's routes need, built once in main.ts (or by a test). */
-export interface GatewayDeps {
+/** What the gateway's routes and commands share, built once in main.ts (or by a test). */
+export interface GatewayContext {
   config: GatewayConfig;
   sequelize: Sequelize;
   logger: Logger;
