@@ -6,15 +6,15 @@
  * row (1-based data row, the CSV header not counted) and field. A dry run checks and writes nothing.
  */
 import Joi from 'joi';
-import { parse } from 'csv-parse/sync';
 import { QueryTypes, UniqueConstraintError } from 'sequelize';
 import type { Transaction } from 'sequelize';
-import { AppError, Identity, ProductModel, Profile, ValidationError, addField, fieldMap, fieldsOf, recordAudits, textProblem } from '@pi/common';
+import { AppError, Identity, ProductModel, Profile, ValidationError, fieldsOf, recordAudits, textProblem } from '@pi/common';
 import type { InventoryContext } from '../context';
 import { InvalidEngineConfigError, validateEngineConfig } from '../engine/engine-config';
-import { MAX_IMPORT_ROWS, importJsonBody, importRow } from '../routes/product-models/schema';
+import { importJsonBody, importRow } from '../routes/product-models/schema';
 import { gtinKey, gtinProblem, GTIN_KEY_SQL } from '../catalog/gtin';
 import { auditedProduct, engineColumns } from './products';
+import { readCsvTable } from '../csv/table';
 
 export type ImportRequest = { format: 'json'; body: unknown } | { format: 'csv'; text: string };
 
@@ -71,28 +71,7 @@ function jsonCandidates(body: unknown): Candidate[] {
 const NUMBER_CELL = /^-?(\d+(\.\d*)?|\.\d+)$/;
 
 function csvCandidates(text: string): Candidate[] {
-  let records: string[][];
-  try {
-    records = parse(text, { bom: true, skip_empty_lines: true, trim: true, relax_column_count: true });
-  } catch (err) {
-    throw new ValidationError({ body: `is not valid CSV: ${(err as Error).message}` }, 'The CSV file could not be read.');
-  }
-  if (!records.length) throw new ValidationError({ body: 'is empty: the CSV needs a header row and at least one data row' });
-  const header = records[0].map((h) => h.toLowerCase());
-  const headerProblems = fieldMap();
-  header.forEach((column, i) => {
-    const textIssue = textProblem(column);
-    if (textIssue) addField(headerProblems, `header.${i + 1}`, `column ${i + 1} ${textIssue}`);
-    else if (!(CSV_COLUMNS as readonly string[]).includes(column))
-      addField(headerProblems, `header.${column || i + 1}`, `is not a known column (known: ${CSV_COLUMNS.join(', ')})`);
-    else if (header.indexOf(column) !== i) addField(headerProblems, `header.${column}`, 'appears more than once');
-  });
-  for (const column of REQUIRED_CSV_COLUMNS) if (!header.includes(column)) addField(headerProblems, `header.${column}`, 'is a required column');
-  if (Object.keys(headerProblems).length) throw new ValidationError(headerProblems, 'The CSV header is not valid.');
-  const rows = records.slice(1);
-  if (!rows.length) throw new ValidationError({ body: 'has no data rows' });
-  if (rows.length > MAX_IMPORT_ROWS) throw new ValidationError({ body: `has ${rows.length} data rows; at most ${MAX_IMPORT_ROWS} are allowed` });
-
+  const { header, rows } = readCsvTable(text, { columns: CSV_COLUMNS, required: REQUIRED_CSV_COLUMNS });
   return rows.map((cells, i) => {
     const row = i + 1;
     const problems: RowProblem[] = [];
@@ -235,7 +214,8 @@ async function existingSkuProblems(companyId: string, candidates: Candidate[], t
 }
 
 /** By row; a row's problems keep the order they were found in (sort is stable). */
-const byRow = (a: RowProblem, b: RowProblem) => a.row - b.row;
+/** Problems in the order of the file's rows. */
+export const byRow = (a: RowProblem, b: RowProblem) => a.row - b.row;
 
 export type ImportResult = { dry_run: true; imported: 0; would_import: number } | { dry_run: false; imported: number; products: ProductModel[] };
 

@@ -5,22 +5,9 @@
  * and writes nothing; a real run writes every row in one transaction, or none.
  */
 import { randomUUID } from 'node:crypto';
-import { parse } from 'csv-parse/sync';
 import { Op, QueryTypes, col, fn, where as sqlWhere } from 'sequelize';
 import type { Sequelize, Transaction } from 'sequelize';
-import {
-  AppError,
-  Identity,
-  Location,
-  LocationType,
-  PHYSICAL_LOCATION_TYPES,
-  ProductModel,
-  ValidationError,
-  addField,
-  fieldMap,
-  recordAudits,
-  textProblem,
-} from '@pi/common';
+import { AppError, Identity, Location, LocationType, PHYSICAL_LOCATION_TYPES, ProductModel, recordAudits, textProblem } from '@pi/common';
 import type { InventoryContext } from '../context';
 import { importedCell } from '../csv/cells';
 import { calendarDate } from '../http/calendar-date';
@@ -29,46 +16,17 @@ import { bookIn } from '../ledger/book';
 import { ledgerContext } from './bookings';
 import type { MovementRow } from '../ledger/movements';
 import { serverErrorOf } from '../sql/client';
-import { ImportFailedError, RowProblem } from './import';
-import { MAX_IMPORT_ROWS } from '../routes/product-models/schema';
+import { ImportFailedError, RowProblem, byRow } from './import';
+import { CsvHeaderShape, readCsvTable } from '../csv/table';
 
 type Cells = Record<string, string>;
-
-interface CsvShape {
-  columns: readonly string[];
-  required: readonly string[];
-  /** Accepted and not read (the other columns of an export, so that it imports as it is). */
-  ignored?: readonly string[];
-}
 
 /**
  * The data rows of a CSV import, by column name, and the header's number of columns; header problems answer
  * 400 `validation_error`.
  */
-function readCsv(text: string, shape: CsvShape): { rows: Cells[]; width: number } {
-  let records: string[][];
-  try {
-    // Without `columns` csv-parse answers each record as an array of its cells.
-    const parsed: string[][] = parse(text, { bom: true, skip_empty_lines: true, trim: true, relax_column_count: true });
-    records = parsed;
-  } catch (err) {
-    throw new ValidationError({ body: `is not valid CSV: ${(err as Error).message}` }, 'The CSV file could not be read.');
-  }
-  if (!records.length) throw new ValidationError({ body: 'is empty: the CSV needs a header row and at least one data row' });
-  const header = records[0].map((h) => h.toLowerCase());
-  const known = [...shape.columns, ...(shape.ignored ?? [])];
-  const problems = fieldMap();
-  header.forEach((column, i) => {
-    const issue = textProblem(column);
-    if (issue) addField(problems, `header.${i + 1}`, `column ${i + 1} ${issue}`);
-    else if (!known.includes(column)) addField(problems, `header.${column || i + 1}`, `is not a known column (known: ${shape.columns.join(', ')})`);
-    else if (header.indexOf(column) !== i) addField(problems, `header.${column}`, 'appears more than once');
-  });
-  for (const column of shape.required) if (!header.includes(column)) addField(problems, `header.${column}`, 'is a required column');
-  if (Object.keys(problems).length) throw new ValidationError(problems, 'The CSV header is not valid.');
-  const rows = records.slice(1);
-  if (!rows.length) throw new ValidationError({ body: 'has no data rows' });
-  if (rows.length > MAX_IMPORT_ROWS) throw new ValidationError({ body: `has ${rows.length} data rows; at most ${MAX_IMPORT_ROWS} are allowed` });
+function readCsv(text: string, shape: CsvHeaderShape): { rows: Cells[]; width: number } {
+  const { header, rows } = readCsvTable(text, shape);
   const cellsByColumn = rows.map((cells) => {
     const row: Cells = {};
     header.forEach((column, c) => {
@@ -100,15 +58,13 @@ function checkRows<T>(
   return { problems, values };
 }
 
-const byRow = (a: RowProblem, b: RowProblem) => a.row - b.row;
-
 /** A name as the import compares it: ignoring case, like the `location_name` filter. */
 const key = (name: string) => name.toLowerCase();
 
 // ---------------------------------------------------------------------------------------------------------
 // Locations
 
-export const LOCATION_CSV: CsvShape = { columns: ['name', 'type', 'parent'], required: ['name', 'type'] };
+export const LOCATION_CSV: CsvHeaderShape = { columns: ['name', 'type', 'parent'], required: ['name', 'type'] };
 
 interface NewLocationRow {
   row: number;
@@ -200,7 +156,7 @@ export async function importLocations(ctx: InventoryContext, identity: Identity,
 // ---------------------------------------------------------------------------------------------------------
 // Opening stock
 
-export const STOCK_CSV: CsvShape = {
+export const STOCK_CSV: CsvHeaderShape = {
   columns: ['sku', 'location', 'quantity', 'batch_code', 'expiration_date', 'reason'],
   required: ['sku', 'location', 'quantity'],
   // The stock export's other columns (commands/spreadsheet-export.ts), so that its file imports as it is.
