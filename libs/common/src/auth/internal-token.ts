@@ -88,12 +88,37 @@ const REUSE_MS = 30_000;
 const MAX_REMEMBERED = 10_000;
 
 /**
+ * Entries that lapse at a time of their own, at most MAX_REMEMBERED of them: a lapsed entry is never answered,
+ * and when the map is full the lapsed ones go first, then all (both token caches below).
+ */
+class LapsingMap<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly lapsesAt: (entry: V) => number) {}
+
+  get(key: string, now: number): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined || this.lapsesAt(entry) > now) return entry;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, entry: V, now: number): void {
+    if (!this.entries.has(key) && this.entries.size >= MAX_REMEMBERED) {
+      for (const [k, e] of this.entries) if (this.lapsesAt(e) <= now) this.entries.delete(k);
+      if (this.entries.size >= MAX_REMEMBERED) this.entries.clear();
+    }
+    this.entries.set(key, entry);
+  }
+}
+
+/**
  * The gateway's signer: the same identity gets the same token for REUSE_MS, so signing (and the JSON and
  * base64 work around it) is paid about once per caller every 30 s instead of on every request.
  */
 export class InternalTokenSigner {
   private readonly key: KeyObject;
-  private readonly tokens = new Map<string, { token: string; renewAt: number }>();
+  private readonly tokens = new LapsingMap<{ token: string; renewAt: number }>((entry) => entry.renewAt);
 
   constructor(secret: string | KeyObject) {
     this.key = secretKey(secret);
@@ -102,18 +127,12 @@ export class InternalTokenSigner {
   tokenFor(identity: Identity | undefined): string {
     const cacheKey = identity ? identityKey(identity) : 'anonymous';
     const now = Date.now();
-    const cached = this.tokens.get(cacheKey);
+    const cached = this.tokens.get(cacheKey, now);
     // (A clock set back leaves renewAt too far ahead: sign anew rather than trust it.)
-    if (cached && cached.renewAt > now && cached.renewAt - now <= REUSE_MS) return cached.token;
+    if (cached && cached.renewAt - now <= REUSE_MS) return cached.token;
     const token = sign(claimsOf(identity), this.key);
-    if (!cached && this.tokens.size >= MAX_REMEMBERED) this.forgetStale(now);
-    this.tokens.set(cacheKey, { token, renewAt: now + REUSE_MS });
+    this.tokens.set(cacheKey, { token, renewAt: now + REUSE_MS }, now);
     return token;
-  }
-
-  private forgetStale(now: number): void {
-    for (const [key, entry] of this.tokens) if (entry.renewAt <= now) this.tokens.delete(key);
-    if (this.tokens.size >= MAX_REMEMBERED) this.tokens.clear();
   }
 }
 
@@ -149,33 +168,13 @@ interface Verified {
 }
 
 /**
- * Tokens that verified, by their exact text. The gateway reuses one token per identity for 30 s, so a service
- * sees the same few strings again and again: the same bytes verify the same way until the token's `exp`, and a
- * hit skips the HMAC, the JSON and passport (docs/operations/benchmarks.md). Identities are never mutated.
- */
-class VerifiedTokens {
-  private readonly tokens = new Map<string, Verified>();
-
-  get(token: string, now: number): Verified | undefined {
-    const known = this.tokens.get(token);
-    if (!known) return undefined;
-    if (known.expiresAt > now) return known;
-    this.tokens.delete(token);
-    return undefined;
-  }
-
-  remember(token: string, verified: Verified, now: number): void {
-    if (this.tokens.size >= MAX_REMEMBERED) {
-      for (const [key, entry] of this.tokens) if (entry.expiresAt <= now) this.tokens.delete(key);
-      if (this.tokens.size >= MAX_REMEMBERED) this.tokens.clear();
-    }
-    this.tokens.set(token, verified);
-  }
-}
-
-/**
- * Middleware for services: verifies the internal token with passport-jwt (once per token: VerifiedTokens) and
- * sets `req.identity` (left unset for an anonymous token). Put `requireIdentity` after the public routes.
+ * Middleware for services: verifies the internal token with passport-jwt and sets `req.identity` (left unset
+ * for an anonymous token). Put `requireIdentity` after the public routes.
+ *
+ * Tokens that verified are remembered by their exact text until their `exp`: the gateway reuses one token per
+ * identity for 30 s, so a service sees the same few strings again and again, and the same bytes verify the
+ * same way; a hit skips the HMAC, the JSON and passport (docs/operations/benchmarks.md). Identities are never
+ * mutated.
  */
 export function requireInternalAuth(secret: string): RequestHandler {
   const passport = new Authenticator();
@@ -196,7 +195,7 @@ export function requireInternalAuth(secret: string): RequestHandler {
       },
     ),
   );
-  const verified = new VerifiedTokens();
+  const verified = new LapsingMap<Verified>((entry) => entry.expiresAt);
   const accept = (req: Parameters<RequestHandler>[0], { identity }: Verified) => {
     if (identity !== ANONYMOUS) req.identity = identity;
   };
@@ -212,7 +211,7 @@ export function requireInternalAuth(secret: string): RequestHandler {
       passport.authenticate('internal', { session: false }, (err: unknown, result: Verified | false) => {
         if (err) return next(err);
         if (!result) return next(new AuthenticationError('Missing or invalid internal credentials.'));
-        verified.remember(token as string, result, Date.now());
+        verified.set(token as string, result, Date.now());
         accept(req, result);
         next();
       }) as RequestHandler

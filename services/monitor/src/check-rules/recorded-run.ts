@@ -26,8 +26,8 @@ export const RUNS_KEPT = 200;
 /** The recorded run's own advisory lock (run.ts holds another one around each company's check). */
 const RECORDED_RUN_LOCK_ID = 7_310_443;
 
-/** The counts kept in the run log for each company. */
-const COUNTS = [
+/** The counts kept in the run log for each company (check_rules_run_companies' columns; run-metrics.ts reads them too). */
+export const RUN_COUNTS = [
   'products_evaluated',
   'events_opened',
   'events_resolved',
@@ -39,7 +39,7 @@ const COUNTS = [
   'enqueued',
 ] as const;
 /** Counts the operator's summary adds (how the queue and the channels' breakers held deliveries back). */
-const OPERATOR_COUNTS = [...COUNTS, 'already_queued', 'deferred', 'held', 'waiting_for_queue'] as const;
+const OPERATOR_COUNTS = [...RUN_COUNTS, 'already_queued', 'deferred', 'held', 'waiting_for_queue'] as const;
 type Counts = Pick<RunSummary, (typeof OPERATOR_COUNTS)[number]>;
 
 export interface CompanyRun extends Counts {
@@ -96,13 +96,13 @@ async function writeRun(sequelize: Sequelize, run: RecordedRun): Promise<string>
       const column = (pick: (c: CompanyRun) => unknown) => run.companies.map(pick);
       // A company deleted during the run has nothing left to show: the join leaves it out.
       await sequelize.query(
-        `INSERT INTO check_rules_run_companies (run_id, company_id, status, started_at, ${COUNTS.join(', ')})
-         SELECT $1, u.company_id, u.status, u.started_at, ${COUNTS.map((k) => `u.${k}`).join(', ')}
-           FROM unnest($2::uuid[], $3::varchar[], $4::timestamptz[], ${COUNTS.map((_, i) => `$${i + 5}::int[]`).join(', ')})
-                AS u(company_id, status, started_at, ${COUNTS.join(', ')})
+        `INSERT INTO check_rules_run_companies (run_id, company_id, status, started_at, ${RUN_COUNTS.join(', ')})
+         SELECT $1, u.company_id, u.status, u.started_at, ${RUN_COUNTS.map((k) => `u.${k}`).join(', ')}
+           FROM unnest($2::uuid[], $3::varchar[], $4::timestamptz[], ${RUN_COUNTS.map((_, i) => `$${i + 5}::int[]`).join(', ')})
+                AS u(company_id, status, started_at, ${RUN_COUNTS.join(', ')})
            JOIN companies c ON c.id = u.company_id`,
         {
-          bind: [id, column((c) => c.companyId), column((c) => c.status), column((c) => c.startedAt), ...COUNTS.map((k) => column((c) => c[k]))],
+          bind: [id, column((c) => c.companyId), column((c) => c.status), column((c) => c.startedAt), ...RUN_COUNTS.map((k) => column((c) => c[k]))],
           transaction,
         },
       );

@@ -16,27 +16,16 @@ import { Gauge } from 'prom-client';
 import type { Sequelize } from 'sequelize';
 import { QueryTypes } from 'sequelize';
 import type { Logger, MetricsRegistry } from '@pi/common';
-import type { CompanyRunStatus } from './recorded-run';
+import { RUN_COUNTS, type CompanyRunStatus } from './recorded-run';
 
-export const RUN_RESULTS = [
-  'products_evaluated',
-  'events_opened',
-  'events_resolved',
-  'deliveries_created',
-  'due_deliveries',
-  'delivered',
-  'retrying',
-  'failed',
-  'enqueued',
-] as const;
 const STATUSES: CompanyRunStatus[] = ['completed', 'failed', 'skipped'];
 
-type LastRun = { started: number; finished: number } & Record<CompanyRunStatus | (typeof RUN_RESULTS)[number], number>;
+type LastRun = { started: number; finished: number } & Record<CompanyRunStatus | (typeof RUN_COUNTS)[number], number>;
 
 const LAST_RUN_SQL = `
   SELECT extract(epoch FROM r.started_at)::float8 AS started, extract(epoch FROM r.finished_at)::float8 AS finished,
          ${STATUSES.map((s) => `count(c.company_id) FILTER (WHERE c.status = '${s}')::int AS ${s}`).join(', ')},
-         ${RUN_RESULTS.map((k) => `coalesce(sum(c.${k}), 0)::int AS ${k}`).join(', ')}
+         ${RUN_COUNTS.map((k) => `coalesce(sum(c.${k}), 0)::int AS ${k}`).join(', ')}
     FROM (SELECT id, started_at, finished_at FROM check_rules_runs ORDER BY started_at DESC, id DESC LIMIT 1) r
     LEFT JOIN check_rules_run_companies c ON c.run_id = r.id
    GROUP BY r.id, r.started_at, r.finished_at`;
@@ -81,6 +70,6 @@ export function registerCheckRulesMetrics(registry: MetricsRegistry, sequelize: 
     for (const status of STATUSES) g.set({ status }, run[status]);
   });
   gauge('check_rules_last_run_results', 'What the latest check_rules run did, added up over its companies.', ['result'], (g, run) => {
-    for (const result of RUN_RESULTS) g.set({ result }, run[result]);
+    for (const result of RUN_COUNTS) g.set({ result }, run[result]);
   });
 }
