@@ -7,27 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { AuditEntry, Identity, recordAudit } from '@pi/common';
 import { registerCompany } from '@pi/gateway';
-import { ApiResponse, del, get, patch, post } from '../../support/api';
+import { del, get, patch, post } from '../../support/api';
 import { expectAccessDenied, expectErrorShape, expectNotFound, expectPermissionDenied, expectValidationError } from '../../support/assertions';
 import { TestCompany, addStock, buildApiKey, buildCompany, buildLocation, buildProduct, buildUser, unique } from '../../support/builders';
 import { system } from '../../support/hooks';
 import { query } from '../../support/sql';
 import { buildChannel } from '../monitor/helpers';
 
-interface Entry {
-  id: string;
-  actor: { type: string; id: string | null };
-  action: string;
-  resource_type: string;
-  resource_id: string;
-  changes: Record<string, { before: unknown; after: unknown }>;
-  created_at: string;
-}
-
-const ok = (res: ApiResponse, status = 200) => {
-  expect(res.status, JSON.stringify(res.body)).to.equal(status);
-  return res.body;
-};
+import { Entry, ok } from './audit-entries';
 
 /** Every entry of the company about one record, oldest first. */
 async function entriesOf(company: TestCompany, resourceId: string): Promise<Entry[]> {

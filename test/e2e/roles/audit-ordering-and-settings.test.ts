@@ -6,28 +6,13 @@
  */
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { ApiResponse, get, patch } from '../../support/api';
+import { get, patch } from '../../support/api';
 import { expectValidationError } from '../../support/assertions';
 import { TestCompany, buildCompany, buildLocation, buildProduct, buildUser } from '../../support/builders';
 import { system } from '../../support/hooks';
 import { query } from '../../support/sql';
 
-interface Entry {
-  id: string;
-  actor: { type: string; id: string | null };
-  action: string;
-  resource_type: string;
-  resource_id: string;
-  changes: Record<string, { before: unknown; after: unknown }>;
-  created_at: string;
-}
-
-const ok = (res: ApiResponse, status = 200) => {
-  expect(res.status, JSON.stringify(res.body)).to.equal(status);
-  return res.body;
-};
-
-const list = async (company: TestCompany, query = '') => ok(await get(`/api/v1/audit-log/?page_size=500${query}`, { token: company.token })).results as Entry[];
+import { listEntries, ok } from './audit-entries';
 
 describe('GET /api/v1/audit-log/?ordering=', () => {
   let company: TestCompany;
@@ -40,20 +25,20 @@ describe('GET /api/v1/audit-log/?ordering=', () => {
   });
 
   it('is newest first by default, and oldest first with ordering=created_at (ties by id)', async () => {
-    const byDefault = await list(company);
+    const byDefault = await listEntries(company);
     expect(byDefault.length).to.be.at.least(4);
     const newest = [...byDefault].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
     expect(byDefault.map((e) => e.id)).to.deep.equal(newest.map((e) => e.id));
-    const oldest = await list(company, '&ordering=created_at');
+    const oldest = await listEntries(company, '&ordering=created_at');
     expect(oldest.map((e) => e.id)).to.deep.equal([...newest].reverse().map((e) => e.id));
   });
 
   it('sorts by resource_type and by -action, ties by id in the direction of the last field', async () => {
-    const byType = await list(company, '&ordering=resource_type');
+    const byType = await listEntries(company, '&ordering=resource_type');
     const expected = [...byType].sort((a, b) => (a.resource_type < b.resource_type ? -1 : a.resource_type > b.resource_type ? 1 : a.id < b.id ? -1 : 1));
     expect(byType.map((e) => e.id)).to.deep.equal(expected.map((e) => e.id));
     expect(new Set(byType.map((e) => e.resource_type)).size).to.be.at.least(3);
-    const byAction = await list(company, '&ordering=-action');
+    const byAction = await listEntries(company, '&ordering=-action');
     const expectedAction = [...byAction].sort((a, b) => (a.action > b.action ? -1 : a.action < b.action ? 1 : a.id > b.id ? -1 : 1));
     expect(byAction.map((e) => e.id)).to.deep.equal(expectedAction.map((e) => e.id));
   });
@@ -95,7 +80,7 @@ describe('audit entries for the company settings (PATCH /api/v1/scan-settings/)'
     const otherPolicy = settings.policy === 'read' ? 'book' : 'read';
     ok(await patch('/api/v1/scan-settings/', { policy: otherPolicy, key_lifetime_seconds: settings.key_lifetime_seconds + 60 }, { token: company.token }));
     ok(await patch('/api/v1/scan-settings/', { policy: otherPolicy }, { token: company.token }));
-    const entries = await list(company, '&resource_type=company');
+    const entries = await listEntries(company, '&resource_type=company');
     const updates = entries.filter((e) => e.action === 'update');
     expect(updates).to.have.length(1);
     expect(updates[0]).to.deep.include({ actor: { type: 'user', id: company.admin.id }, resource_type: 'company', resource_id: company.id });
@@ -114,9 +99,9 @@ describe('audit entries for the company settings (PATCH /api/v1/scan-settings/)'
 
     ok(await patch('/api/v1/scan-settings/', { key_lifetime_seconds: 700 }, { token: company.token }));
     const other = await buildCompany();
-    const theirs = await list(other);
+    const theirs = await listEntries(other);
     expect(theirs.filter((e) => e.resource_id === company.id)).to.have.length(0);
     expect(theirs.every((e) => e.resource_id !== company.admin.id)).to.equal(true);
-    expect((await list(other, '&resource_type=company')).map((e) => e.resource_id)).to.deep.equal([other.id]);
+    expect((await listEntries(other, '&resource_type=company')).map((e) => e.resource_id)).to.deep.equal([other.id]);
   });
 });
