@@ -12,6 +12,7 @@ export * from './http/hostile-text';
 export * from './http/owned-filters';
 export * from './http/pagination';
 export * from './http/service-app';
+export * from './http/endpoints';
 export * from './http/access-log';
 export * from './http/health';
 export * from './http/serve';

@@ -3,7 +3,7 @@ import type { ServiceApi } from '@pi/common';
 import { batchOperations } from './routes/batches/openapi';
 import { exportOperations } from './routes/export/openapi';
 import { itemOperations } from './routes/items/openapi';
-import { locationOperations } from './routes/locations/openapi';
+import { locationEndpoints } from './routes/locations/endpoints';
 import { movementOperations } from './routes/movements/openapi';
 import { productModelOperations } from './routes/product-models/openapi';
 import { stockOperations } from './routes/stock/openapi';
@@ -28,7 +28,7 @@ export const inventoryApi: ServiceApi = {
     ...exportOperations,
     ...stockOperations,
     ...movementOperations,
-    ...locationOperations,
+    ...locationEndpoints,
     ...itemOperations,
     ...batchOperations,
     ...workOrderOperations,

@@ -3,13 +3,13 @@
  * (widget/catalog.ts), which would otherwise claim them.
  */
 import { RequestHandler, Router } from 'express';
-import type { Database, MetricsRegistry, ServiceConfig } from '@pi/common';
+import { endpointRouter, type Database, type MetricsRegistry, type ServiceConfig } from '@pi/common';
 import { BookingMetrics } from './ledger/booking-metrics';
 import type { InventoryContext } from './context';
 import { batchesRouter } from './routes/batches/router';
 import { exportRouter } from './routes/export/router';
 import { itemsRouter } from './routes/items/router';
-import { locationsRouter } from './routes/locations/router';
+import { locationEndpoints } from './routes/locations/endpoints';
 import { movementsRouter } from './routes/movements/router';
 import { productModelsRouter } from './routes/product-models/router';
 import { stockRouter } from './routes/stock/router';
@@ -32,7 +32,7 @@ export function inventoryRoutes({ db, config, metrics }: InventoryRoutesDeps): R
   // core requests the widget's (docs/operations/benchmarks.md). No core path starts with the widget's prefix.
   const core = Router();
   core.use(onlyIf((path) => !path.startsWith(WIDGET_PREFIX)));
-  for (const routes of [productModelsRouter, exportRouter, stockRouter, movementsRouter, locationsRouter, itemsRouter, batchesRouter, workOrdersRouter]) {
+  for (const routes of [productModelsRouter, exportRouter, stockRouter, movementsRouter, (c: InventoryContext) => endpointRouter(c, locationEndpoints), itemsRouter, batchesRouter, workOrdersRouter]) {
     core.use(routes(ctx));
   }
   const widget = Router();

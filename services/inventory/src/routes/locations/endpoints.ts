@@ -1,7 +1,11 @@
-/** The OpenAPI operations of /api/v1/locations/ (router.ts). */
+/** /api/v1/locations/: the company's physical and virtual locations (dashboard, bearer token). */
 import Joi from 'joi';
-import { operations, pageSchema, schemas } from '@pi/common';
-import { locationSchema } from '../../presenters/location';
+import { buildPage, endpoints, pageSchema, reply, schemas, type Call } from '@pi/common';
+import type { InventoryContext } from '../../context';
+import { createLocation, getLocation, listLocations, updateLocation, type LocationChanges, type LocationFilters, type NewLocation } from '../../commands/locations';
+import { importLocations } from '../../commands/spreadsheet-import';
+import { csvBody, csvText } from '../../http/csv-body';
+import { locationSchema, presentLocation } from '../../presenters/location';
 import { MAX_IMPORT_ROWS } from '../product-models/schema';
 import { createLocationBody, importLocationsQuery, listLocationsQuery, updateLocationBody } from './schema';
 
@@ -25,7 +29,8 @@ export const locationPageSchema = pageSchema(locationSchema, 'LocationPage');
 
 const SYSTEM = 'The VIRTUAL system locations `Inbound` and `Outbound` answer 409 `system_location` to changes.';
 
-export const locationOperations = operations(
+export const locationEndpoints = endpoints<InventoryContext>(
+  // Before `{id}/`, which would take it.
   {
     method: 'post',
     path: `${base}/import/`,
@@ -52,6 +57,12 @@ export const locationOperations = operations(
       201: { description: 'Every row was imported.', schema: importedLocationsSchema },
     },
     errors: [415],
+    before: [csvBody()],
+    handle: async (ctx, { query, identity, req }: Call<{ dry_run: boolean }>) => {
+      const result = await importLocations(ctx, identity, csvText(req), query.dry_run);
+      if (result.dry_run) return result;
+      return reply(201, { imported: result.imported, dry_run: false, locations: result.locations.map(presentLocation) });
+    },
   },
   {
     method: 'get',
@@ -63,6 +74,10 @@ export const locationOperations = operations(
     security: 'bearer',
     request: { query: listLocationsQuery },
     responses: { 200: { description: 'One page of locations.', schema: locationPageSchema } },
+    handle: async (ctx, { query, identity, req }: Call<LocationFilters>) => {
+      const { rows, count } = await listLocations(ctx, identity, query);
+      return buildPage(req, ctx.config.PUBLIC_BASE_URL, query, count, rows.map(presentLocation));
+    },
   },
   {
     method: 'post',
@@ -75,6 +90,7 @@ export const locationOperations = operations(
     request: { body: createLocationBody },
     responses: { 201: { description: 'The location created.', schema: locationSchema } },
     errors: [404],
+    handle: async (ctx, { body, identity }: Call<unknown, NewLocation>) => presentLocation(await createLocation(ctx, identity, body)),
   },
   {
     method: 'get',
@@ -85,6 +101,7 @@ export const locationOperations = operations(
     security: 'bearer',
     request: { params },
     responses: { 200: { description: 'The location.', schema: locationSchema } },
+    handle: async (ctx, { params, identity }: Call) => presentLocation(await getLocation(ctx, identity, params.id)),
   },
   {
     method: 'patch',
@@ -97,6 +114,7 @@ export const locationOperations = operations(
     request: { params, body: updateLocationBody },
     responses: { 200: { description: 'The location as changed.', schema: locationSchema } },
     errors: [409],
+    handle: async (ctx, { params, body, identity }: Call<unknown, LocationChanges>) => presentLocation(await updateLocation(ctx, identity, params.id, body)),
   },
   {
     method: 'delete',
@@ -109,5 +127,8 @@ export const locationOperations = operations(
     request: { params },
     responses: { 204: { description: 'Deactivated.' } },
     errors: [409],
+    handle: async (ctx, { params, identity }: Call) => {
+      await updateLocation(ctx, identity, params.id, { is_active: false }, 'deactivate');
+    },
   },
 );
