@@ -39,6 +39,12 @@ export class Reply {
 
 export const reply = (status: number, body?: unknown): Reply => new Reply(status, body);
 
+/**
+ * The call as the list sees it. A method's parameter is compared both ways, so each handler may name the
+ * types its own schemas produce (`Call<LocationFilters>`); validation is what makes them true.
+ */
+type AnyCall = Call<never, never, never>;
+
 export interface Endpoint<Ctx> extends ApiOperation {
   /** Steps before validation, e.g. a reader of a CSV body. */
   before?: RequestHandler[];
@@ -48,7 +54,7 @@ export interface Endpoint<Ctx> extends ApiOperation {
    * Answers the call. What it returns is sent as JSON with the operation's first success status (204: no
    * body); a `Reply` picks another status; a handler that wrote `res` itself returns nothing.
    */
-  handle(ctx: Ctx, call: Call<any, any, any>): Promise<unknown>;
+  handle(ctx: Ctx, call: AnyCall): Promise<unknown>;
 }
 
 /** Lets a list of endpoints be type-checked where it is written. */
@@ -90,7 +96,7 @@ function stepsOf<Ctx>(ctx: Ctx, endpoint: Endpoint<Ctx>): RequestHandler[] {
   const status = firstSuccessStatus(endpoint);
   steps.push(async (req, res) => {
     const call: Call<unknown, unknown, unknown> = { query: req.query, body: req.body, params: req.params, identity: req.identity!, req, res };
-    send(res, status, await endpoint.handle(ctx, call));
+    send(res, status, await endpoint.handle(ctx, call as AnyCall));
   });
   return steps;
 }

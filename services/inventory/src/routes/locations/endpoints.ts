@@ -2,7 +2,15 @@
 import Joi from 'joi';
 import { buildPage, endpoints, pageSchema, reply, schemas, type Call } from '@pi/common';
 import type { InventoryContext } from '../../context';
-import { createLocation, getLocation, listLocations, updateLocation, type LocationChanges, type LocationFilters, type NewLocation } from '../../commands/locations';
+import {
+  createLocation,
+  getLocation,
+  listLocations,
+  updateLocation,
+  type LocationChanges,
+  type LocationFilters,
+  type NewLocation,
+} from '../../commands/locations';
 import { importLocations } from '../../commands/spreadsheet-import';
 import { csvBody, csvText } from '../../http/csv-body';
 import { locationSchema, presentLocation } from '../../presenters/location';
