@@ -48,6 +48,11 @@ type AnyCall = Call<never, never, never>;
 export interface Endpoint<Ctx> extends ApiOperation {
   /** Steps before validation, e.g. a reader of a CSV body. */
   before?: RequestHandler[];
+  /**
+   * Steps after validation, before the owned filters: checks that need the validated request and must refuse
+   * before any id is looked up (a QR scan key's reach).
+   */
+  afterValidation?: RequestHandler[];
   /** Query filters naming records of the caller's company (http/owned-filters.ts), checked after validation. */
   ownedFilters?: Readonly<Record<string, IdOwner>>;
   /**
@@ -86,12 +91,13 @@ function send(res: Response, status: number, result: unknown): void {
   else res.json(answer.body);
 }
 
-/** The Express steps of one endpoint: its `before` steps, the admin check, validation, owned filters, the handler. */
+/** The Express steps of one endpoint: its `before` steps, the admin check, validation, its `afterValidation` steps, owned filters, the handler. */
 function stepsOf<Ctx>(ctx: Ctx, endpoint: Endpoint<Ctx>): RequestHandler[] {
   const { params, query, body } = endpoint.request ?? {};
   const steps = [...(endpoint.before ?? [])];
   if (endpoint.adminOnly) steps.push(requireAdmin);
   if (params || query || body) steps.push(validate({ params, query, body }));
+  if (endpoint.afterValidation) steps.push(...endpoint.afterValidation);
   if (endpoint.ownedFilters) steps.push(ownedFilters(endpoint.ownedFilters));
   const status = firstSuccessStatus(endpoint);
   steps.push(async (req, res) => {
