@@ -7,7 +7,9 @@ import { locationEndpoints } from './routes/locations/endpoints';
 import { movementOperations } from './routes/movements/openapi';
 import { productModelOperations } from './routes/product-models/openapi';
 import { stockOperations } from './routes/stock/openapi';
-import { widgetOperations } from './routes/widget/openapi';
+import { widgetBookingEndpoints } from './routes/widget/bookings';
+import { widgetCatalogEndpoints } from './routes/widget/catalog';
+import { widgetRecordEndpoints } from './routes/widget/records';
 import { workOrderOperations } from './routes/work-orders/openapi';
 
 export const inventoryApi: ServiceApi = {
@@ -32,6 +34,8 @@ export const inventoryApi: ServiceApi = {
     ...itemOperations,
     ...batchOperations,
     ...workOrderOperations,
-    ...widgetOperations,
+    ...widgetCatalogEndpoints,
+    ...widgetBookingEndpoints,
+    ...widgetRecordEndpoints,
   ],
 };

@@ -13,10 +13,9 @@ import { locationEndpoints } from './routes/locations/endpoints';
 import { movementsRouter } from './routes/movements/router';
 import { productModelsRouter } from './routes/product-models/router';
 import { stockRouter } from './routes/stock/router';
-import { widgetBookingsRouter } from './routes/widget/bookings';
-import { widgetCatalogRouter } from './routes/widget/catalog';
-import { widgetLocationsRouter } from './routes/widget/locations';
-import { widgetRecordsRouter } from './routes/widget/records';
+import { widgetBookingEndpoints } from './routes/widget/bookings';
+import { widgetCatalogEndpoints } from './routes/widget/catalog';
+import { widgetRecordEndpoints } from './routes/widget/records';
 import { workOrdersRouter } from './routes/work-orders/router';
 
 export interface InventoryRoutesDeps {
@@ -37,9 +36,8 @@ export function inventoryRoutes({ db, config, metrics }: InventoryRoutesDeps): R
   }
   const widget = Router();
   widget.use(onlyIf((path) => path.startsWith(WIDGET_PREFIX)));
-  for (const routes of [widgetLocationsRouter, widgetRecordsRouter, widgetBookingsRouter, widgetCatalogRouter]) {
-    widget.use(routes(ctx));
-  }
+  // The catalog's `{id}/` routes last: they would claim the fixed names (the document lists the catalog first).
+  widget.use(endpointRouter(ctx, [...widgetRecordEndpoints, ...widgetBookingEndpoints, ...widgetCatalogEndpoints]));
   const router = Router();
   router.use(core, widget);
   return router;

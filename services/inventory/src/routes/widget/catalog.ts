@@ -1,32 +1,63 @@
 /**
  * Widget catalog (API key): the product list with stock (docs/api/stock-and-ledger.md: `company`, `products`, `poly_products`)
- * one product's detail with its per-location breakdown, and its stock over time. Mounted last: `{id}/` would claim fixed names.
+ * one product's detail with its per-location breakdown, and its stock over time. Routed last: `{id}/` would claim fixed names.
  */
-import { Router } from 'express';
-import { ID_OWNERS, idParam, ownedFilters, schemas, validate } from '@pi/common';
+import { ID_OWNERS, endpoints, schemas, type Call } from '@pi/common';
 import { HistoryQuery, stockHistory } from '../../commands/stock-history';
 import { productDetail, widgetProductList } from '../../commands/stock-levels';
 import type { InventoryContext } from '../../context';
-import { presentProductDetail, presentWidgetProductList } from '../../presenters/stock';
-import { presentStockHistory } from '../../presenters/stock-history';
-import { noQuery, productListQuery, widgetHistoryQuery } from './schema';
+import { presentProductDetail, presentWidgetProductList, productDetailSchema } from '../../presenters/stock';
+import { presentStockHistory, stockHistorySchema } from '../../presenters/stock-history';
+import { HISTORY_DESCRIPTION } from '../stock/openapi';
+import { widgetProductListSchema } from './responses';
+import { SCAN, WIDGET_BASE as base, noQuery, productListQuery, widgetHistoryQuery } from './schema';
 
-export function widgetCatalogRouter(ctx: InventoryContext): Router {
-  const router = Router();
+const tag = 'widget';
 
-  router.get('/api/v1/widget/', validate({ query: productListQuery }), ownedFilters({ location_id: ID_OWNERS.location }), async (req, res) => {
-    const { location_id: locationId, barcode } = req.query as { location_id?: string; barcode?: string };
-    res.json(presentWidgetProductList(await widgetProductList(ctx, req.identity!, locationId, barcode)));
-  });
-
-  router.get('/api/v1/widget/:id/', validate({ params: schemas.idParams, query: noQuery }), async (req, res) => {
-    res.json(presentProductDetail(await productDetail(ctx, req.identity!, idParam(req))));
-  });
-
+export const widgetCatalogEndpoints = endpoints<InventoryContext>(
+  {
+    method: 'get',
+    path: `${base}/`,
+    operationId: 'widgetListProducts',
+    tag,
+    summary: 'Products with their stock',
+    description:
+      'Active products by name; `poly_products` are the `DIMENSIONAL` ones (with `unit` and `decimals`). With `location_id` the stock ' +
+      'shown is the stock at that location. With `barcode` only the product with that GTIN is listed (none when no product has it); ' +
+      "a malformed barcode answers 400 naming `barcode`. A QR scan's key gets only its code's target product, in the same shape.",
+    security: 'api_key',
+    request: { query: productListQuery },
+    responses: { 200: { description: 'The company name and its products.', schema: widgetProductListSchema } },
+    errors: [404],
+    ownedFilters: { location_id: ID_OWNERS.location },
+    handle: async (ctx, { query, identity }: Call<{ location_id?: string; barcode?: string }>) =>
+      presentWidgetProductList(await widgetProductList(ctx, identity, query.location_id, query.barcode)),
+  },
+  {
+    method: 'get',
+    path: `${base}/{id}/`,
+    operationId: 'widgetGetProduct',
+    tag,
+    summary: 'A product with its stock by location',
+    description: `\`batches\` come with \`BATCH\` products, \`items_count\` with \`SERIALIZED\` ones. ${SCAN}`,
+    security: 'api_key',
+    request: { params: schemas.idParams, query: noQuery },
+    responses: { 200: { description: 'The product, its total stock and its stock per location.', schema: productDetailSchema } },
+    handle: async (ctx, { params, identity }: Call) => presentProductDetail(await productDetail(ctx, identity, params.id)),
+  },
   // The sparkline of the widget's product view: the product's total over time (docs/api/stock-history.md).
-  router.get('/api/v1/widget/:id/history/', validate({ params: schemas.idParams, query: widgetHistoryQuery }), async (req, res) => {
-    const query = { ...(req.query as unknown as Omit<HistoryQuery, 'product_id'>), product_id: idParam(req) };
-    res.json(presentStockHistory(await stockHistory(ctx, req.identity!, query)));
-  });
-  return router;
-}
+  {
+    method: 'get',
+    path: `${base}/{id}/history/`,
+    operationId: 'widgetGetStockHistory',
+    tag,
+    summary: "A product's total stock over time",
+    description: `All physical locations together (the widget's sparkline). ${HISTORY_DESCRIPTION} ${SCAN}`,
+    security: 'api_key',
+    request: { params: schemas.idParams, query: widgetHistoryQuery },
+    responses: { 200: { description: 'The balance at the end of each period.', schema: stockHistorySchema } },
+    errors: [404],
+    handle: async (ctx, { query, params, identity }: Call<Omit<HistoryQuery, 'product_id'>>) =>
+      presentStockHistory(await stockHistory(ctx, identity, { ...query, product_id: params.id })),
+  },
+);

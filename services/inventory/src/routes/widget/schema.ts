@@ -24,3 +24,9 @@ export const locationInventoryQuery = Joi.object({ location_id: schemas.uuid.req
 
 /** `{id}/history/`: the product's total over time, the periods as on `GET /api/v1/stock/history/`. */
 export const widgetHistoryQuery = Joi.object(historyRangeFields);
+
+/** What the descriptions of the widget's endpoints share. */
+export const WIDGET_BASE = '/api/v1/widget';
+export const IDS = 'Ids of another company answer 403; unknown ids, and VIRTUAL locations, 404.';
+/** What every widget endpoint answers a QR scan's key (docs/api/scanning.md). */
+export const SCAN = "A QR scan's key reaches only its code's target: naming another product answers 403 `access_denied`.";
