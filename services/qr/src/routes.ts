@@ -1,13 +1,12 @@
 /** QR service routes: authenticated ones (dashboard codes, widget QR) and public ones (scan, exchange). */
-import { Router } from 'express';
-import type { Database } from '@pi/common';
+import type { Router } from 'express';
+import { endpointRouter, type Database } from '@pi/common';
 import type { QrConfig } from './config';
 import type { QrContext } from './context';
-import { labelsRouter } from './routes/qr-codes/labels';
-import { qrCodesRouter } from './routes/qr-codes/router';
-import { codeScanPolicyRouter } from './routes/qr-codes/scan-policy';
-import { scanRoutes } from './routes/scan';
-import { widgetQrRoutes } from './routes/widget/qr';
+import { qrCodeEndpoints } from './routes/qr-codes/endpoints';
+import { qrLabelEndpoints } from './routes/qr-codes/labels';
+import { scanEndpoints } from './routes/scan';
+import { widgetQrEndpoints } from './routes/widget/endpoints';
 
 /** What the service hands the routes (runService's context, or a test's): the database and the QR settings. */
 export interface QrRoutesDeps {
@@ -17,16 +16,21 @@ export interface QrRoutesDeps {
 
 const qrContext = ({ db, config }: QrRoutesDeps): QrContext => ({ sequelize: db.sequelize, config });
 
+/** In route order: the labels' fixed names (`labels.svg`) before `{code}/`, which would take them. */
+const qrEndpoints = [...qrLabelEndpoints, ...qrCodeEndpoints, ...widgetQrEndpoints, ...scanEndpoints];
+
+/** Every endpoint that takes credentials, behind the service's identity check. */
 export function qrRoutes(deps: QrRoutesDeps): Router {
-  const ctx = qrContext(deps);
-  const router = Router();
-  router.use(labelsRouter(ctx));
-  router.use(qrCodesRouter(ctx));
-  router.use(codeScanPolicyRouter(ctx));
-  router.use(widgetQrRoutes(ctx));
-  return router;
+  return endpointRouter(
+    qrContext(deps),
+    qrEndpoints.filter((e) => e.security !== 'none'),
+  );
 }
 
+/** The endpoints without credentials (`security: 'none'`), mounted before the identity check. */
 export function qrPublicRoutes(deps: QrRoutesDeps): Router {
-  return scanRoutes(qrContext(deps));
+  return endpointRouter(
+    qrContext(deps),
+    qrEndpoints.filter((e) => e.security === 'none'),
+  );
 }

@@ -1,6 +1,6 @@
 /** HTTP shapes of /api/v1/qr-codes/: generating, listing and looking up codes, and printing their labels. */
 import Joi from 'joi';
-import { QR_STATUSES, QR_TARGET_TYPES, orderingQuery, schemas, searchQuery } from '@pi/common';
+import { QR_STATUSES, QR_TARGET_TYPES, SCAN_POLICIES, orderingQuery, schemas, searchQuery } from '@pi/common';
 import { CODE_SHAPE, QR_CODE_ORDERING } from '../../commands/codes';
 import { MAX_SHEET_LABELS } from '../../labels/layout';
 import { codeSchema } from '../widget/schema';
@@ -56,4 +56,13 @@ export const configureCodeBody = Joi.object({
     .valid(...QR_TARGET_TYPES)
     .required(),
   target_id: schemas.uuid.required().description("A product, item or work order of the caller's company."),
+});
+
+/** `PUT /api/v1/qr-codes/{code}/scan_policy/`: the code's own scan policy, or none. */
+export const scanPolicyBody = Joi.object({
+  scan_policy: Joi.string()
+    .valid(...SCAN_POLICIES)
+    .allow(null)
+    .required()
+    .description("`read`, `book` or `staff`; null: the company's scan policy."),
 });
