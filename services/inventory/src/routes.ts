@@ -32,7 +32,16 @@ export function inventoryRoutes({ db, config, metrics }: InventoryRoutesDeps): R
   // core requests the widget's (docs/operations/benchmarks.md). No core path starts with the widget's prefix.
   const core = Router();
   core.use(onlyIf((path) => !path.startsWith(WIDGET_PREFIX)));
-  for (const routes of [productModelsRouter, exportRouter, stockRouter, movementsRouter, (c: InventoryContext) => endpointRouter(c, locationEndpoints), itemsRouter, batchesRouter, workOrdersRouter]) {
+  for (const routes of [
+    productModelsRouter,
+    exportRouter,
+    stockRouter,
+    movementsRouter,
+    (c: InventoryContext) => endpointRouter(c, locationEndpoints),
+    itemsRouter,
+    batchesRouter,
+    workOrdersRouter,
+  ]) {
     core.use(routes(ctx));
   }
   const widget = Router();
