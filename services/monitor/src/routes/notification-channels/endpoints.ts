@@ -6,18 +6,23 @@
 import Joi from 'joi';
 import { buildPage, endpoints, pageSchema, reply, schemas, type Call } from '@pi/common';
 import type { MonitorContext } from '../../context';
-import type { ChannelChanges, ChannelFilters, ChannelView, NewChannel } from '../../commands/channels';
+import {
+  createChannel,
+  deleteChannel,
+  getChannel,
+  listChannels,
+  resumeChannel,
+  rotateChannelSecret,
+  sendTestDelivery,
+  updateChannel,
+  type ChannelChanges,
+  type ChannelFilters,
+  type ChannelView,
+  type NewChannel,
+} from '../../commands/channels';
 import { channelSchema, presentChannel } from '../../presenters/channel';
 import { deliverySchema, presentDelivery } from '../../presenters/delivery';
 import { createChannelBody, emptyBody, listChannelsQuery, updateChannelBody } from './schema';
-
-/**
- * The commands load @pi/notify (BullMQ, nodemailer), so they are loaded by the first call: the gateway reads this
- * list for its document and path table and never loads notification delivery (docs/architecture.md).
- */
-type Commands = typeof import('../../commands/channels');
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (above)
-const commands = (): Commands => require('../../commands/channels') as Commands;
 
 const present = (ctx: MonitorContext, view: ChannelView) => presentChannel(view, ctx.config.EMAIL_BACKEND);
 
@@ -43,7 +48,6 @@ export const channelEndpoints = endpoints<MonitorContext>(
     request: { query: listChannelsQuery },
     responses: { 200: { description: 'A page of channels.', schema: channelPage } },
     handle: async (ctx, { query, identity, req }: Call<ChannelFilters>) => {
-      const { listChannels } = commands();
       const { rows, count } = await listChannels(ctx, identity, query);
       return buildPage(
         req,
@@ -66,7 +70,6 @@ export const channelEndpoints = endpoints<MonitorContext>(
     request: { body: createChannelBody },
     responses: { 201: { description: 'The new channel, with its secret.', schema: channelSchema } },
     handle: async (ctx, { body, identity }: Call<unknown, NewChannel>) => {
-      const { createChannel } = commands();
       return present(ctx, await createChannel(ctx, identity, body));
     },
   },
@@ -81,7 +84,6 @@ export const channelEndpoints = endpoints<MonitorContext>(
     request: { params: schemas.idParams },
     responses: { 200: { description: 'The channel, with its secret.', schema: channelSchema } },
     handle: async (ctx, { params, identity }: Call) => {
-      const { getChannel } = commands();
       return present(ctx, await getChannel(ctx, identity, params.id));
     },
   },
@@ -97,7 +99,6 @@ export const channelEndpoints = endpoints<MonitorContext>(
     request: { params: schemas.idParams, body: updateChannelBody },
     responses: { 200: { description: 'The changed channel.', schema: channelSchema } },
     handle: async (ctx, { params, body, identity }: Call<unknown, ChannelChanges>) => {
-      const { updateChannel } = commands();
       return present(ctx, await updateChannel(ctx, identity, params.id, body));
     },
   },
@@ -112,7 +113,6 @@ export const channelEndpoints = endpoints<MonitorContext>(
     request: { params: schemas.idParams },
     responses: { 204: { description: 'Deleted.' } },
     handle: async (ctx, { params, identity }: Call) => {
-      const { deleteChannel } = commands();
       await deleteChannel(ctx, identity, params.id);
     },
   },
@@ -129,7 +129,6 @@ export const channelEndpoints = endpoints<MonitorContext>(
     responses: { 200: { description: 'The channel, with its new secret.', schema: channelSchema } },
     errors: [409],
     handle: async (ctx, { params, identity }: Call) => {
-      const { rotateChannelSecret } = commands();
       return present(ctx, await rotateChannelSecret(ctx, identity, params.id));
     },
   },
@@ -149,7 +148,6 @@ export const channelEndpoints = endpoints<MonitorContext>(
     request: { params: schemas.idParams, body: emptyBody },
     responses: { 200: { description: 'The channel, `state` no longer `paused`.', schema: channelSchema } },
     handle: async (ctx, { params, identity }: Call) => {
-      const { resumeChannel } = commands();
       return present(ctx, await resumeChannel(ctx, identity, params.id));
     },
   },
@@ -172,7 +170,6 @@ export const channelEndpoints = endpoints<MonitorContext>(
     },
     errors: [409],
     handle: async (ctx, { params, identity }: Call) => {
-      const { sendTestDelivery } = commands();
       const { queued, delivery } = await sendTestDelivery(ctx, identity, params.id);
       const answer = { delivery: presentDelivery(delivery) };
       return queued ? reply(202, answer) : answer;

@@ -4,14 +4,9 @@
  */
 import { ID_OWNERS, buildPage, endpoints, pageSchema, reply, schemas, type Call } from '@pi/common';
 import type { MonitorContext } from '../../context';
-import type { DeliveryFilters } from '../../commands/deliveries';
+import { getDelivery, listDeliveries, retryDelivery, type DeliveryFilters } from '../../commands/deliveries';
 import { deliverySchema, presentDelivery } from '../../presenters/delivery';
 import { emptyBody, listDeliveriesQuery } from './schema';
-
-/** Loaded by the first call, like the channels' commands (notification-channels/endpoints.ts): they load @pi/notify. */
-type Commands = typeof import('../../commands/deliveries');
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (above)
-const commands = (): Commands => require('../../commands/deliveries') as Commands;
 
 const deliveryPage = pageSchema(deliverySchema, 'NotificationDeliveryPage');
 
@@ -30,7 +25,6 @@ export const deliveryEndpoints = endpoints<MonitorContext>(
     errors: [404],
     ownedFilters: { channel_id: ID_OWNERS.channel, event_id: ID_OWNERS.event },
     handle: async (ctx, { query, identity, req }: Call<DeliveryFilters>) => {
-      const { listDeliveries } = commands();
       const { rows, count } = await listDeliveries(ctx, identity, query);
       return buildPage(req, ctx.config.PUBLIC_BASE_URL, query, count, rows.map(presentDelivery));
     },
@@ -46,7 +40,6 @@ export const deliveryEndpoints = endpoints<MonitorContext>(
     request: { params: schemas.idParams },
     responses: { 200: { description: 'The delivery.', schema: deliverySchema } },
     handle: async (ctx, { params, identity }: Call) => {
-      const { getDelivery } = commands();
       return presentDelivery(await getDelivery(ctx, identity, params.id));
     },
   },
@@ -70,7 +63,6 @@ export const deliveryEndpoints = endpoints<MonitorContext>(
     },
     errors: [409],
     handle: async (ctx, { params, identity }: Call) => {
-      const { retryDelivery } = commands();
       const { queued, delivery } = await retryDelivery(ctx, identity, params.id);
       const answer = presentDelivery(delivery);
       return queued ? reply(202, answer) : answer;
