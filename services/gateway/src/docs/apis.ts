@@ -5,7 +5,7 @@ import { inventoryApi } from '@pi/inventory/openapi';
 import { monitorApi } from '@pi/monitor/openapi';
 import { qrApi } from '@pi/qr/openapi';
 import { gatewayApi } from '../openapi';
-import { pagesApi } from '../pages/operations';
+import { pagesApi } from '../pages/endpoints';
 
 export const SERVICE_APIS: ServiceApi[] = [gatewayApi, pagesApi, inventoryApi, qrApi, monitorApi];
 
