@@ -7,7 +7,7 @@ import path from 'node:path';
 import { loadPublishedApi, type ApiOperation, type ServiceApi } from '@pi/common';
 import { gatewayApi } from '../openapi';
 import { packageRoot } from '../package-root';
-import { pagesApi } from '../pages/operations';
+import { pagesApi } from '../pages/endpoints';
 import { SERVICE_NAMES } from '../http/public-paths';
 
 /** A service's package beside the gateway's in the repository (and in the image: Dockerfile). */
