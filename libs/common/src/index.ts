@@ -36,3 +36,4 @@ export * from './http/ordering';
 export * from './tracing';
 export * from './metrics';
 export * from './audit/audit-log';
+export * from './openapi/published';

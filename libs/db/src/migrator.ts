@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { Sequelize } from 'sequelize';
-import { SequelizeStorage, Umzug } from 'umzug';
+import type { Umzug } from 'umzug';
 
 export type RunSql = (sql: string) => Promise<unknown>;
 export type MigrationFn = (params: { name: string; context: RunSql }) => Promise<void>;
@@ -14,7 +14,13 @@ const MIGRATION_LOCK_ID = 4_857_301;
 
 const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 
-function createMigrator(sequelize: Sequelize, log: (msg: string) => void) {
+/**
+ * umzug (with its command-line kit) is loaded when migrations run, not when the package is: check_rules and
+ * the services import @pi/db for the standalone settings alone, and umzug was a fifth of check_rules' start
+ * (docs/operations/benchmarks.md).
+ */
+async function createMigrator(sequelize: Sequelize, log: (msg: string) => void): Promise<Umzug<RunSql>> {
+  const { SequelizeStorage, Umzug } = await import('umzug');
   const runSql: RunSql = (sql) => sequelize.query(sql);
   return new Umzug<RunSql>({
     migrations: { glob: ['migrations/*.js', { cwd: path.join(__dirname) }] },
@@ -35,12 +41,12 @@ export async function migrateUp(sequelize: Sequelize, log: (msg: string) => void
   // The transaction pins one connection that holds the lock while the migrations run on others.
   return sequelize.transaction(async (transaction) => {
     await sequelize.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`, { transaction });
-    const applied = await createMigrator(sequelize, log).up();
+    const applied = await (await createMigrator(sequelize, log)).up();
     return applied.map((m) => m.name);
   });
 }
 
 export async function migrateDown(sequelize: Sequelize, log: (msg: string) => void = () => {}): Promise<string[]> {
-  const reverted = await createMigrator(sequelize, log).down();
+  const reverted = await (await createMigrator(sequelize, log)).down();
   return reverted.map((m) => m.name);
 }

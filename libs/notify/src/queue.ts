@@ -21,10 +21,19 @@
  *   within about 15 s (docs/api/monitoring-and-notifications.md "Delivery guarantees").
  */
 import { EventEmitter } from 'node:events';
-import { DelayedError, Queue, Worker, type Job } from 'bullmq';
-import IORedis, { type Redis, type RedisOptions } from 'ioredis';
+import type { Job, Queue, Worker } from 'bullmq';
+import type { Redis, RedisOptions } from 'ioredis';
 import Joi from 'joi';
 import { type Logger, type TraceCarrier, currentTraceCarrier, withSpan } from '@pi/common';
+
+/**
+ * bullmq and ioredis are loaded by the first queue or worker, not with the package: a check_rules run without
+ * REDIS_URL never needs them, and they were a quarter of its start (docs/operations/benchmarks.md).
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- a load on first use needs require() in CommonJS */
+const bullmq = (): typeof import('bullmq') => require('bullmq') as typeof import('bullmq');
+const ioredis = (): typeof import('ioredis').default => (require('ioredis') as typeof import('ioredis')).default;
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export const DEFAULT_DELIVERY_QUEUE = 'notification-deliveries';
 /** BullMQ's default key prefix. */
@@ -149,6 +158,7 @@ export class DeliveryQueue {
     this.name = opts.name ?? DEFAULT_DELIVERY_QUEUE;
     this.prefix = opts.prefix ?? DEFAULT_QUEUE_PREFIX;
     this.connectTimeoutMs = opts.connectTimeoutMs ?? PRODUCER_CONNECT_TIMEOUT_MS;
+    const IORedis = ioredis();
     this.redis = new IORedis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.connectTimeoutMs });
     // Without a listener, a connection error would be an uncaught 'error' event.
     const logger = opts.logger;
@@ -158,7 +168,7 @@ export class DeliveryQueue {
       warned = true;
     });
     this.redis.on('ready', () => (warned = false));
-    this.queue = new Queue<DeliveryJobData>(this.name, { connection: this.redis, prefix: this.prefix });
+    this.queue = new (bullmq().Queue)<DeliveryJobData>(this.name, { connection: this.redis, prefix: this.prefix });
     this.queue.on('error', () => {}); // reported once above
   }
 
@@ -318,6 +328,8 @@ export function deferDelayMs(started: number): number {
 /** Starts consuming the delivery queue. */
 export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker {
   const redisOptions: RedisOptions = { maxRetriesPerRequest: null };
+  const IORedis = ioredis();
+  const { DelayedError, Worker } = bullmq();
   const connection = new IORedis(opts.redisUrl, redisOptions);
   const logger = opts.logger;
   let redisDown = false;

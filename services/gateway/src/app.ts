@@ -13,13 +13,14 @@ import { publicPathTable } from './proxy/route-table';
 import { AuthKind, SERVICE_NAMES, ServiceName, refuseUnroutedPaths, resolvePublicPath } from './http/public-paths';
 import { createServiceProxy } from './proxy/service-proxy';
 import { deprecationHeaders, deprecationTable } from './proxy/deprecations';
-import { apiKeysRouter } from './routes/api-keys/router';
-import { auditLogRouter } from './routes/audit-log/router';
-import { registerRouter } from './routes/register/router';
-import { scanSessionsRouter } from './routes/scan-sessions/router';
-import { tokenRouter } from './routes/token/router';
-import { usersRouter } from './routes/users/router';
-import { gatewayHealthRouter } from './routes/health';
+import { apiKeysEndpoints } from './routes/api-keys/endpoints';
+import { auditLogEndpoints } from './routes/audit-log/endpoints';
+import { gatewayRouter } from './routes/gateway-router';
+import { healthEndpoints } from './routes/health/endpoints';
+import { registerEndpoints } from './routes/register/endpoints';
+import { scanSessionsEndpoints } from './routes/scan-sessions/endpoints';
+import { tokenEndpoints } from './routes/token/endpoints';
+import { usersEndpoints } from './routes/users/endpoints';
 import { cors, parseDashboardOrigins, widgetKeyCors } from './http/cors';
 import { methodNotAllowed, methodNotAllowedAfterApiKey } from './http/methods';
 import { SERVICE_APIS } from './docs/apis';
@@ -70,7 +71,7 @@ export function createGatewayApp(
   app.use(refuseUnroutedPaths());
   // Before the rate limiters and authentication: a preflight carries no credentials (docs/api/rate-limits-cors-headers.md "CORS and methods").
   app.use(cors({ dashboardOrigins: parseDashboardOrigins(config.DASHBOARD_ORIGINS) }));
-  app.use(gatewayHealthRouter(ctx));
+  app.use(gatewayRouter(ctx, healthEndpoints));
   app.use(jsonBody({ limit: config.BODY_LIMIT }));
   const deprecations = deprecationTable(config);
   app.use(deprecationHeaders(deprecations));
@@ -83,14 +84,15 @@ export function createGatewayApp(
   app.use(serviceDispatcher(ctx, rateLimits));
   app.use(schemaRouter(buildOpenApiDocument({ apis: SERVICE_APIS, deprecations })));
   app.use(docsUiRouter());
-  app.use(pagesRouter());
-  app.use(tokenRouter(ctx));
-  app.use(registerRouter(ctx));
+  app.use(pagesRouter(ctx));
+  app.use(gatewayRouter(ctx, tokenEndpoints));
+  app.use(gatewayRouter(ctx, registerEndpoints));
   app.use(ownUserRoutesLimiter(rateLimits, config.JWT_SECRET));
-  app.use(usersRouter(ctx));
-  app.use(apiKeysRouter(ctx));
-  app.use(auditLogRouter(ctx));
-  app.use(scanSessionsRouter(ctx));
+  // Each of the gateway's own endpoints is authenticated as its `security` says (routes/gateway-router.ts).
+  app.use(gatewayRouter(ctx, usersEndpoints));
+  app.use(gatewayRouter(ctx, apiKeysEndpoints));
+  app.use(gatewayRouter(ctx, auditLogEndpoints));
+  app.use(gatewayRouter(ctx, scanSessionsEndpoints));
 
   app.use(notFoundMiddleware());
   app.use(errorMiddleware(logger));

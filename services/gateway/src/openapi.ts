@@ -1,13 +1,13 @@
 /** The gateway's own operations in the OpenAPI document: tokens, registration, users, API keys, the audit log, health, docs. */
 import type { ServiceApi } from '@pi/common';
 import { docsOperations } from './docs/operations';
-import { apiKeysOperations } from './routes/api-keys/openapi';
-import { auditLogOperations } from './routes/audit-log/openapi';
-import { healthOperations } from './routes/health/openapi';
-import { registerOperations } from './routes/register/openapi';
-import { scanSessionsOperations } from './routes/scan-sessions/openapi';
-import { tokenOperations } from './routes/token/openapi';
-import { usersOperations } from './routes/users/openapi';
+import { apiKeysEndpoints } from './routes/api-keys/endpoints';
+import { auditLogEndpoints } from './routes/audit-log/endpoints';
+import { healthEndpoints } from './routes/health/endpoints';
+import { registerEndpoints } from './routes/register/endpoints';
+import { scanSessionsEndpoints } from './routes/scan-sessions/endpoints';
+import { tokenEndpoints } from './routes/token/endpoints';
+import { usersEndpoints } from './routes/users/endpoints';
 
 export const gatewayApi: ServiceApi = {
   service: 'gateway',
@@ -22,13 +22,13 @@ export const gatewayApi: ServiceApi = {
     { name: 'docs', description: 'This document and its two renderings.' },
   ],
   operations: [
-    ...tokenOperations,
-    ...registerOperations,
-    ...usersOperations,
-    ...apiKeysOperations,
-    ...auditLogOperations,
-    ...scanSessionsOperations,
-    ...healthOperations,
+    ...tokenEndpoints,
+    ...registerEndpoints,
+    ...usersEndpoints,
+    ...apiKeysEndpoints,
+    ...auditLogEndpoints,
+    ...scanSessionsEndpoints,
+    ...healthEndpoints,
     ...docsOperations,
   ],
 };

@@ -1,16 +1,16 @@
 /** The inventory service's part of the OpenAPI document: one tag per resource, every public operation. */
 import type { ServiceApi } from '@pi/common';
-import { batchOperations } from './routes/batches/openapi';
-import { exportOperations } from './routes/export/openapi';
-import { itemOperations } from './routes/items/openapi';
+import { batchEndpoints } from './routes/batches/endpoints';
+import { exportEndpoints } from './routes/export/endpoints';
+import { itemEndpoints } from './routes/items/endpoints';
 import { locationEndpoints } from './routes/locations/endpoints';
-import { movementOperations } from './routes/movements/openapi';
-import { productModelOperations } from './routes/product-models/openapi';
-import { stockOperations } from './routes/stock/openapi';
+import { movementEndpoints } from './routes/movements/endpoints';
+import { productModelEndpoints } from './routes/product-models/endpoints';
+import { stockEndpoints } from './routes/stock/endpoints';
 import { widgetBookingEndpoints } from './routes/widget/bookings';
 import { widgetCatalogEndpoints } from './routes/widget/catalog';
 import { widgetRecordEndpoints } from './routes/widget/records';
-import { workOrderOperations } from './routes/work-orders/openapi';
+import { workOrderEndpoints } from './routes/work-orders/endpoints';
 
 export const inventoryApi: ServiceApi = {
   service: 'inventory',
@@ -26,14 +26,14 @@ export const inventoryApi: ServiceApi = {
     { name: 'widget', description: 'The embeddable widget (API key): products and stock, bookings, locations and records.' },
   ],
   operations: [
-    ...productModelOperations,
-    ...exportOperations,
-    ...stockOperations,
-    ...movementOperations,
+    ...productModelEndpoints,
+    ...exportEndpoints,
+    ...stockEndpoints,
+    ...movementEndpoints,
     ...locationEndpoints,
-    ...itemOperations,
-    ...batchOperations,
-    ...workOrderOperations,
+    ...itemEndpoints,
+    ...batchEndpoints,
+    ...workOrderEndpoints,
     ...widgetCatalogEndpoints,
     ...widgetBookingEndpoints,
     ...widgetRecordEndpoints,

@@ -6,17 +6,17 @@ import { RequestHandler, Router } from 'express';
 import { endpointRouter, type Database, type MetricsRegistry, type ServiceConfig } from '@pi/common';
 import { BookingMetrics } from './ledger/booking-metrics';
 import type { InventoryContext } from './context';
-import { batchesRouter } from './routes/batches/router';
-import { exportRouter } from './routes/export/router';
-import { itemsRouter } from './routes/items/router';
+import { batchEndpoints } from './routes/batches/endpoints';
+import { exportEndpoints } from './routes/export/endpoints';
+import { itemEndpoints } from './routes/items/endpoints';
 import { locationEndpoints } from './routes/locations/endpoints';
-import { movementsRouter } from './routes/movements/router';
-import { productModelsRouter } from './routes/product-models/router';
-import { stockRouter } from './routes/stock/router';
+import { movementEndpoints } from './routes/movements/endpoints';
+import { productModelEndpoints } from './routes/product-models/endpoints';
+import { stockEndpoints } from './routes/stock/endpoints';
 import { widgetBookingEndpoints } from './routes/widget/bookings';
 import { widgetCatalogEndpoints } from './routes/widget/catalog';
 import { widgetRecordEndpoints } from './routes/widget/records';
-import { workOrdersRouter } from './routes/work-orders/router';
+import { workOrderEndpoints } from './routes/work-orders/endpoints';
 
 export interface InventoryRoutesDeps {
   db: Pick<Database, 'sequelize'>;
@@ -31,9 +31,18 @@ export function inventoryRoutes({ db, config, metrics }: InventoryRoutesDeps): R
   // core requests the widget's (docs/operations/benchmarks.md). No core path starts with the widget's prefix.
   const core = Router();
   core.use(onlyIf((path) => !path.startsWith(WIDGET_PREFIX)));
-  for (const routes of [productModelsRouter, exportRouter, stockRouter, movementsRouter, (c: InventoryContext) => endpointRouter(c, locationEndpoints), itemsRouter, batchesRouter, workOrdersRouter]) {
-    core.use(routes(ctx));
-  }
+  core.use(
+    endpointRouter(ctx, [
+      ...productModelEndpoints,
+      ...exportEndpoints,
+      ...stockEndpoints,
+      ...movementEndpoints,
+      ...locationEndpoints,
+      ...itemEndpoints,
+      ...batchEndpoints,
+      ...workOrderEndpoints,
+    ]),
+  );
   const widget = Router();
   widget.use(onlyIf((path) => path.startsWith(WIDGET_PREFIX)));
   // The catalog's `{id}/` routes last: they would claim the fixed names (the document lists the catalog first).

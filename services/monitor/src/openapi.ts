@@ -1,10 +1,20 @@
 /** The monitor service's part of the OpenAPI document: one tag per resource, every public operation. */
-import type { ServiceApi } from '@pi/common';
-import { checkRulesRunOperations } from './routes/check-rules-runs/openapi';
-import { eventOperations } from './routes/events/openapi';
-import { ruleOperations } from './routes/monitoring-rules/openapi';
-import { channelOperations } from './routes/notification-channels/openapi';
-import { deliveryOperations } from './routes/notification-deliveries/openapi';
+import type { Endpoint, ServiceApi } from '@pi/common';
+import type { MonitorContext } from './context';
+import { checkRulesRunEndpoints } from './routes/check-rules-runs/endpoints';
+import { eventEndpoints } from './routes/events/endpoints';
+import { ruleEndpoints } from './routes/monitoring-rules/endpoints';
+import { channelEndpoints } from './routes/notification-channels/endpoints';
+import { deliveryEndpoints } from './routes/notification-deliveries/endpoints';
+
+/** Every endpoint of the service, by resource, in the order they are routed (routes.ts) and documented. */
+export const monitorEndpoints: readonly Endpoint<MonitorContext>[][] = [
+  ruleEndpoints,
+  eventEndpoints,
+  channelEndpoints,
+  deliveryEndpoints,
+  checkRulesRunEndpoints,
+];
 
 export const monitorApi: ServiceApi = {
   service: 'monitor',
@@ -15,5 +25,5 @@ export const monitorApi: ServiceApi = {
     { name: 'notification-deliveries', description: 'The delivery log: every delivery of an event to a channel, with its attempts (admins only).' },
     { name: 'check-rules', description: 'The monitor runs (`check_rules`): when they ran and what they did for the company.' },
   ],
-  operations: [...ruleOperations, ...eventOperations, ...channelOperations, ...deliveryOperations, ...checkRulesRunOperations],
+  operations: monitorEndpoints.flat(),
 };

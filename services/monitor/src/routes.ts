@@ -1,16 +1,12 @@
 /** Monitor service routes: monitoring rules, the event log, notification channels, the delivery log and the run log. */
 import { Router } from 'express';
 import { parseEncryptionKey } from '@pi/notify';
-import type { Database, Logger, MetricsRegistry } from '@pi/common';
+import { endpointRouter, type Database, type Logger, type MetricsRegistry } from '@pi/common';
 import type { DeliveryQueue } from '@pi/notify';
 import { registerCheckRulesMetrics } from './check-rules/run-metrics';
 import type { MonitorConfig } from './config';
 import type { MonitorContext } from './context';
-import { checkRulesRunsRouter } from './routes/check-rules-runs/router';
-import { eventsRouter } from './routes/events/router';
-import { monitoringRulesRouter } from './routes/monitoring-rules/router';
-import { notificationChannelsRouter } from './routes/notification-channels/router';
-import { notificationDeliveriesRouter } from './routes/notification-deliveries/router';
+import { monitorEndpoints } from './openapi';
 
 export interface MonitorRoutesOptions {
   db: Pick<Database, 'sequelize'>;
@@ -27,8 +23,6 @@ export function monitorRoutes({ db, config, logger, queue, metrics }: MonitorRou
   // Decoded once; config.ts has already refused a key that does not decode to 32 bytes.
   const ctx: MonitorContext = { sequelize: db.sequelize, config, encryptionKey: parseEncryptionKey(config.SECRET_ENCRYPTION_KEY), logger, queue };
   const router = Router();
-  for (const routes of [monitoringRulesRouter, eventsRouter, notificationChannelsRouter, notificationDeliveriesRouter, checkRulesRunsRouter]) {
-    router.use(routes(ctx));
-  }
+  for (const list of monitorEndpoints) router.use(endpointRouter(ctx, list));
   return router;
 }

@@ -7,8 +7,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { ApiOperation, ServiceApi } from '@pi/common';
-import { SERVICE_APIS } from '@pi/gateway';
+import { ApiOperation, ServiceApi, publishApi, readPublishedApi } from '@pi/common';
+import { SERVICE_APIS, buildOpenApiDocument, deprecationTable } from '@pi/gateway';
 import { inventoryApi } from '@pi/inventory';
 import { monitorApi } from '@pi/monitor';
 import { qrApi } from '@pi/qr';
@@ -72,6 +72,17 @@ describe('OpenAPI document', () => {
     expect(proxied).to.be.greaterThan(40);
     expect(body.components.responses.Error503.description).to.include('service_unavailable').and.include('outcome_unknown');
     expect(body.components.responses.Error504.description).to.include('upstream_timeout').and.include('Idempotency-Key');
+  });
+
+  it("is built from what each service published (dist/api.json) exactly as from the services' own operations", () => {
+    const deprecations = deprecationTable({ QR_API_KEY_URL_SUNSET: '2027-06-30' });
+    const own = [inventoryApi, qrApi, monitorApi];
+    const fromServices = buildOpenApiDocument({ apis: [...SERVICE_APIS.slice(0, 2), ...own], deprecations });
+    expect(SERVICE_APIS.slice(2).map((api) => api.service)).to.deep.equal(own.map((api) => api.service));
+    const asServed = buildOpenApiDocument({ apis: SERVICE_APIS, deprecations });
+    expect(JSON.parse(JSON.stringify(asServed))).to.deep.equal(JSON.parse(JSON.stringify(fromServices)));
+    // And the published text is the services' current list, not a stale build's.
+    for (const [i, api] of own.entries()) expect(publishApi(SERVICE_APIS[i + 2])).to.equal(publishApi(readPublishedApi(publishApi(api))));
   });
 
   describe('matches the routes of every service', () => {

@@ -1,5 +1,5 @@
 /**
- * How the gateway serves the built pages (services/gateway/src/pages/router.ts, web/scripts/bundle.mjs): each
+ * How the gateway serves the built pages (services/gateway/src/pages/, web/scripts/bundle.mjs): each
  * page is its HTML, one bundled module script and one stylesheet, named by a hash of their content and cached
  * for a year; the HTML is revalidated on every load; no inline script (the CSP has no 'unsafe-inline').
  */

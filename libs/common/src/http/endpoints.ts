@@ -2,7 +2,7 @@
  * Each HTTP operation is declared once, as an `Endpoint`: what its callers see (the `ApiOperation` the OpenAPI
  * document and the gateway's path table are built from) and what answers it (`handle`). The Express routes
  * are derived from that one list (`endpointRouter`), so a route cannot exist without its documentation, nor
- * validate with another schema than the one documented (docs/architecture/endpoints.md).
+ * validate with another schema than the one documented (docs/decisions/0006-endpoints-declared-once.md).
  */
 import { Router } from 'express';
 import type { Request, RequestHandler, Response } from 'express';

@@ -98,9 +98,3 @@ export function authenticateApiKey(
     next();
   };
 }
-
-/** For the gateway's own admin-only routes (users, API keys). */
-export const requireAdmin: RequestHandler = (req, _res, next) => {
-  if (req.identity?.role !== 'admin') return next(new PermissionDeniedError('Only company admins can do this.'));
-  next();
-};

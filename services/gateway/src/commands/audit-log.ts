@@ -4,7 +4,7 @@
  * first unless `ordering` says otherwise, by the filters migration 0015 indexes.
  */
 import { Op } from 'sequelize';
-import type { WhereOptions } from 'sequelize';
+import type { Sequelize, WhereOptions } from 'sequelize';
 import {
   AuditEntry,
   AuditResourceType,
@@ -58,32 +58,34 @@ export function listAuditLog(_ctx: GatewayContext, identity: Identity, filters: 
 }
 
 /**
+ * The filters' owners are read through the connection the log's model is registered on (the one `listAuditLog`
+ * reads), so that the list's operation can name them where it is declared, before any context exists.
+ */
+const connection = (): Sequelize => AuditEntry.sequelize!;
+
+/**
  * The owners of a `resource_id` filter: the companies whose log names it. The record itself may be gone (a
  * deleted product or rule), and its entries still belong to the company that changed it.
  */
-export function auditedResourceOwner({ sequelize }: GatewayContext): IdOwner {
-  return {
-    what: 'Audited record',
-    owners: async (id, companyId) => {
-      const [rows] = await sequelize.query(
-        `SELECT company_id FROM audit_log WHERE resource_id = $1 AND company_id = $2
+export const auditedResourceOwner: IdOwner = {
+  what: 'Audited record',
+  owners: async (id, companyId) => {
+    const [rows] = await connection().query(
+      `SELECT company_id FROM audit_log WHERE resource_id = $1 AND company_id = $2
          UNION ALL (SELECT company_id FROM audit_log WHERE resource_id = $1 LIMIT 1) LIMIT 1`,
-        { bind: [id, companyId] },
-      );
-      return (rows as Array<{ company_id: string }>).map((r) => r.company_id);
-    },
-  };
-}
+      { bind: [id, companyId] },
+    );
+    return (rows as Array<{ company_id: string }>).map((r) => r.company_id);
+  },
+};
 
 /** The owners of an `actor` filter: the company of that user or API key. */
-export function actorOwner({ sequelize }: GatewayContext): IdOwner {
-  return {
-    what: 'User or API key',
-    owners: async (id) => {
-      const [rows] = await sequelize.query('SELECT company_id FROM users WHERE id = $1 UNION ALL SELECT company_id FROM api_keys WHERE id = $1', {
-        bind: [id],
-      });
-      return (rows as Array<{ company_id: string }>).map((r) => r.company_id);
-    },
-  };
-}
+export const actorOwner: IdOwner = {
+  what: 'User or API key',
+  owners: async (id) => {
+    const [rows] = await connection().query('SELECT company_id FROM users WHERE id = $1 UNION ALL SELECT company_id FROM api_keys WHERE id = $1', {
+      bind: [id],
+    });
+    return (rows as Array<{ company_id: string }>).map((r) => r.company_id);
+  },
+};

@@ -1,12 +1,18 @@
-/** Every service's part (the gateway's own routes count twice: its API and its pages) of the OpenAPI document, in the order the document shows them. */
-import type { ApiOperation, ServiceApi } from '@pi/common';
-// The services' `openapi` modules alone: the gateway reads their operations, never loads their routes.
-import { inventoryApi } from '@pi/inventory/openapi';
-import { monitorApi } from '@pi/monitor/openapi';
-import { qrApi } from '@pi/qr/openapi';
+/**
+ * Every part of the OpenAPI document and of the public path table, in the order the document shows them: the
+ * gateway's own operations and its pages, then each service's, read from the `dist/api.json` its build
+ * published (docs/decisions/0006-endpoints-declared-once.md). The gateway depends on no service's code.
+ */
+import path from 'node:path';
+import { loadPublishedApi, type ApiOperation, type ServiceApi } from '@pi/common';
 import { gatewayApi } from '../openapi';
-import { pagesApi } from '../pages/operations';
+import { packageRoot } from '../package-root';
+import { pagesApi } from '../pages/endpoints';
+import { SERVICE_NAMES } from '../http/public-paths';
 
-export const SERVICE_APIS: ServiceApi[] = [gatewayApi, pagesApi, inventoryApi, qrApi, monitorApi];
+/** A service's package beside the gateway's in the repository (and in the image: Dockerfile). */
+const servicePackage = (service: string): string => path.resolve(packageRoot(), '..', service);
+
+export const SERVICE_APIS: ServiceApi[] = [gatewayApi, pagesApi, ...SERVICE_NAMES.map((service) => loadPublishedApi(servicePackage(service)))];
 
 export const allOperations = (): ApiOperation[] => SERVICE_APIS.flatMap((api) => api.operations);

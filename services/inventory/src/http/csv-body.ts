@@ -1,9 +1,9 @@
-/** The body of the CSV-only imports (locations, opening stock; docs/api/spreadsheets.md). */
+/** The CSV body of the imports (products, locations, opening stock; docs/api/spreadsheets.md). */
 import express from 'express';
 import type { Request } from 'express';
 import { AppError } from '@pi/common';
 
-/** The largest CSV file an import accepts, as the product import's. */
+/** The largest CSV file an import accepts (the service's JSON parser keeps its own, smaller limit). */
 export const CSV_LIMIT = '5mb';
 
 export const csvBody = () => express.text({ type: 'text/csv', limit: CSV_LIMIT });

@@ -124,25 +124,25 @@ async function findVirtualRule(sequelize: Sequelize, companyId: string, id: stri
  * The owners of a rule id as a filter of the event log names it: a stored rule, a rule a product implies, or
  * a rule that is gone (deleted, or dropped from its product's config) but still named by events. The
  * caller's own company is looked for first, so that only ids that are not its own pay for the search of
- * every company's product rules.
+ * every company's product rules. Like `ID_OWNERS`, it reads through the models' connection: an endpoint's
+ * `ownedFilters` are declared before there is a context.
  */
-export function ruleIdOwner({ sequelize }: MonitorContext): IdOwner {
-  return {
-    what: 'Rule',
-    owners: async (id, companyId) => {
-      const stored = await MonitoringRule.findByPk(id, { attributes: ['companyId'], raw: true });
-      if (stored) return [stored.companyId];
-      const named = await sequelize.query<{ company_id: string }>('SELECT DISTINCT company_id FROM event_log WHERE rule_id = $1', {
-        bind: [id],
-        type: QueryTypes.SELECT,
-      });
-      const namedBy = named.map((r) => r.company_id);
-      if (namedBy.includes(companyId)) return [companyId];
-      const virtual = await findVirtualRule(sequelize, companyId, id);
-      return virtual ? [virtual.companyId] : namedBy;
-    },
-  };
-}
+export const ruleIdOwner: IdOwner = {
+  what: 'Rule',
+  owners: async (id, companyId) => {
+    const stored = await MonitoringRule.findByPk(id, { attributes: ['companyId'], raw: true });
+    if (stored) return [stored.companyId];
+    const sequelize = MonitoringRule.sequelize!;
+    const named = await sequelize.query<{ company_id: string }>('SELECT DISTINCT company_id FROM event_log WHERE rule_id = $1', {
+      bind: [id],
+      type: QueryTypes.SELECT,
+    });
+    const namedBy = named.map((r) => r.company_id);
+    if (namedBy.includes(companyId)) return [companyId];
+    const virtual = await findVirtualRule(sequelize, companyId, id);
+    return virtual ? [virtual.companyId] : namedBy;
+  },
+};
 
 type LocatedRule = { kind: 'stored'; rule: MonitoringRule } | { kind: 'virtual'; rule: EffectiveRule };
 

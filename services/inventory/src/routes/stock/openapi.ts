@@ -1,40 +1,8 @@
-/** The OpenAPI operations of /api/v1/stock/, its history and its CSV import (router.ts). */
-import Joi from 'joi';
-import { operations, pageSchema } from '@pi/common';
+/**
+ * The OpenAPI text the core's stock history (endpoints.ts here) and the widget's share. The operations themselves
+ * are declared with their handlers, in endpoints.ts.
+ */
 import { MAX_HISTORY_POINTS } from '../../commands/stock-history';
-import { OPENING_STOCK_REASON } from '../../commands/spreadsheet-import';
-import { stockLevelSchema } from '../../presenters/stock';
-import { stockHistorySchema } from '../../presenters/stock-history';
-import { quantitySchema, uuid } from '../../presenters/schemas';
-import { MAX_IMPORT_ROWS } from '../product-models/schema';
-import { importStockQuery, stockHistoryQuery, stockQuery } from './schema';
-
-export const openingStockImportSchema = Joi.object({
-  imported: Joi.number().integer().min(1).required(),
-  dry_run: Joi.boolean().valid(false).required(),
-  bookings: Joi.array()
-    .items(
-      Joi.object({
-        row: Joi.number().integer().min(1).required(),
-        movement_id: uuid.required(),
-        sku: Joi.string().required(),
-        location: Joi.string().required(),
-        batch_code: Joi.string().allow(null).required(),
-        quantity: quantitySchema.required(),
-        quantity_at_location: quantitySchema.required().description("The product's stock at the location after the import (all batches)."),
-      }),
-    )
-    .required()
-    .description('One booking per row, in the order of the file.'),
-}).id('OpeningStockImport');
-
-export const openingStockDryRunSchema = Joi.object({
-  imported: Joi.number().valid(0).required(),
-  would_import: Joi.number().integer().min(1).required(),
-  dry_run: Joi.boolean().valid(true).required(),
-}).id('OpeningStockImportDryRun');
-
-export const stockLevelPageSchema = pageSchema(stockLevelSchema, 'StockLevelPage');
 
 /** What both history operations (core and widget) say of their periods. */
 export const HISTORY_DESCRIPTION =
@@ -42,63 +10,3 @@ export const HISTORY_DESCRIPTION =
   'every movement booked before that instant counted. Periods are UTC days, ISO weeks (Monday to Sunday) or calendar months, ' +
   `from the one holding \`from\` to the one holding \`to\`, at most ${MAX_HISTORY_POINTS}; more, \`from\` after \`to\`, or a malformed ` +
   'date or interval answer 400 naming the field. Periods after today repeat the current balance.';
-
-export const stockOperations = operations(
-  {
-    method: 'get',
-    path: '/api/v1/stock/',
-    operationId: 'listStockLevels',
-    tag: 'stock',
-    summary: 'Stock levels per product',
-    description:
-      'Calculated from the ledger, per product (by name) with its total and the stock at each physical location. With `location_id` ' +
-      'the totals count that location only. `below_min=true` keeps the products whose total is below their `engine_config.min_stock` ' +
-      '(the overview of docs/api/overview-and-appearance.md counts them). Filter ids of another company answer 403, unknown ones 404.',
-    security: 'bearer',
-    request: { query: stockQuery },
-    responses: { 200: { description: 'One page of stock levels.', schema: stockLevelPageSchema } },
-    errors: [404],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/stock/history/',
-    operationId: 'getStockHistory',
-    tag: 'stock',
-    summary: "A product's stock over time",
-    description:
-      `${HISTORY_DESCRIPTION} With \`location_id\` the balances at that physical location, without it all physical locations together ` +
-      '(a VIRTUAL location answers 400). Ids of another company answer 403, unknown ones 404.',
-    security: 'bearer',
-    request: { query: stockHistoryQuery },
-    responses: { 200: { description: 'The balance at the end of each period.', schema: stockHistorySchema } },
-    errors: [404],
-  },
-  {
-    method: 'post',
-    path: '/api/v1/stock/import/',
-    operationId: 'importOpeningStock',
-    tag: 'stock',
-    summary: 'Import opening stock from CSV',
-    description:
-      `One ledger addition per row (from the company's Inbound to the location, as \`POST /api/v1/movements/\` books it), all in one ` +
-      `transaction: every row or none, at most ${MAX_IMPORT_ROWS} rows. If any row fails the answer is 400 \`import_failed\` with ` +
-      '`details.rows: [{row, field, message}]` naming every problem by row (from 1) and column, and nothing is booked. With `dry_run=true` ' +
-      'the rows are checked and nothing is booked. Products by SKU, locations by name (ignoring case; a name must mean one active ' +
-      'physical location). SERIALIZED products are refused (their items need serial numbers). Members and admins only.',
-    security: 'bearer',
-    request: {
-      query: importStockQuery,
-      otherBodyTypes: {
-        'text/csv':
-          'A CSV file (up to 5 MB) with a header row of `sku, location, quantity, batch_code, expiration_date, reason` (any order and case; ' +
-          `the first three required; \`batch_code\` required for BATCH products; \`reason\` defaults to "${OPENING_STOCK_REASON}"). The other ` +
-          'columns of the stock export are accepted and ignored, so an exported file imports as it is.',
-      },
-    },
-    responses: {
-      200: { description: '`dry_run=true`: every row is valid; nothing was booked.', schema: openingStockDryRunSchema },
-      201: { description: 'Every row was booked.', schema: openingStockImportSchema },
-    },
-    errors: [415],
-  },
-);

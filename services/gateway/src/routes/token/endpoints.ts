@@ -1,6 +1,8 @@
-/** The token operations: logging in and refreshing (docs/api/authentication.md). */
+/** POST /api/token/ (login) and POST /api/token/refresh/ (docs/api/authentication.md). */
 import Joi from 'joi';
-import { operations } from '@pi/common';
+import { endpoints, type Call } from '@pi/common';
+import { logIn, refreshAccess } from '../../commands/sessions';
+import type { GatewayContext } from '../../context';
 import { loginBody, refreshBody } from './schema';
 
 export const tokenPairSchema = Joi.object({
@@ -12,7 +14,7 @@ export const accessTokenSchema = Joi.object({
   access: Joi.string().required().description('A new access token (900 s).'),
 }).id('AccessToken');
 
-export const tokenOperations = operations(
+export const tokenEndpoints = endpoints<GatewayContext>(
   {
     method: 'post',
     path: '/api/token/',
@@ -26,6 +28,7 @@ export const tokenOperations = operations(
     request: { body: loginBody },
     responses: { 200: { description: 'The token pair.', schema: tokenPairSchema } },
     errors: [401],
+    handle: async (ctx, { body }: Call<unknown, { username: string; password: string }>) => logIn(ctx, body.username, body.password),
   },
   {
     method: 'post',
@@ -38,5 +41,6 @@ export const tokenOperations = operations(
     request: { body: refreshBody },
     responses: { 200: { description: 'The new access token.', schema: accessTokenSchema } },
     errors: [401],
+    handle: async (ctx, { body }: Call<unknown, { refresh: string }>) => refreshAccess(ctx, body.refresh),
   },
 );

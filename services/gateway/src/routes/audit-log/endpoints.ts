@@ -1,9 +1,11 @@
-/** The audit log of administrative changes, for admins (docs/api/roles-and-audit-log.md). */
-import { operations, pageSchema } from '@pi/common';
-import { auditEntrySchema } from '../../presenters';
+/** /api/v1/audit-log/: who changed what, for the company's admins (docs/api/roles-and-audit-log.md). */
+import { buildPage, endpoints, pageSchema, type Call } from '@pi/common';
+import { AuditLogFilters, actorOwner, auditedResourceOwner, listAuditLog } from '../../commands/audit-log';
+import type { GatewayContext } from '../../context';
+import { auditEntrySchema, presentAuditEntry } from '../../presenters';
 import { listAuditLogQuery } from './schema';
 
-export const auditLogOperations = operations({
+export const auditLogEndpoints = endpoints<GatewayContext>({
   method: 'get',
   path: '/api/v1/audit-log/',
   operationId: 'listAuditLog',
@@ -18,4 +20,9 @@ export const auditLogOperations = operations({
   adminOnly: true,
   request: { query: listAuditLogQuery },
   responses: { 200: { description: 'One page of entries.', schema: pageSchema(auditEntrySchema, 'AuditEntryPage') } },
+  ownedFilters: { actor: actorOwner, resource_id: auditedResourceOwner },
+  handle: async (ctx, { query, identity, req }: Call<AuditLogFilters>) => {
+    const { rows, count } = await listAuditLog(ctx, identity, query);
+    return buildPage(req, ctx.config.PUBLIC_BASE_URL, query, count, rows.map(presentAuditEntry));
+  },
 });

@@ -1,6 +1,13 @@
-/** The OpenAPI operations of /api/v1/items/ (router.ts). */
-import { operations, pageSchema, schemas } from '@pi/common';
-import { createdItemSchema, itemSchema } from '../../presenters/item';
+/**
+ * /api/v1/items/: the company's serialized physical items (dashboard, bearer token). Creating an item books
+ * one unit in through the ledger; moving and retiring items are bookings too (transfer/, subtract), so PATCH
+ * only corrects a serial number and there is no DELETE.
+ */
+import { ID_OWNERS, buildPage, endpoints, pageSchema, schemas, type Call } from '@pi/common';
+import type { InventoryContext } from '../../context';
+import { createItem, getItem, listItems, renameItem, type ItemFilters, type NewItem } from '../../commands/items';
+import { bookingOrigin, sendBooking } from '../../http/booking-request';
+import { createdItemSchema, itemSchema, presentItem } from '../../presenters/item';
 import { IDEMPOTENCY, REPLAYED_HEADER } from '../movements/openapi';
 import { createItemBody, listItemsQuery, updateItemBody } from './schema';
 
@@ -10,7 +17,7 @@ const params = schemas.idParams;
 
 export const itemPageSchema = pageSchema(itemSchema, 'ItemPage');
 
-export const itemOperations = operations(
+export const itemEndpoints = endpoints<InventoryContext>(
   {
     method: 'get',
     path: `${base}/`,
@@ -22,6 +29,11 @@ export const itemOperations = operations(
     request: { query: listItemsQuery },
     responses: { 200: { description: 'One page of items.', schema: itemPageSchema } },
     errors: [404],
+    ownedFilters: { product_id: ID_OWNERS.product, location_id: ID_OWNERS.location },
+    handle: async (ctx, { query, identity, req }: Call<ItemFilters>) => {
+      const { rows, count } = await listItems(ctx, identity, query);
+      return buildPage(req, ctx.config.PUBLIC_BASE_URL, query, count, rows.map(presentItem));
+    },
   },
   {
     method: 'post',
@@ -36,6 +48,10 @@ export const itemOperations = operations(
     request: { body: createItemBody },
     responses: { 201: { description: 'The item and the movement that booked it in.', schema: createdItemSchema, headers: REPLAYED_HEADER } },
     errors: [404, 409],
+    // The status and the Idempotent-Replayed header come with the booking's answer (a replay repeats the first one).
+    handle: async (ctx, { body, identity, req, res }: Call<unknown, NewItem>) => {
+      sendBooking(res, await createItem(ctx, identity, body, bookingOrigin(req)));
+    },
   },
   {
     method: 'get',
@@ -46,6 +62,7 @@ export const itemOperations = operations(
     security: 'bearer',
     request: { params },
     responses: { 200: { description: 'The item.', schema: itemSchema } },
+    handle: async (ctx, { params, identity }: Call) => presentItem(await getItem(ctx, identity, params.id)),
   },
   {
     method: 'patch',
@@ -60,5 +77,7 @@ export const itemOperations = operations(
     request: { params, body: updateItemBody },
     responses: { 200: { description: 'The item as changed.', schema: itemSchema } },
     errors: [409],
+    handle: async (ctx, { params, body, identity }: Call<unknown, { serial_number: string }>) =>
+      presentItem(await renameItem(ctx, identity, params.id, body.serial_number)),
   },
 );

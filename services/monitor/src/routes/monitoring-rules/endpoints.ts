@@ -1,12 +1,18 @@
-/** /api/v1/monitoring-rules/ in the OpenAPI document: the company's effective rules (stored and from products). */
-import { operations, pageSchema, schemas } from '@pi/common';
-import { ruleSchema } from '../../presenters/rule';
+/**
+ * /api/v1/monitoring-rules/: the company's effective rules (read by any user) and the stored rules (written by
+ * any user of the company, like the rest of the catalog). Product-implied rules answer 409
+ * `rule_managed_by_product` to PATCH and DELETE.
+ */
+import { ID_OWNERS, buildPage, endpoints, pageSchema, schemas, type Call } from '@pi/common';
+import type { MonitorContext } from '../../context';
+import { RuleFilters, createRule, deleteRule, getRule, listRules, updateRule, type NewRule, type RuleChanges } from '../../commands/rules';
+import { presentRule, ruleSchema } from '../../presenters/rule';
 import { createRuleBody, listRulesQuery, updateRuleBody } from './schema';
 
 const rulePage = pageSchema(ruleSchema, 'MonitoringRulePage');
 const managedByProduct = "A rule from the product (`editable: false`) answers 409 `rule_managed_by_product`: edit the product's `engine_config` instead.";
 
-export const ruleOperations = operations(
+export const ruleEndpoints = endpoints<MonitorContext>(
   {
     method: 'get',
     path: '/api/v1/monitoring-rules/',
@@ -20,6 +26,11 @@ export const ruleOperations = operations(
     request: { query: listRulesQuery },
     responses: { 200: { description: 'A page of rules.', schema: rulePage } },
     errors: [404],
+    ownedFilters: { product_id: ID_OWNERS.product },
+    handle: async (ctx, { query, identity, req }: Call<RuleFilters>) => {
+      const { rows, count } = await listRules(ctx, identity, query);
+      return buildPage(req, ctx.config.PUBLIC_BASE_URL, query, count, rows.map(presentRule));
+    },
   },
   {
     method: 'post',
@@ -34,6 +45,7 @@ export const ruleOperations = operations(
     request: { body: createRuleBody },
     responses: { 201: { description: 'The new rule.', schema: ruleSchema } },
     errors: [404],
+    handle: async (ctx, { body, identity }: Call<unknown, NewRule>) => presentRule(await createRule(ctx, identity, body)),
   },
   {
     method: 'get',
@@ -44,6 +56,7 @@ export const ruleOperations = operations(
     security: 'bearer',
     request: { params: schemas.idParams },
     responses: { 200: { description: 'The rule.', schema: ruleSchema } },
+    handle: async (ctx, { params, identity }: Call) => presentRule(await getRule(ctx, identity, params.id)),
   },
   {
     method: 'patch',
@@ -56,6 +69,7 @@ export const ruleOperations = operations(
     request: { params: schemas.idParams, body: updateRuleBody },
     responses: { 200: { description: 'The changed rule.', schema: ruleSchema } },
     errors: [409],
+    handle: async (ctx, { params, body, identity }: Call<unknown, RuleChanges>) => presentRule(await updateRule(ctx, identity, params.id, body)),
   },
   {
     method: 'delete',
@@ -68,5 +82,8 @@ export const ruleOperations = operations(
     request: { params: schemas.idParams },
     responses: { 204: { description: 'Deleted.' } },
     errors: [409],
+    handle: async (ctx, { params, identity }: Call) => {
+      await deleteRule(ctx, identity, params.id);
+    },
   },
 );

@@ -1,11 +1,16 @@
-/** /api/v1/notification-deliveries/ in the OpenAPI document: the delivery log, for admins. */
-import { operations, pageSchema, schemas } from '@pi/common';
-import { deliverySchema } from '../../presenters/delivery';
+/**
+ * /api/v1/notification-deliveries/: the delivery log, for debugging failed deliveries (admins only, like the
+ * channels they belong to). Each delivery comes with its attempts; `retry/` sends a FAILED one again now.
+ */
+import { ID_OWNERS, buildPage, endpoints, pageSchema, reply, schemas, type Call } from '@pi/common';
+import type { MonitorContext } from '../../context';
+import { getDelivery, listDeliveries, retryDelivery, type DeliveryFilters } from '../../commands/deliveries';
+import { deliverySchema, presentDelivery } from '../../presenters/delivery';
 import { emptyBody, listDeliveriesQuery } from './schema';
 
 const deliveryPage = pageSchema(deliverySchema, 'NotificationDeliveryPage');
 
-export const deliveryOperations = operations(
+export const deliveryEndpoints = endpoints<MonitorContext>(
   {
     method: 'get',
     path: '/api/v1/notification-deliveries/',
@@ -18,6 +23,11 @@ export const deliveryOperations = operations(
     request: { query: listDeliveriesQuery },
     responses: { 200: { description: 'A page of deliveries.', schema: deliveryPage } },
     errors: [404],
+    ownedFilters: { channel_id: ID_OWNERS.channel, event_id: ID_OWNERS.event },
+    handle: async (ctx, { query, identity, req }: Call<DeliveryFilters>) => {
+      const { rows, count } = await listDeliveries(ctx, identity, query);
+      return buildPage(req, ctx.config.PUBLIC_BASE_URL, query, count, rows.map(presentDelivery));
+    },
   },
   {
     method: 'get',
@@ -29,6 +39,9 @@ export const deliveryOperations = operations(
     adminOnly: true,
     request: { params: schemas.idParams },
     responses: { 200: { description: 'The delivery.', schema: deliverySchema } },
+    handle: async (ctx, { params, identity }: Call) => {
+      return presentDelivery(await getDelivery(ctx, identity, params.id));
+    },
   },
   {
     method: 'post',
@@ -49,5 +62,10 @@ export const deliveryOperations = operations(
       202: { description: 'Queued for the notifier (`REDIS_URL` set): the delivery, RETRYING and due now.', schema: deliverySchema },
     },
     errors: [409],
+    handle: async (ctx, { params, identity }: Call) => {
+      const { queued, delivery } = await retryDelivery(ctx, identity, params.id);
+      const answer = presentDelivery(delivery);
+      return queued ? reply(202, answer) : answer;
+    },
   },
 );

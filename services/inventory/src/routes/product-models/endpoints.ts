@@ -1,7 +1,25 @@
-/** The OpenAPI operations of /api/v1/product-models/ (router.ts). */
+/**
+ * /api/v1/product-models/: the company's catalog (dashboard, bearer token), and its bulk import from JSON or
+ * CSV. `import/` is routed before `{id}/`, which would otherwise claim it.
+ */
 import Joi from 'joi';
-import { operations, pageSchema, schemas } from '@pi/common';
-import { productSchema } from '../../presenters/product';
+import type { Request } from 'express';
+import { AppError, buildPage, endpoints, pageSchema, reply, schemas, type Call } from '@pi/common';
+import type { InventoryContext } from '../../context';
+import { importProducts, type ImportRequest } from '../../commands/import';
+import {
+  createProduct,
+  deleteProduct,
+  getProduct,
+  listProducts,
+  replaceProduct,
+  updateProduct,
+  type NewProduct,
+  type ProductChanges,
+  type ProductFilters,
+} from '../../commands/products';
+import { csvBody } from '../../http/csv-body';
+import { presentProduct, productSchema } from '../../presenters/product';
 import { MAX_IMPORT_ROWS, createProductBody, importQuery, listProductsQuery, replaceProductBody, updateProductBody } from './schema';
 
 const base = '/api/v1/product-models';
@@ -30,7 +48,7 @@ const ENGINE_CONFIG =
   'The engine configuration is checked against the profile (`engine_config.engine_type` must match it); any problem answers ' +
   '400 `invalid_engine_config` with `validation_errors`. The completed config (defaults filled in) is stored and returned.';
 
-export const productModelOperations = operations(
+export const productModelEndpoints = endpoints<InventoryContext>(
   {
     method: 'get',
     path: `${base}/`,
@@ -43,6 +61,10 @@ export const productModelOperations = operations(
     security: 'bearer',
     request: { query: listProductsQuery },
     responses: { 200: { description: 'One page of the catalog.', schema: productPageSchema } },
+    handle: async (ctx, { query, identity, req }: Call<ProductFilters>) => {
+      const { rows, count } = await listProducts(ctx, identity, query);
+      return buildPage(req, ctx.config.PUBLIC_BASE_URL, query, count, rows.map(presentProduct));
+    },
   },
   {
     method: 'post',
@@ -55,6 +77,7 @@ export const productModelOperations = operations(
     request: { body: createProductBody },
     responses: { 201: { description: 'The product created.', schema: productSchema } },
     errors: [409],
+    handle: async (ctx, { body, identity }: Call<unknown, NewProduct>) => presentProduct(await createProduct(ctx, identity, body)),
   },
   {
     method: 'post',
@@ -82,6 +105,13 @@ export const productModelOperations = operations(
       201: { description: 'Every row was imported.', schema: importedProductsSchema },
     },
     errors: [415],
+    // A JSON body is read by the service's parser, with its own, smaller limit.
+    before: [csvBody()],
+    handle: async (ctx, { query, identity, req }: Call<{ dry_run: boolean }>) => {
+      const result = await importProducts(ctx, identity, importRequestOf(req), query.dry_run);
+      if (result.dry_run) return result;
+      return reply(201, { imported: result.imported, dry_run: false, products: result.products.map(presentProduct) });
+    },
   },
   {
     method: 'get',
@@ -92,6 +122,7 @@ export const productModelOperations = operations(
     security: 'bearer',
     request: { params },
     responses: { 200: { description: 'The product.', schema: productSchema } },
+    handle: async (ctx, { params, identity }: Call) => presentProduct(await getProduct(ctx, identity, params.id)),
   },
   {
     method: 'patch',
@@ -107,6 +138,7 @@ export const productModelOperations = operations(
     request: { params, body: updateProductBody },
     responses: { 200: { description: 'The product as changed.', schema: productSchema } },
     errors: [409],
+    handle: async (ctx, { params, body, identity }: Call<unknown, ProductChanges>) => presentProduct(await updateProduct(ctx, identity, params.id, body)),
   },
   {
     method: 'put',
@@ -119,6 +151,7 @@ export const productModelOperations = operations(
     request: { params, body: replaceProductBody },
     responses: { 200: { description: 'The product as replaced.', schema: productSchema } },
     errors: [409],
+    handle: async (ctx, { params, body, identity }: Call<unknown, NewProduct>) => presentProduct(await replaceProduct(ctx, identity, params.id, body)),
   },
   {
     method: 'delete',
@@ -133,5 +166,18 @@ export const productModelOperations = operations(
     request: { params },
     responses: { 204: { description: 'Deleted.' } },
     errors: [409],
+    handle: async (ctx, { params, identity }: Call) => {
+      await deleteProduct(ctx, identity, params.id);
+    },
   },
 );
+
+/** Which of the two accepted formats the request carries; anything else (or no Content-Type) is 415. */
+function importRequestOf(req: Request): ImportRequest {
+  if (req.is('text/csv')) return { format: 'csv', text: typeof req.body === 'string' ? req.body : '' };
+  if (req.is('application/json')) return { format: 'json', body: req.body };
+  const given = req.get('content-type');
+  throw new AppError(415, 'unsupported_media_type', 'Send the import as application/json or text/csv.', {
+    content_type: given ? `must be application/json or text/csv, not ${given}` : 'is required: application/json or text/csv',
+  });
+}

@@ -1,9 +1,30 @@
-/** /api/v1/notification-channels/ in the OpenAPI document: webhook and email channels, managed by admins. */
+/**
+ * /api/v1/notification-channels/: the company's webhook and email channels (admins only). Answers carry a
+ * webhook channel's signing `secret`; `rotate-secret/` replaces it, `test/` sends a TEST event through the
+ * channel now, `resume/` resumes a channel its circuit breaker paused.
+ */
 import Joi from 'joi';
-import { operations, pageSchema, schemas } from '@pi/common';
-import { channelSchema } from '../../presenters/channel';
-import { deliverySchema } from '../../presenters/delivery';
+import { buildPage, endpoints, pageSchema, reply, schemas, type Call } from '@pi/common';
+import type { MonitorContext } from '../../context';
+import {
+  createChannel,
+  deleteChannel,
+  getChannel,
+  listChannels,
+  resumeChannel,
+  rotateChannelSecret,
+  sendTestDelivery,
+  updateChannel,
+  type ChannelChanges,
+  type ChannelFilters,
+  type ChannelView,
+  type NewChannel,
+} from '../../commands/channels';
+import { channelSchema, presentChannel } from '../../presenters/channel';
+import { deliverySchema, presentDelivery } from '../../presenters/delivery';
 import { createChannelBody, emptyBody, listChannelsQuery, updateChannelBody } from './schema';
+
+const present = (ctx: MonitorContext, view: ChannelView) => presentChannel(view, ctx.config.EMAIL_BACKEND);
 
 const channelPage = pageSchema(channelSchema, 'NotificationChannelPage');
 
@@ -14,7 +35,7 @@ const ssrf =
   'A webhook URL whose host resolves to a private, loopback, link-local, unspecified, multicast, CGNAT, reserved or IPv4-mapped private ' +
   'address is refused with 400 naming `url`.';
 
-export const channelOperations = operations(
+export const channelEndpoints = endpoints<MonitorContext>(
   {
     method: 'get',
     path: '/api/v1/notification-channels/',
@@ -26,6 +47,16 @@ export const channelOperations = operations(
     adminOnly: true,
     request: { query: listChannelsQuery },
     responses: { 200: { description: 'A page of channels.', schema: channelPage } },
+    handle: async (ctx, { query, identity, req }: Call<ChannelFilters>) => {
+      const { rows, count } = await listChannels(ctx, identity, query);
+      return buildPage(
+        req,
+        ctx.config.PUBLIC_BASE_URL,
+        query,
+        count,
+        rows.map((view) => present(ctx, view)),
+      );
+    },
   },
   {
     method: 'post',
@@ -38,6 +69,9 @@ export const channelOperations = operations(
     adminOnly: true,
     request: { body: createChannelBody },
     responses: { 201: { description: 'The new channel, with its secret.', schema: channelSchema } },
+    handle: async (ctx, { body, identity }: Call<unknown, NewChannel>) => {
+      return present(ctx, await createChannel(ctx, identity, body));
+    },
   },
   {
     method: 'get',
@@ -49,6 +83,9 @@ export const channelOperations = operations(
     adminOnly: true,
     request: { params: schemas.idParams },
     responses: { 200: { description: 'The channel, with its secret.', schema: channelSchema } },
+    handle: async (ctx, { params, identity }: Call) => {
+      return present(ctx, await getChannel(ctx, identity, params.id));
+    },
   },
   {
     method: 'patch',
@@ -61,6 +98,9 @@ export const channelOperations = operations(
     adminOnly: true,
     request: { params: schemas.idParams, body: updateChannelBody },
     responses: { 200: { description: 'The changed channel.', schema: channelSchema } },
+    handle: async (ctx, { params, body, identity }: Call<unknown, ChannelChanges>) => {
+      return present(ctx, await updateChannel(ctx, identity, params.id, body));
+    },
   },
   {
     method: 'delete',
@@ -72,6 +112,9 @@ export const channelOperations = operations(
     adminOnly: true,
     request: { params: schemas.idParams },
     responses: { 204: { description: 'Deleted.' } },
+    handle: async (ctx, { params, identity }: Call) => {
+      await deleteChannel(ctx, identity, params.id);
+    },
   },
   {
     method: 'post',
@@ -85,6 +128,9 @@ export const channelOperations = operations(
     request: { params: schemas.idParams, body: emptyBody },
     responses: { 200: { description: 'The channel, with its new secret.', schema: channelSchema } },
     errors: [409],
+    handle: async (ctx, { params, identity }: Call) => {
+      return present(ctx, await rotateChannelSecret(ctx, identity, params.id));
+    },
   },
   {
     method: 'post',
@@ -101,6 +147,9 @@ export const channelOperations = operations(
     adminOnly: true,
     request: { params: schemas.idParams, body: emptyBody },
     responses: { 200: { description: 'The channel, `state` no longer `paused`.', schema: channelSchema } },
+    handle: async (ctx, { params, identity }: Call) => {
+      return present(ctx, await resumeChannel(ctx, identity, params.id));
+    },
   },
   {
     method: 'post',
@@ -120,5 +169,10 @@ export const channelOperations = operations(
       202: { description: 'Queued for the notifier (`REDIS_URL` set): the delivery, not yet attempted.', schema: testDeliverySchema },
     },
     errors: [409],
+    handle: async (ctx, { params, identity }: Call) => {
+      const { queued, delivery } = await sendTestDelivery(ctx, identity, params.id);
+      const answer = { delivery: presentDelivery(delivery) };
+      return queued ? reply(202, answer) : answer;
+    },
   },
 );

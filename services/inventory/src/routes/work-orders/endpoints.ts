@@ -1,6 +1,19 @@
-/** The OpenAPI operations of /api/v1/work-orders/ (router.ts). */
-import { operations, pageSchema, schemas } from '@pi/common';
-import { workOrderSchema } from '../../presenters/work-order';
+/**
+ * /api/v1/work-orders/: the company's work orders (dashboard, bearer token). Work orders are closed by moving
+ * them to DONE or CANCELLED, never deleted (a QR code may point at one), so there is no DELETE.
+ */
+import { ID_OWNERS, buildPage, endpoints, pageSchema, schemas, type Call } from '@pi/common';
+import type { InventoryContext } from '../../context';
+import {
+  createWorkOrder,
+  getWorkOrder,
+  listWorkOrders,
+  updateWorkOrder,
+  type NewWorkOrder,
+  type WorkOrderChanges,
+  type WorkOrderFilters,
+} from '../../commands/work-orders';
+import { presentWorkOrder, workOrderSchema } from '../../presenters/work-order';
 import { createWorkOrderBody, listWorkOrdersQuery, updateWorkOrderBody } from './schema';
 
 const base = '/api/v1/work-orders';
@@ -9,7 +22,7 @@ const params = schemas.idParams;
 
 export const workOrderPageSchema = pageSchema(workOrderSchema, 'WorkOrderPage');
 
-export const workOrderOperations = operations(
+export const workOrderEndpoints = endpoints<InventoryContext>(
   {
     method: 'get',
     path: `${base}/`,
@@ -21,6 +34,11 @@ export const workOrderOperations = operations(
     request: { query: listWorkOrdersQuery },
     responses: { 200: { description: 'One page of work orders.', schema: workOrderPageSchema } },
     errors: [404],
+    ownedFilters: { product_id: ID_OWNERS.product },
+    handle: async (ctx, { query, identity, req }: Call<WorkOrderFilters>) => {
+      const { rows, count } = await listWorkOrders(ctx, identity, query);
+      return buildPage(req, ctx.config.PUBLIC_BASE_URL, query, count, rows.map(presentWorkOrder));
+    },
   },
   {
     method: 'post',
@@ -35,6 +53,7 @@ export const workOrderOperations = operations(
     request: { body: createWorkOrderBody },
     responses: { 201: { description: 'The work order created.', schema: workOrderSchema } },
     errors: [404, 409],
+    handle: async (ctx, { body, identity }: Call<unknown, NewWorkOrder>) => presentWorkOrder(await createWorkOrder(ctx, identity, body)),
   },
   {
     method: 'get',
@@ -45,6 +64,7 @@ export const workOrderOperations = operations(
     security: 'bearer',
     request: { params },
     responses: { 200: { description: 'The work order.', schema: workOrderSchema } },
+    handle: async (ctx, { params, identity }: Call) => presentWorkOrder(await getWorkOrder(ctx, identity, params.id)),
   },
   {
     method: 'patch',
@@ -59,5 +79,6 @@ export const workOrderOperations = operations(
     request: { params, body: updateWorkOrderBody },
     responses: { 200: { description: 'The work order as changed.', schema: workOrderSchema } },
     errors: [404, 409],
+    handle: async (ctx, { params, body, identity }: Call<unknown, WorkOrderChanges>) => presentWorkOrder(await updateWorkOrder(ctx, identity, params.id, body)),
   },
 );

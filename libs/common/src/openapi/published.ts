@@ -1,0 +1,69 @@
+/**
+ * A service's operations as data (docs/decisions/0006-endpoints-declared-once.md): the build writes each service's `ServiceApi`
+ * to `dist/api.json` beside its code (tools/src/publish-apis.ts), and the gateway reads those files instead
+ * of importing the services. Joi schemas travel as their `describe()` output and are rebuilt with
+ * `Joi.build`; rules written as functions (`.custom()`) cannot travel and are left out, which the document
+ * does not show anyway. The request schemas a service validates with stay in the service.
+ */
+import fs from 'node:fs';
+import Joi from 'joi';
+import type { ServiceApi } from './operation';
+
+/** Where a service package publishes its operations, relative to its directory. */
+export const PUBLISHED_API_FILE = 'dist/api.json';
+
+type Description = unknown;
+
+/** A description without rules that are functions, which JSON cannot carry. */
+function withoutFunctions(description: Description): Description {
+  if (Array.isArray(description)) return description.map(withoutFunctions);
+  if (!description || typeof description !== 'object') return description;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(description)) {
+    if (typeof value === 'function') continue;
+    if (key === 'rules' && Array.isArray(value)) {
+      const rules = value.filter((rule: { name?: string }) => rule.name !== 'custom');
+      if (rules.length) out.rules = rules.map(withoutFunctions);
+    } else out[key] = withoutFunctions(value);
+  }
+  return out;
+}
+
+/** The JSON text of a service's operations. */
+export function publishApi(api: ServiceApi): string {
+  const { service, tags, operations } = api;
+  // Only the ApiOperation fields: an endpoint's handler and Express steps are the service's own.
+  const data = {
+    service,
+    tags,
+    operations: operations.map(({ method, path, operationId, tag, summary, description, security, adminOnly, request, responses, errors }) => ({
+      method,
+      path,
+      operationId,
+      tag,
+      summary,
+      description,
+      security,
+      adminOnly,
+      request,
+      responses,
+      errors,
+    })),
+  };
+  return JSON.stringify(data, (_key, value: unknown) => (Joi.isSchema(value) ? { $joi: withoutFunctions(value.describe()) } : value));
+}
+
+/** A service's operations read back from `publishApi`'s text, their schemas rebuilt. */
+export function readPublishedApi(text: string): ServiceApi {
+  return JSON.parse(text, (_key, value: unknown) => {
+    const joi = value && typeof value === 'object' ? (value as { $joi?: Joi.Description }).$joi : undefined;
+    return joi ? (Joi.build(joi) as Joi.Schema) : value;
+  }) as ServiceApi;
+}
+
+/** The operations a service package at `packageDir` published; a clear error when it has not been built. */
+export function loadPublishedApi(packageDir: string): ServiceApi {
+  const file = `${packageDir}/${PUBLISHED_API_FILE}`;
+  if (!fs.existsSync(file)) throw new Error(`${file} is missing: \`npm run build\` publishes every service's operations`);
+  return readPublishedApi(fs.readFileSync(file, 'utf8'));
+}
