@@ -52,9 +52,12 @@ describe('GET /api/v1/audit-log/?ordering=', () => {
 
   it('has an index for each sort: EXPLAIN of each ordering reads audit_log by an index', async () => {
     const sequelize = system().db.sequelize;
-    // One transaction, so that the setting and the EXPLAIN share a connection of the pool.
+    // One transaction, so that the settings and the EXPLAIN share a connection of the pool. With sorts and
+    // sequential scans priced out, the plan reads an index in the asked order if one exists, whatever the
+    // statistics say of this run's few rows (other suites write audit entries at the same time).
     await sequelize.transaction(async (transaction) => {
       await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
+      await sequelize.query('SET LOCAL enable_sort = off', { transaction });
       for (const [order, index] of [
         ['created_at DESC, id DESC', 'audit_log_company_created_idx'],
         ['action ASC, id ASC', 'audit_log_order_action_idx'],

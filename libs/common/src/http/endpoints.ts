@@ -11,6 +11,7 @@ import type { Identity } from '../identity';
 import type { ApiOperation } from '../openapi/operation';
 import type { IdOwner } from '../db/ownership';
 import { ownedFilters } from './owned-filters';
+import { ROUTER_OPTIONS } from './paths';
 import { validate } from './validate';
 
 /**
@@ -109,7 +110,8 @@ function stepsOf<Ctx>(ctx: Ctx, endpoint: Endpoint<Ctx>): RequestHandler[] {
 
 /** The Express router of a list of endpoints, in the list's order (a fixed path before a `{id}` one that would take it). */
 export function endpointRouter<Ctx>(ctx: Ctx, list: Endpoint<Ctx>[]): Router {
-  const router = Router();
+  // Paths as documented, exactly: another spelling never reaches a route (docs/api/paths-and-hostile-input.md).
+  const router = Router(ROUTER_OPTIONS);
   for (const endpoint of list) router[endpoint.method](expressPath(endpoint.path), ...stepsOf(ctx, endpoint));
   return router;
 }
