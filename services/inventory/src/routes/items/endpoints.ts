@@ -8,7 +8,7 @@ import type { InventoryContext } from '../../context';
 import { createItem, getItem, listItems, renameItem, type ItemFilters, type NewItem } from '../../commands/items';
 import { bookingOrigin, sendBooking } from '../../http/booking-request';
 import { createdItemSchema, itemSchema, presentItem } from '../../presenters/item';
-import { IDEMPOTENCY, REPLAYED_HEADER } from '../movements/openapi';
+import { IDEMPOTENCY, REPLAYED_HEADER } from '../movements/descriptions';
 import { createItemBody, listItemsQuery, updateItemBody } from './schema';
 
 const base = '/api/v1/items';

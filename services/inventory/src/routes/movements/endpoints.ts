@@ -6,7 +6,7 @@ import type { InventoryContext } from '../../context';
 import { coreMovementBody } from '../../http/booking-schemas';
 import { bookingOrigin, sendBooking } from '../../http/booking-request';
 import { ledgerEntrySchema, movementResultSchema, presentLedgerEntry } from '../../presenters/movement';
-import { BOOKING_ERRORS, IDEMPOTENCY, REPLAYED_HEADER } from './openapi';
+import { BOOKING_ERRORS, IDEMPOTENCY, REPLAYED_HEADER } from './descriptions';
 import { listMovementsQuery } from './schema';
 
 export const movementPageSchema = pageSchema(ledgerEntrySchema, 'MovementPage');

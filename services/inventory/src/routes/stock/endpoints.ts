@@ -14,7 +14,7 @@ import { presentStockLevel, stockLevelSchema } from '../../presenters/stock';
 import { presentStockHistory, stockHistorySchema } from '../../presenters/stock-history';
 import { quantitySchema, uuid } from '../../presenters/schemas';
 import { MAX_IMPORT_ROWS } from '../product-models/schema';
-import { HISTORY_DESCRIPTION } from './openapi';
+import { HISTORY_DESCRIPTION } from './descriptions';
 import { importStockQuery, stockHistoryQuery, stockQuery } from './schema';
 
 export const openingStockImportSchema = Joi.object({

@@ -12,7 +12,7 @@ import type { InventoryContext } from '../../context';
 import { signedMoveBody, transactionBody, transferBody } from '../../http/booking-schemas';
 import { bookingOrigin, sendBooking } from '../../http/booking-request';
 import { moveResultSchema, transactionResultSchema, transferResultSchema } from '../../presenters/movement';
-import { BOOKING_ERRORS, IDEMPOTENCY, REPLAYED_HEADER } from '../movements/openapi';
+import { BOOKING_ERRORS, IDEMPOTENCY, REPLAYED_HEADER } from '../movements/descriptions';
 import { IDS, SCAN, WIDGET_BASE as base } from './schema';
 
 const tag = 'widget';

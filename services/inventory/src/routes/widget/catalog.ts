@@ -8,7 +8,7 @@ import { productDetail, widgetProductList } from '../../commands/stock-levels';
 import type { InventoryContext } from '../../context';
 import { presentProductDetail, presentWidgetProductList, productDetailSchema } from '../../presenters/stock';
 import { presentStockHistory, stockHistorySchema } from '../../presenters/stock-history';
-import { HISTORY_DESCRIPTION } from '../stock/openapi';
+import { HISTORY_DESCRIPTION } from '../stock/descriptions';
 import { widgetProductListSchema } from './responses';
 import { SCAN, WIDGET_BASE as base, noQuery, productListQuery, widgetHistoryQuery } from './schema';
 
