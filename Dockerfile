@@ -72,9 +72,9 @@ COPY --from=build /app/services/qr/dist/src services/qr/dist/src
 COPY --from=build /app/services/monitor/dist/src services/monitor/dist/src
 COPY --from=build /app/services/notifier/dist/src services/notifier/dist/src
 # The operations each service published at build (docs/architecture/endpoints.md): the gateway reads them.
-COPY --from=build /app/services/inventory/dist/api.json services/inventory/dist/
-COPY --from=build /app/services/qr/dist/api.json services/qr/dist/
-COPY --from=build /app/services/monitor/dist/api.json services/monitor/dist/
+COPY --from=build /app/services/inventory/dist/api.json services/inventory/dist/api.json
+COPY --from=build /app/services/qr/dist/api.json services/qr/dist/api.json
+COPY --from=build /app/services/monitor/dist/api.json services/monitor/dist/api.json
 # Files served by the gateway: the documentation pages (static/docs) and the bundled widget and dashboard
 # (web/dist: HTML, scripts and styles).
 COPY --from=build /app/services/gateway/static services/gateway/static

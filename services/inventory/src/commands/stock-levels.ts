@@ -174,7 +174,7 @@ export async function productDetail(ctx: InventoryContext, identity: Identity, p
       type: QueryTypes.SELECT,
     }),
     stockByLocation(ctx, identity.companyId, [product.id]),
-    product.profile === 'BATCH' ? stockedBatches(ctx, identity.companyId, product.id) : undefined,
+    product.profile === 'BATCH' ? stockedBatches(ctx, identity, product.id) : undefined,
     product.profile === 'SERIALIZED' ? activeItemCount(ctx, identity.companyId, product.id) : undefined,
   ]);
   return { product, total, locations, batches, itemsCount };

@@ -4,6 +4,7 @@
  * pass before calling.
  */
 import { QueryTypes } from 'sequelize';
+import type { Identity } from '@pi/common';
 import type { InventoryContext } from '../context';
 
 /** Remaining quantity (NUMERIC string) of each batch: SUM of its balance rows. Batches without rows are absent. */
@@ -28,9 +29,9 @@ export interface WidgetItemRow {
 }
 
 /** Active items of a product, optionally at one location, with their location's name. */
-export function activeItems(ctx: InventoryContext, companyId: string, productId: string, locationId?: string): Promise<WidgetItemRow[]> {
+export function activeItems(ctx: InventoryContext, identity: Identity, productId: string, locationId?: string): Promise<WidgetItemRow[]> {
   const { sequelize } = ctx;
-  const bind: unknown[] = [companyId, productId];
+  const bind: unknown[] = [identity.companyId, productId];
   let atLocation = '';
   if (locationId) {
     bind.push(locationId);
@@ -59,7 +60,7 @@ export interface StockedBatchRow {
  * Batches of a product with remaining stock, earliest expiry first (no expiry last), then by code; with
  * `locationId`, the batches with stock at that location and their quantity there (what a booking there can take).
  */
-export function stockedBatches(ctx: InventoryContext, companyId: string, productId: string, locationId?: string): Promise<StockedBatchRow[]> {
+export function stockedBatches(ctx: InventoryContext, identity: Identity, productId: string, locationId?: string): Promise<StockedBatchRow[]> {
   const { sequelize } = ctx;
   return sequelize.query<StockedBatchRow>(
     `SELECT b.id, b.code, b.expiration_date::text AS "expirationDate", SUM(s.quantity) AS quantity, p.unit, p.decimals
@@ -70,7 +71,7 @@ export function stockedBatches(ctx: InventoryContext, companyId: string, product
       GROUP BY b.id, p.id
      HAVING SUM(s.quantity) > 0
       ORDER BY b.expiration_date ASC NULLS LAST, b.code, b.id`,
-    { bind: [companyId, productId, locationId ?? null], type: QueryTypes.SELECT },
+    { bind: [identity.companyId, productId, locationId ?? null], type: QueryTypes.SELECT },
   );
 }
 
@@ -87,7 +88,7 @@ export interface LocationStockRow {
  * Products with stock at one location (all batches together), by name. `scope` (a QR scan's product, or null
  * for none; docs/api/scanning.md) narrows the list to that product.
  */
-export function stockAtLocation(ctx: InventoryContext, companyId: string, locationId: string, scope?: string | null): Promise<LocationStockRow[]> {
+export function stockAtLocation(ctx: InventoryContext, identity: Identity, locationId: string, scope?: string | null): Promise<LocationStockRow[]> {
   const { sequelize } = ctx;
   return sequelize.query<LocationStockRow>(
     `SELECT p.id, p.sku, p.name, p.unit, p.decimals, SUM(s.quantity) AS quantity
@@ -97,6 +98,6 @@ export function stockAtLocation(ctx: InventoryContext, companyId: string, locati
       GROUP BY p.id
      HAVING SUM(s.quantity) <> 0
       ORDER BY p.name, p.sku, p.id`,
-    { bind: [companyId, locationId, scope !== undefined, scope ?? null], type: QueryTypes.SELECT },
+    { bind: [identity.companyId, locationId, scope !== undefined, scope ?? null], type: QueryTypes.SELECT },
   );
 }

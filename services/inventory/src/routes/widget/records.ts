@@ -66,7 +66,7 @@ export const widgetRecordEndpoints = endpoints<InventoryContext>(
     ownedFilters: productAndLocation,
     handle: async (ctx, { query, identity }: Call<RecordsQuery>) => {
       if (query.location_id) await physicalLocation(identity, query.location_id);
-      const rows = await activeItems(ctx, identity.companyId, query.product_id, query.location_id);
+      const rows = await activeItems(ctx, identity, query.product_id, query.location_id);
       return { items: rows.map(presentWidgetItem) };
     },
   },
@@ -87,7 +87,7 @@ export const widgetRecordEndpoints = endpoints<InventoryContext>(
     ownedFilters: productAndLocation,
     handle: async (ctx, { query, identity }: Call<RecordsQuery>) => {
       if (query.location_id) await physicalLocation(identity, query.location_id);
-      const rows = await stockedBatches(ctx, identity.companyId, query.product_id, query.location_id);
+      const rows = await stockedBatches(ctx, identity, query.product_id, query.location_id);
       return { batches: rows.map(presentWidgetBatch) };
     },
   },
@@ -134,7 +134,7 @@ export const widgetRecordEndpoints = endpoints<InventoryContext>(
     ownedFilters: { location_id: ID_OWNERS.location },
     handle: async (ctx, { query, identity }: Call<{ location_id: string }>) => {
       const location = await physicalLocation(identity, query.location_id);
-      const rows = await stockAtLocation(ctx, identity.companyId, location.id, scanProduct(identity));
+      const rows = await stockAtLocation(ctx, identity, location.id, scanProduct(identity));
       return { location: { id: location.id, name: location.name, type: location.type }, products: rows.map(presentLocationProduct) };
     },
   },
