@@ -1,5 +1,9 @@
-/** The inventory service's part of the OpenAPI document: one tag per resource, every public operation. */
-import type { ServiceApi } from '@pi/common';
+/**
+ * The inventory's endpoints, in the order they are routed (routes.ts), and its part of the OpenAPI document:
+ * one tag per resource, every public operation.
+ */
+import type { Endpoint, ServiceApi } from '@pi/common';
+import type { InventoryContext } from './context';
 import { batchEndpoints } from './routes/batches/endpoints';
 import { exportEndpoints } from './routes/export/endpoints';
 import { itemEndpoints } from './routes/items/endpoints';
@@ -11,6 +15,21 @@ import { widgetBookingEndpoints } from './routes/widget/bookings';
 import { widgetCatalogEndpoints } from './routes/widget/catalog';
 import { widgetRecordEndpoints } from './routes/widget/records';
 import { workOrderEndpoints } from './routes/work-orders/endpoints';
+
+/** The dashboard's resources (bearer tokens). No path starts with the widget's prefix. */
+export const coreEndpoints: Endpoint<InventoryContext>[] = [
+  ...productModelEndpoints,
+  ...exportEndpoints,
+  ...stockEndpoints,
+  ...movementEndpoints,
+  ...locationEndpoints,
+  ...itemEndpoints,
+  ...batchEndpoints,
+  ...workOrderEndpoints,
+];
+
+/** The widget's (API keys), the catalog's `{id}/` routes last: they would take the fixed names (`move/`, `locations/`). */
+export const widgetEndpoints: Endpoint<InventoryContext>[] = [...widgetRecordEndpoints, ...widgetBookingEndpoints, ...widgetCatalogEndpoints];
 
 export const inventoryApi: ServiceApi = {
   service: 'inventory',
@@ -25,17 +44,5 @@ export const inventoryApi: ServiceApi = {
     { name: 'export', description: "One JSON document of all of a company's records." },
     { name: 'widget', description: 'The embeddable widget (API key): products and stock, bookings, locations and records.' },
   ],
-  operations: [
-    ...productModelEndpoints,
-    ...exportEndpoints,
-    ...stockEndpoints,
-    ...movementEndpoints,
-    ...locationEndpoints,
-    ...itemEndpoints,
-    ...batchEndpoints,
-    ...workOrderEndpoints,
-    ...widgetCatalogEndpoints,
-    ...widgetBookingEndpoints,
-    ...widgetRecordEndpoints,
-  ],
+  operations: [...coreEndpoints, ...widgetEndpoints],
 };

@@ -1,22 +1,9 @@
-/**
- * All inventory routes. Widget routes with fixed names come before the widget's `{id}/` routes
- * (widget/catalog.ts), which would otherwise claim them.
- */
+/** All inventory routes, in two halves, from the endpoint lists of openapi.ts (which orders them). */
 import { RequestHandler, Router } from 'express';
 import { endpointRouter, type Database, type MetricsRegistry, type ServiceConfig } from '@pi/common';
 import { BookingMetrics } from './ledger/booking-metrics';
 import type { InventoryContext } from './context';
-import { batchEndpoints } from './routes/batches/endpoints';
-import { exportEndpoints } from './routes/export/endpoints';
-import { itemEndpoints } from './routes/items/endpoints';
-import { locationEndpoints } from './routes/locations/endpoints';
-import { movementEndpoints } from './routes/movements/endpoints';
-import { productModelEndpoints } from './routes/product-models/endpoints';
-import { stockEndpoints } from './routes/stock/endpoints';
-import { widgetBookingEndpoints } from './routes/widget/bookings';
-import { widgetCatalogEndpoints } from './routes/widget/catalog';
-import { widgetRecordEndpoints } from './routes/widget/records';
-import { workOrderEndpoints } from './routes/work-orders/endpoints';
+import { coreEndpoints, widgetEndpoints } from './openapi';
 
 export interface InventoryRoutesDeps {
   db: Pick<Database, 'sequelize'>;
@@ -31,22 +18,10 @@ export function inventoryRoutes({ db, config, metrics }: InventoryRoutesDeps): R
   // core requests the widget's (docs/operations/benchmarks.md). No core path starts with the widget's prefix.
   const core = Router();
   core.use(onlyIf((path) => !path.startsWith(WIDGET_PREFIX)));
-  core.use(
-    endpointRouter(ctx, [
-      ...productModelEndpoints,
-      ...exportEndpoints,
-      ...stockEndpoints,
-      ...movementEndpoints,
-      ...locationEndpoints,
-      ...itemEndpoints,
-      ...batchEndpoints,
-      ...workOrderEndpoints,
-    ]),
-  );
+  core.use(endpointRouter(ctx, coreEndpoints));
   const widget = Router();
   widget.use(onlyIf((path) => path.startsWith(WIDGET_PREFIX)));
-  // The catalog's `{id}/` routes last: they would claim the fixed names (the document lists the catalog first).
-  widget.use(endpointRouter(ctx, [...widgetRecordEndpoints, ...widgetBookingEndpoints, ...widgetCatalogEndpoints]));
+  widget.use(endpointRouter(ctx, widgetEndpoints));
   const router = Router();
   router.use(core, widget);
   return router;
