@@ -105,16 +105,25 @@ export async function openPage(browser: Browser): Promise<BrowserPage> {
   });
   page.on('pageerror', (err) => pageErrors.push(err.stack ?? err.message));
   // A request the page's own navigation cut short (a background read still in flight when the test opens the
-  // next page) is not a failure of the page; any other failed request is.
+  // next page) is not a failure of the page; any other failed request is. A request is cut by a navigation
+  // that started after it, or by one already under way when it started (the old document still runs its
+  // scripts until the new one commits).
   let navigations = 0;
-  const startedAt = new WeakMap<PageRequest, number>();
+  // Documents committed, never more than the navigations asked for: a hash change commits nothing new.
+  let committed = 0;
+  const startedAt = new WeakMap<PageRequest, { navigations: number; duringNavigation: boolean }>();
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame() && committed < navigations) committed++;
+  });
   page.on('request', (req) => {
     // Counted when the navigation starts, which is before it cancels the old document's requests.
     if (req.isNavigationRequest() && req.frame() === page.mainFrame()) navigations++;
-    else startedAt.set(req, navigations);
+    else startedAt.set(req, { navigations, duringNavigation: navigations > committed });
   });
   page.on('requestfailed', (req) => {
-    const cutByNavigation = req.failure()?.errorText === 'net::ERR_ABORTED' && navigations > (startedAt.get(req) ?? navigations);
+    const started = startedAt.get(req);
+    const cutByNavigation =
+      req.failure()?.errorText === 'net::ERR_ABORTED' && started !== undefined && (navigations > started.navigations || started.duringNavigation);
     if (!blockedRequests.includes(req.url()) && !cutByNavigation) failedRequests.push(`${req.method()} ${req.url()}: ${req.failure()?.errorText}`);
   });
   return { page, context, consoleErrors, pageErrors, blockedRequests, failedRequests, close: () => context.close() };
