@@ -32,7 +32,7 @@ import { pagesRouter } from './pages/router';
 import {
   RateLimits,
   anonymousGatewayLimiter,
-  assertScopedOperationsExist,
+  assertRateLimitsKnown,
   createRateLimits,
   ownUserRoutesLimiter,
   routeLimiter,
@@ -50,7 +50,7 @@ export function createGatewayApp(
   const ctx: GatewayContext = { ...given, credentials: given.credentials ?? new CredentialCache(given.sequelize, { ttlMs: 0 }) };
   const { config, logger } = ctx;
   const paths = publicPathTable();
-  assertScopedOperationsExist(new Set(paths.routes.flatMap((route) => [...route.operations.values()].map((op) => op.operationId))));
+  assertRateLimitsKnown(paths.routes.flatMap((route) => [...route.operations.values()]));
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -3,10 +3,7 @@ import type { Router } from 'express';
 import { endpointRouter, type Database } from '@pi/common';
 import type { QrConfig } from './config';
 import type { QrContext } from './context';
-import { qrCodeEndpoints } from './routes/qr-codes/endpoints';
-import { qrLabelEndpoints } from './routes/qr-codes/labels';
-import { scanEndpoints } from './routes/scan';
-import { widgetQrEndpoints } from './routes/widget/endpoints';
+import { qrEndpoints } from './openapi';
 
 /** What the service hands the routes (runService's context, or a test's): the database and the QR settings. */
 export interface QrRoutesDeps {
@@ -15,9 +12,6 @@ export interface QrRoutesDeps {
 }
 
 const qrContext = ({ db, config }: QrRoutesDeps): QrContext => ({ sequelize: db.sequelize, config });
-
-/** In route order: the labels' fixed names (`labels.svg`) before `{code}/`, which would take them. */
-const qrEndpoints = [...qrLabelEndpoints, ...qrCodeEndpoints, ...widgetQrEndpoints, ...scanEndpoints];
 
 /** Every endpoint that takes credentials, behind the service's identity check. */
 export function qrRoutes(deps: QrRoutesDeps): Router {

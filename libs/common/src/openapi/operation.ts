@@ -52,6 +52,11 @@ export interface ApiOperation {
   responses: Record<number, ResponseSpec>;
   /** Error statuses this operation answers beyond the ones every operation of its kind can. */
   errors?: number[];
+  /**
+   * Rate-limit scopes the operation counts against besides its caller's (`login`, `qr_api`, `product_import`…:
+   * docs/api/rate-limits-cors-headers.md). The gateway refuses to start on a scope it does not know.
+   */
+  rateLimits?: readonly string[];
 }
 
 /** Lets a list of operations be type-checked where it is written. */

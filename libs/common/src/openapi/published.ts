@@ -36,7 +36,7 @@ export function publishApi(api: ServiceApi): string {
   const data = {
     service,
     tags,
-    operations: operations.map(({ method, path, operationId, tag, summary, description, security, adminOnly, request, responses, errors }) => ({
+    operations: operations.map(({ method, path, operationId, tag, summary, description, security, adminOnly, request, responses, errors, rateLimits }) => ({
       method,
       path,
       operationId,
@@ -48,6 +48,7 @@ export function publishApi(api: ServiceApi): string {
       request,
       responses,
       errors,
+      rateLimits,
     })),
   };
   return JSON.stringify(data, (_key, value: unknown) => (Joi.isSchema(value) ? { $joi: withoutFunctions(value.describe()) } : value));

@@ -7,14 +7,14 @@
  */
 import type { Request, RequestHandler } from 'express';
 import type { GatewayConfig } from '../config';
-import type { Logger } from '@pi/common';
+import type { ApiOperation, Logger } from '@pi/common';
 import { verifyUserToken } from '../auth/user-tokens';
 import type { AuthKind } from '../http/public-paths';
 import { RateLimits, clientAddress } from './limiter';
 import { ANONYMOUS_GATEWAY_OPERATIONS, RateLimitScope, effectiveLimits, operationScopes, parseRateLimitOverrides } from './limits';
 
 export { RateLimits, RateLimitedError, clientAddress } from './limiter';
-export { RATE_LIMIT_SCOPES, SPEC_LIMITS, assertScopedOperationsExist, effectiveLimits, parseRateLimitOverrides } from './limits';
+export { RATE_LIMIT_SCOPES, SPEC_LIMITS, assertRateLimitsKnown, effectiveLimits, parseRateLimitOverrides } from './limits';
 export type { RateLimit, RateLimitScope } from './limits';
 
 type Plan = Array<[RateLimitScope, string | undefined]>;
@@ -39,17 +39,17 @@ export function trustProxySetting(trustedProxies: string): string[] | false {
 }
 
 /** The operation a request reaches (undefined for a method the path lacks) and the owner of its path. */
-function operationOf(req: Request): { operationId?: string; owner?: string } {
-  return { operationId: req.publicPath?.operationFor(req.method)?.operationId, owner: req.publicPath?.owner };
+function operationOf(req: Request): { operation?: ApiOperation; owner?: string } {
+  return { operation: req.publicPath?.operationFor(req.method), owner: req.publicPath?.owner };
 }
 
 /** Login endpoints (10/min per client address); logins and registrations are also anonymous requests. */
 export function anonymousGatewayLimiter(limits: RateLimits): RequestHandler {
   return limits.middleware((req): Plan => {
-    const { operationId, owner } = operationOf(req);
-    if (owner !== 'gateway' || !operationId || !ANONYMOUS_GATEWAY_OPERATIONS.has(operationId)) return [];
+    const { operation, owner } = operationOf(req);
+    if (owner !== 'gateway' || !operation || !ANONYMOUS_GATEWAY_OPERATIONS.has(operation.operationId)) return [];
     const ip = clientAddress(req);
-    return [...operationScopes(operationId, owner).map((scope): [RateLimitScope, string] => [scope, ip]), ['anonymous_daily', ip]];
+    return [...operationScopes(operation).map((scope): [RateLimitScope, string] => [scope, ip]), ['anonymous_daily', ip]];
   });
 }
 
@@ -73,8 +73,7 @@ export function ownUserRoutesLimiter(limits: RateLimits, jwtSecret: string): Req
 
 /** For a route of the route table, after authentication. */
 export function planFor(auth: AuthKind, req: Request): Plan {
-  const { operationId, owner } = operationOf(req);
-  const specific = operationScopes(operationId, owner);
+  const specific = operationScopes(operationOf(req).operation);
   const identity = req.identity;
   if (auth === 'api_key' && identity) {
     const budgetKey = identity.budgetKeyId ?? identity.principal.id;

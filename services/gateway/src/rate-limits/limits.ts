@@ -1,3 +1,5 @@
+import type { ApiOperation } from '@pi/common';
+
 /**
  * The one table of the API's rate limits (docs/api/rate-limits-cors-headers.md), each row with what it is counted per. Every number can be overridden
  * with RATE_LIMIT_OVERRIDES (`scope=points` or `scope=points/seconds`, comma-separated), so tests and
@@ -17,6 +19,9 @@ export const RATE_LIMIT_SCOPES = [
   'anonymous_daily',
 ] as const;
 export type RateLimitScope = (typeof RATE_LIMIT_SCOPES)[number];
+
+/** The scopes an operation may declare (`rateLimits`); the others are the caller's, charged by credential. */
+export const OPERATION_SCOPES: readonly RateLimitScope[] = ['login', 'qr_redirect', 'qr_api', 'product_import', 'company_export'];
 
 /**
  * What a counter is keyed by: the client address (req.ip, X-Forwarded-For only from TRUSTED_PROXIES),
@@ -79,42 +84,28 @@ export function effectiveLimits(overrides: RateLimitOverrides): Record<RateLimit
   return limits;
 }
 
-/**
- * Which scopes an operation counts against besides the per-credential ones (widget, user, anonymous), named by
- * operation, not by path: the public path table (http/public-paths.ts) tells which operation a request
- * reaches, in whatever spelling it was sent, so no spelling reaches an operation without its scopes.
- */
-const OPERATION_SCOPES: Readonly<Record<string, readonly RateLimitScope[]>> = {
-  obtainToken: ['login'],
-  refreshToken: ['login'],
-  // A password guessed inside a scanned widget is a login (docs/api/scanning.md).
-  signInToScan: ['login'],
-  scanQrCode: ['qr_redirect'],
-  // The three imports share one budget (docs/api/rate-limits-cors-headers.md).
-  importProductModels: ['product_import'],
-  importLocations: ['product_import'],
-  importOpeningStock: ['product_import'],
-  exportCompany: ['company_export'],
-};
-
-/** Every operation of the QR service but the redirect is a QR API request. */
-const QR_API_SERVICE = 'qr';
-const QR_API_EXCEPT = 'scanQrCode';
-
 /** The gateway's own operations without credentials that count as anonymous requests (probes, documents and pages do not). */
 export const ANONYMOUS_GATEWAY_OPERATIONS: ReadonlySet<string> = new Set(['obtainToken', 'refreshToken', 'registerCompany', 'signInToScan']);
 
-/** The operation-specific scopes of an operation of `owner` (none for a request that reaches no operation). */
-export function operationScopes(operationId: string | undefined, owner: string | undefined): RateLimitScope[] {
-  if (!operationId) return [];
-  const scopes = [...(OPERATION_SCOPES[operationId] ?? [])];
-  if (owner === QR_API_SERVICE && operationId !== QR_API_EXCEPT) scopes.push('qr_api');
-  return scopes;
+/**
+ * The scopes an operation counts against besides the per-credential ones (widget, user, anonymous): what its
+ * declaration says (`rateLimits`), found through the public path table (http/public-paths.ts) in whatever
+ * spelling the request was sent, so no spelling reaches an operation without its scopes.
+ */
+export function operationScopes(op: Pick<ApiOperation, 'rateLimits'> | undefined): RateLimitScope[] {
+  return (op?.rateLimits ?? []) as RateLimitScope[];
 }
 
-/** Stops the gateway at start when a name above is not a documented operation (renamed or removed). */
-export function assertScopedOperationsExist(operationIds: ReadonlySet<string>): void {
-  const named = [...Object.keys(OPERATION_SCOPES), QR_API_EXCEPT, ...ANONYMOUS_GATEWAY_OPERATIONS];
-  const missing = named.filter((id) => !operationIds.has(id));
+/**
+ * Stops the gateway at start when an operation names a scope it does not know, or when an operation this module
+ * names is not documented (renamed or removed).
+ */
+export function assertRateLimitsKnown(operations: Pick<ApiOperation, 'operationId' | 'rateLimits'>[]): void {
+  const unknown = operations.flatMap((op) =>
+    (op.rateLimits ?? []).filter((s) => !(OPERATION_SCOPES as readonly string[]).includes(s)).map((s) => `${op.operationId}: ${s}`),
+  );
+  if (unknown.length) throw new Error(`operations name rate limit scopes an operation cannot have: ${unknown.join(', ')}`);
+  const ids = new Set(operations.map((op) => op.operationId));
+  const missing = [...ANONYMOUS_GATEWAY_OPERATIONS].filter((id) => !ids.has(id));
   if (missing.length) throw new Error(`rate limits name operations that are not documented: ${missing.join(', ')}`);
 }

@@ -21,6 +21,7 @@ export const scanEndpoints = endpoints<QrContext>(
     method: 'get',
     path: '/go/{code}/',
     operationId: 'scanQrCode',
+    rateLimits: ['qr_redirect'],
     tag,
     summary: 'Follow a scanned label to the widget',
     description: 'Takes no credentials. The answer is never cached (`Cache-Control: no-store`, `Referrer-Policy: no-referrer`).',

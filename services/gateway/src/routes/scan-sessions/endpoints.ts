@@ -75,6 +75,8 @@ export const scanSessionsEndpoints = endpoints<GatewayContext>(
     method: 'post',
     path: '/api/v1/widget/sign_in/',
     operationId: 'signInToScan',
+    // A password guessed inside a scanned widget is a login (docs/api/scanning.md).
+    rateLimits: ['login'],
     tag,
     summary: 'Sign a user in inside a scanned widget',
     description:

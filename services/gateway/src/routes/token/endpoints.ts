@@ -19,6 +19,7 @@ export const tokenEndpoints = endpoints<GatewayContext>(
     method: 'post',
     path: '/api/token/',
     operationId: 'obtainToken',
+    rateLimits: ['login'],
     tag: 'tokens',
     summary: 'Log in: an access and a refresh token',
     description:
@@ -34,6 +35,7 @@ export const tokenEndpoints = endpoints<GatewayContext>(
     method: 'post',
     path: '/api/token/refresh/',
     operationId: 'refreshToken',
+    rateLimits: ['login'],
     tag: 'tokens',
     summary: 'A new access token from a refresh token',
     description: 'An access token is refused here (and a refresh token as an access token); so is the token of a deactivated user.',

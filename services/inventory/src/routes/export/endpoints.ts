@@ -42,6 +42,7 @@ export const exportEndpoints = endpoints<InventoryContext>(
     method: 'get',
     path: '/api/v1/export/',
     operationId: 'exportCompany',
+    rateLimits: ['company_export'],
     tag: 'export',
     summary: "Download all of the company's records",
     description:

@@ -14,7 +14,7 @@ import {
 import { importLocations } from '../../commands/spreadsheet-import';
 import { csvBody, csvText } from '../../http/csv-body';
 import { locationSchema, presentLocation } from '../../presenters/location';
-import { MAX_IMPORT_ROWS } from '../product-models/schema';
+import { MAX_IMPORT_ROWS, IMPORT_RATE_LIMITS } from '../product-models/schema';
 import { createLocationBody, importLocationsQuery, listLocationsQuery, updateLocationBody } from './schema';
 
 export const importedLocationsSchema = Joi.object({
@@ -43,6 +43,7 @@ export const locationEndpoints = endpoints<InventoryContext>(
     method: 'post',
     path: `${base}/import/`,
     operationId: 'importLocations',
+    rateLimits: IMPORT_RATE_LIMITS,
     tag,
     summary: 'Import locations from CSV',
     description:

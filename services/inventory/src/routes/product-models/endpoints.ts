@@ -20,7 +20,7 @@ import {
 } from '../../commands/products';
 import { csvBody } from '../../http/csv-body';
 import { presentProduct, productSchema } from '../../presenters/product';
-import { MAX_IMPORT_ROWS, createProductBody, importQuery, listProductsQuery, replaceProductBody, updateProductBody } from './schema';
+import { MAX_IMPORT_ROWS, createProductBody, importQuery, listProductsQuery, replaceProductBody, updateProductBody, IMPORT_RATE_LIMITS } from './schema';
 
 const base = '/api/v1/product-models';
 const tag = 'product-models';
@@ -83,6 +83,7 @@ export const productModelEndpoints = endpoints<InventoryContext>(
     method: 'post',
     path: `${base}/import/`,
     operationId: 'importProductModels',
+    rateLimits: IMPORT_RATE_LIMITS,
     tag,
     summary: 'Import product models from JSON or CSV',
     description:

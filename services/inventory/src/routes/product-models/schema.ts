@@ -9,6 +9,9 @@ import { PRODUCT_ORDERING } from '../../sql/orderings';
 
 export const MAX_IMPORT_ROWS = 5000;
 
+/** The three imports (products, locations, opening stock) share one rate-limit budget (docs/api/rate-limits-cors-headers.md). */
+export const IMPORT_RATE_LIMITS = ['product_import'];
+
 const sku = Joi.string().trim().min(1).max(100);
 const name = Joi.string().trim().min(1).max(200);
 const description = Joi.string().max(5000).allow('', null);

@@ -13,7 +13,7 @@ import { csvBody, csvText } from '../../http/csv-body';
 import { presentStockLevel, stockLevelSchema } from '../../presenters/stock';
 import { presentStockHistory, stockHistorySchema } from '../../presenters/stock-history';
 import { quantitySchema, uuid } from '../../presenters/schemas';
-import { MAX_IMPORT_ROWS } from '../product-models/schema';
+import { MAX_IMPORT_ROWS, IMPORT_RATE_LIMITS } from '../product-models/schema';
 import { HISTORY_DESCRIPTION } from './descriptions';
 import { importStockQuery, stockHistoryQuery, stockQuery } from './schema';
 
@@ -91,6 +91,7 @@ export const stockEndpoints = endpoints<InventoryContext>(
     method: 'post',
     path: '/api/v1/stock/import/',
     operationId: 'importOpeningStock',
+    rateLimits: IMPORT_RATE_LIMITS,
     tag: 'stock',
     summary: 'Import opening stock from CSV',
     description:
