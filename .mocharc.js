@@ -21,7 +21,7 @@ if (tier && !TIERS[tier]) throw new Error(`TEST_TIER must be one of ${Object.key
 const chosen = tier ? TIERS[tier] : { spec: Object.values(TIERS).flatMap((t) => t.spec) };
 
 /**
- * Suites run in parallel worker processes (TEST_JOBS, default 2; 1 runs them one after the other): each worker
+ * Suites run in parallel worker processes (TEST_JOBS, default 2; 1 runs them one after the other; 3 was no faster on 2 cores): each worker
  * has its own database, system and receivers (test/support/hooks.ts), and a suite makes its own companies, so
  * suites never share state. Two jobs took the whole run from about 15 to 10 minutes on a 2-core machine.
  */
