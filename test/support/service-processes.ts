@@ -50,7 +50,7 @@ export async function startServiceProcesses(
     INTERNAL_JWT_SECRET: sys.internalJwtSecret,
   };
   const own: Record<ServiceName, Record<string, string>> = {
-    gateway: { JWT_SECRET: sys.jwtSecret, RATE_LIMITS: 'off', API_KEY_USAGE_FLUSH_MS: '200', PASSWORD_HASH_COST: '14', ...gatewayEnv },
+    gateway: { JWT_SECRET: sys.jwtSecret, RATE_LIMITS: 'off', API_KEY_USAGE_FLUSH_MS: '200', PASSWORD_HASH_COST: '10', ...gatewayEnv },
     inventory: {},
     qr: { QR_TOKEN_SECRET: randomBytes(32).toString('hex') },
     monitor: { SECRET_ENCRYPTION_KEY: sys.secretEncryptionKey, EMAIL_BACKEND: 'console' },

@@ -114,7 +114,7 @@ export async function startTestSystem(databaseUrl: string): Promise<TestSystem> 
       QR_URL: serviceUrls.qr,
       MONITOR_URL: serviceUrls.monitor,
       NOTIFIER_URL: serviceUrls.notifier,
-      PASSWORD_HASH_COST: '14',
+      PASSWORD_HASH_COST: '10',
       API_KEY_USAGE_FLUSH_MS: '100',
       // The default test gateway never rate-limits (a thousand tests share one client address); the gateways
       // that test/e2e/rate-limits.test.ts starts turn them on.
