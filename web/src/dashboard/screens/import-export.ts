@@ -60,6 +60,31 @@ async function importedText(values: Values): Promise<{ file: File | null; conten
   return { file, content };
 }
 
+/**
+ * Sends an import (or its dry run) and shows what came of it in `outcome`: the count, or the problems by row
+ * and column. Any other error is the form's to show.
+ */
+async function sendImport(outcome: HTMLElement, upload: { path: string; noun: string; content: string; contentType: string; dryRun: boolean }): Promise<void> {
+  try {
+    const answer = await request<{ imported: number; would_import?: number; dry_run: boolean }>('POST', upload.path, {
+      query: { dry_run: upload.dryRun },
+      rawBody: upload.content,
+      contentType: upload.contentType,
+    });
+    const message = answer.dry_run
+      ? `Dry run passed: ${answer.would_import} ${upload.noun} would be imported. Untick "Dry run" and import again to write them.`
+      : `${answer.imported} ${upload.noun} imported.`;
+    fill(outcome, h('div', { class: 'notice notice-success', role: 'status' }, message));
+    notify(message);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'import_failed') {
+      fill(outcome, h('div', { role: 'alert' }, errorBox(err, { skip: ['rows'] }), rowProblems(err)));
+      return;
+    }
+    throw err;
+  }
+}
+
 /** A CSV import with its dry run (ticked by default) and its problems by row and column. */
 function csvImportForm(spec: CsvImport): HTMLElement {
   const outcome = h('div', { class: 'import-outcome' });
@@ -75,25 +100,7 @@ function csvImportForm(spec: CsvImport): HTMLElement {
     onSubmit: async (values) => {
       outcome.replaceChildren();
       const { content } = await importedText(values);
-      const dryRun = Boolean(values.dry_run);
-      try {
-        const answer = await request<{ imported: number; would_import?: number; dry_run: boolean }>('POST', spec.path, {
-          query: { dry_run: dryRun },
-          rawBody: content,
-          contentType: 'text/csv',
-        });
-        const message = answer.dry_run
-          ? `Dry run passed: ${answer.would_import} ${spec.noun} would be imported. Untick "Dry run" and import again to write them.`
-          : `${answer.imported} ${spec.noun} imported.`;
-        fill(outcome, h('div', { class: 'notice notice-success', role: 'status' }, message));
-        notify(message);
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 'import_failed') {
-          fill(outcome, h('div', { role: 'alert' }, errorBox(err, { skip: ['rows'] }), rowProblems(err)));
-          return;
-        }
-        throw err;
-      }
+      await sendImport(outcome, { path: spec.path, noun: spec.noun, content, contentType: 'text/csv', dryRun: Boolean(values.dry_run) });
     },
   });
   return h('div', null, form.el, outcome);
@@ -198,25 +205,8 @@ export const screen: Screen = {
         outcome.replaceChildren();
         const { file, content } = await importedText(values);
         const json = file ? file.name.toLowerCase().endsWith('.json') || file.type.includes('json') : looksLikeJson(content);
-        const dryRun = Boolean(values.dry_run);
-        try {
-          const answer = await request<{ imported: number; would_import?: number; dry_run: boolean }>('POST', '/api/v1/product-models/import/', {
-            query: { dry_run: dryRun },
-            rawBody: content,
-            contentType: json ? 'application/json' : 'text/csv',
-          });
-          const message = answer.dry_run
-            ? `Dry run passed: ${answer.would_import} product(s) would be imported. Untick "Dry run" and import again to write them.`
-            : `${answer.imported} product(s) imported.`;
-          fill(outcome, h('div', { class: 'notice notice-success', role: 'status' }, message));
-          notify(message);
-        } catch (err) {
-          if (err instanceof ApiError && err.code === 'import_failed') {
-            fill(outcome, h('div', { role: 'alert' }, errorBox(err, { skip: ['rows'] }), rowProblems(err)));
-            return;
-          }
-          throw err;
-        }
+        const contentType = json ? 'application/json' : 'text/csv';
+        await sendImport(outcome, { path: '/api/v1/product-models/import/', noun: 'product(s)', content, contentType, dryRun: Boolean(values.dry_run) });
       },
     });
 
