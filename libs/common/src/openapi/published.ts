@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import Joi from 'joi';
-import type { ServiceApi } from './operation';
+import type { ApiOperation, ServiceApi } from './operation';
 
 /** Where a service package publishes its operations, relative to its directory. */
 export const PUBLISHED_API_FILE = 'dist/api.json';
@@ -29,28 +29,18 @@ function withoutFunctions(description: Description): Description {
   return out;
 }
 
+/**
+ * Only an operation's own fields: an endpoint's handler and Express steps are the service's. Typed as every
+ * field of ApiOperation, so a field added there and not here fails to compile instead of going unpublished.
+ */
+function publishedOperation(op: ApiOperation): { [K in keyof Required<ApiOperation>]: ApiOperation[K] } {
+  const { method, path, operationId, tag, summary, description, security, adminOnly, request, responses, errors, rateLimits } = op;
+  return { method, path, operationId, tag, summary, description, security, adminOnly, request, responses, errors, rateLimits };
+}
+
 /** The JSON text of a service's operations. */
 export function publishApi(api: ServiceApi): string {
-  const { service, tags, operations } = api;
-  // Only the ApiOperation fields: an endpoint's handler and Express steps are the service's own.
-  const data = {
-    service,
-    tags,
-    operations: operations.map(({ method, path, operationId, tag, summary, description, security, adminOnly, request, responses, errors, rateLimits }) => ({
-      method,
-      path,
-      operationId,
-      tag,
-      summary,
-      description,
-      security,
-      adminOnly,
-      request,
-      responses,
-      errors,
-      rateLimits,
-    })),
-  };
+  const data = { service: api.service, tags: api.tags, operations: api.operations.map(publishedOperation) };
   return JSON.stringify(data, (_key, value: unknown) => (Joi.isSchema(value) ? { $joi: withoutFunctions(value.describe()) } : value));
 }
 
