@@ -2,7 +2,6 @@
  * Bulk import of product models (JSON and CSV, all or nothing, dry runs) and the streamed company export,
  * through the gateway against the real database.
  */
-import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import type { Identity } from '@pi/common';
 import { EXPORT_CHUNK, ExportAbortedError, exportCompanyOf, writeCompanyExport } from '@pi/inventory/dist/src/commands/export';
@@ -12,6 +11,7 @@ import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, uniqu
 import { system } from '../../support/hooks';
 import { productCount } from '../../support/products';
 import { count, query } from '../../support/sql';
+import { idleCursorSessions, pausedSamples, stalledReader } from '../../support/stalled-reader';
 
 const importJson = (company: TestCompany, body: unknown, query = '') => post(`/api/v1/product-models/import/${query}`, body, { token: company.token });
 const importCsv = (company: TestCompany, csv: string, query = '') =>
@@ -451,35 +451,17 @@ describe('GET /api/v1/export/', () => {
     }));
     expect((await importJson(company, { products })).status).to.equal(201);
 
-    // A destination that accepts one small write and then never drains, like a client that stopped reading.
-    let written = 0;
-    const stuck = new Writable({
-      highWaterMark: 1024,
-      write(chunk: Buffer, _enc, done) {
-        written += chunk.length;
-        if (written < 1024) done();
-      },
-    });
+    const { stream: stuck, written } = stalledReader();
     const ctx = { sequelize: system().db.sequelize, config: { PUBLIC_BASE_URL: 'http://127.0.0.1' } };
     const running = writeCompanyExport(ctx, await exportCompanyOf(ctx, { companyId: company.id } as Identity), stuck);
-    const openExports = () =>
-      count(
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query ~ '(FETCH|DECLARE).*export_'",
-      );
-    // Paused means seen idle in its transaction on several samples in a row: one sample can fall between two
-    // FETCHes of an export that is still reading, and the next then sees it active.
-    const deadline = Date.now() + 15_000;
-    let steady = 0;
-    while (steady < 5 && Date.now() < deadline) {
-      steady = (await openExports()) === 1 ? steady + 1 : 0;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const openExports = () => idleCursorSessions('export_');
+    const steady = await pausedSamples('export_');
     if (steady < 5) {
       // Never leave the export holding its connection (the run's teardown would wait on it): end it, then say what was seen.
       const sessions = await query('SELECT state, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database()');
       stuck.destroy();
       await running.catch(() => undefined);
-      expect.fail(`the export should wait for the destination inside its transaction; sessions: ${JSON.stringify(sessions)}, written: ${written}`);
+      expect.fail(`the export should wait for the destination inside its transaction; sessions: ${JSON.stringify(sessions)}, written: ${written()}`);
     }
 
     stuck.destroy();
@@ -489,7 +471,7 @@ describe('GET /api/v1/export/', () => {
     );
     expect(outcome).to.be.instanceOf(ExportAbortedError);
     expect(await openExports()).to.equal(0);
-    expect(written).to.be.below(EXPORT_CHUNK * 400);
+    expect(written()).to.be.below(EXPORT_CHUNK * 400);
   });
 
   it('answers 400 naming an unknown query parameter, and 401 without a bearer token', async () => {

@@ -4,7 +4,6 @@
  * and of opening stock (booked through the ledger), with dry runs and per-row problems. Through the gateway
  * against the real database.
  */
-import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import type { Identity } from '@pi/common';
 import { findStockDifferences } from '@pi/inventory/dist/src/cli/verify-stock';
@@ -23,6 +22,7 @@ import { addStock, buildCompany, buildLocation, buildProduct, buildUser, unique 
 import { system } from '../../support/hooks';
 import { movementCount } from '../../support/stock';
 import { count, query } from '../../support/sql';
+import { idleCursorSessions, pausedSamples, stalledReader } from '../../support/stalled-reader';
 
 /** RFC 4180, written here so that the export is checked by something other than the service's own code. */
 function parseCsv(text: string): string[][] {
@@ -256,26 +256,11 @@ describe('GET /api/v1/export/movements/', () => {
     const shelf = await buildLocation(company, 'Shelf');
     const csv = ['sku,location,quantity', ...Array.from({ length: 2500 }, () => `${product.sku},${shelf.name},1`)].join('\n');
     expect((await importCsv(company.token, '/api/v1/stock/import/', csv)).status).to.equal(201);
-    let written = 0;
-    const stuck = new Writable({
-      highWaterMark: 1024,
-      write(chunk: Buffer, _enc, done) {
-        written += chunk.length;
-        if (written < 1024) done();
-      },
-    });
+    const { stream: stuck, written } = stalledReader();
     const identity = { companyId: company.id } as Identity;
     const running = writeSheet({ sequelize: system().db.sequelize, config: { PUBLIC_BASE_URL: 'http://127.0.0.1' } }, movementSheet(identity, {}), stuck);
-    const open = () =>
-      count(
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query ~ '(FETCH|DECLARE).*sheet_movements'",
-      );
-    const deadline = Date.now() + 15_000;
-    let steady = 0;
-    while (steady < 5 && Date.now() < deadline) {
-      steady = (await open()) === 1 ? steady + 1 : 0;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const open = () => idleCursorSessions('sheet_movements');
+    const steady = await pausedSamples('sheet_movements');
     stuck.destroy();
     const outcome = await running.then(
       () => 'finished',
@@ -284,7 +269,7 @@ describe('GET /api/v1/export/movements/', () => {
     expect(steady, 'the export paused inside its transaction').to.equal(5);
     expect(outcome).to.be.instanceOf(ExportAbortedError);
     expect(await open()).to.equal(0);
-    expect(written).to.be.below(EXPORT_CHUNK * 400);
+    expect(written()).to.be.below(EXPORT_CHUNK * 400);
   });
 });
 
