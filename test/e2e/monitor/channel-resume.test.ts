@@ -5,16 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { closeServer, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
-import { DeliveryQueue } from '@pi/notify';
-import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
 import { get, post } from '../../support/api';
 import { expectAccessDenied, expectErrorShape, expectNotFound, expectPermissionDenied, expectValidationError } from '../../support/assertions';
 import { TestCompany, buildCompany, buildUser } from '../../support/builders';
-import { system } from '../../support/hooks';
-import { REDIS_URL, requireRedis } from '../../support/redis';
+import { requireRedis } from '../../support/redis';
 import { query, row } from '../../support/sql';
-import { buildChannel, buildDelivery } from './helpers';
+import { buildChannel, buildDelivery, startQueuedMonitor } from './helpers';
 
 const PAUSED_AT = '2031-02-03T04:05:06.000Z';
 const NEXT_PROBE_AT = '2031-02-03T04:06:06.000Z';
@@ -113,36 +109,17 @@ describe('notification channels: the circuit breaker and POST {id}/resume/', () 
 
   it('with a queue, queues the resumed channel’s waiting deliveries at once (one job each)', async function () {
     await requireRedis(this, 'resume with a delivery queue');
-    const queueName = `resume-test-${randomUUID()}`;
-    const queue = new DeliveryQueue(REDIS_URL, { name: queueName, connectTimeoutMs: 2000 });
-    const s = system();
-    const config = {
-      PUBLIC_BASE_URL: 'http://localhost:8000',
-      ...loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: s.secretEncryptionKey, REDIS_URL, DELIVERY_QUEUE_NAME: queueName }),
-    };
-    const logger = createLogger('monitor', 'info', s.logs);
-    const server = await listen(
-      createServiceApp(
-        { logger, db: s.db, internalJwtSecret: s.internalJwtSecret, paths: pathsOf(monitorApi) },
-        monitorRoutes({ db: s.db, config, logger, queue }),
-      ),
-      0,
-      '127.0.0.1',
-    );
-    const gateway = await s.startGateway({ MONITOR_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
+    const monitor = await startQueuedMonitor('resume-test');
     try {
       const channel = await buildChannel(company);
       const waiting = [await buildDelivery(company, channel.id), await buildDelivery(company, channel.id)];
       await pause(channel.id);
-      const res = await post(`/api/v1/notification-channels/${channel.id}/resume/`, undefined, { token: company.token, baseUrl: gateway.url });
+      const res = await post(`/api/v1/notification-channels/${channel.id}/resume/`, undefined, { token: company.token, baseUrl: monitor.gatewayUrl });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      const jobs = await queue.queue.getJobs(['waiting', 'delayed', 'prioritized']);
+      const jobs = await monitor.queue.queue.getJobs(['waiting', 'delayed', 'prioritized']);
       expect(jobs.map((j) => j.data.deliveryId).sort()).to.deep.equal(waiting.map((d) => d.id).sort());
     } finally {
-      await gateway.close();
-      await closeServer(server, 2000);
-      await queue.queue.obliterate({ force: true }).catch(() => {});
-      await queue.close();
+      await monitor.close();
     }
   });
 });

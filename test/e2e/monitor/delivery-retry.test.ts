@@ -6,9 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { closeServer, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
-import { DeliveryQueue, DeliveryWorker, attemptDelivery, startDeliveryWorker } from '@pi/notify';
-import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
+import { DeliveryWorker, attemptDelivery, startDeliveryWorker } from '@pi/notify';
 import { get, post } from '../../support/api';
 import { expectAccessDenied, expectErrorShape, expectNotFound, expectPermissionDenied, expectValidationError } from '../../support/assertions';
 import { TestCompany, buildCompany, buildUser } from '../../support/builders';
@@ -18,7 +16,7 @@ import { Receiver, startReceiver } from '../../support/receiver';
 import { query, row } from '../../support/sql';
 import { eventually } from '../../support/wait';
 import { deliverySettings } from '../notify/fixtures';
-import { buildChannel } from './helpers';
+import { buildChannel, startQueuedMonitor } from './helpers';
 
 const stateOf = (id: string) => row<{ status: string; attempts: number }>('SELECT status, attempts FROM notification_deliveries WHERE id = $1', [id]);
 const auditOf = (company: TestCompany, id: string) =>
@@ -145,50 +143,30 @@ describe('POST /api/v1/notification-deliveries/{id}/retry/', () => {
 
   it('with a queue, answers 202 and queues the attempt at once; a BullMQ worker sends it and the delivery is DELIVERED', async function () {
     await requireRedis(this, 'retry with a delivery queue');
-    const queueName = `retry-test-${randomUUID()}`;
-    const queue = new DeliveryQueue(REDIS_URL, { name: queueName, connectTimeoutMs: 2000 });
+    const monitor = await startQueuedMonitor('retry-test', { ALLOW_LOOPBACK_WEBHOOKS: 'true' });
     const s = system();
-    const config = {
-      PUBLIC_BASE_URL: 'http://localhost:8000',
-      ...loadMonitorSettings({
-        NODE_ENV: 'test',
-        SECRET_ENCRYPTION_KEY: s.secretEncryptionKey,
-        REDIS_URL,
-        DELIVERY_QUEUE_NAME: queueName,
-        ALLOW_LOOPBACK_WEBHOOKS: 'true',
-      }),
-    };
-    const logger = createLogger('monitor', 'info', s.logs);
-    const server = await listen(
-      createServiceApp(
-        { logger, db: s.db, internalJwtSecret: s.internalJwtSecret, paths: pathsOf(monitorApi) },
-        monitorRoutes({ db: s.db, config, logger, queue }),
-      ),
-      0,
-      '127.0.0.1',
-    );
-    const gateway = await s.startGateway({ MONITOR_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
     let worker: DeliveryWorker | undefined;
     try {
       const { delivery } = await failedDelivery();
       const before = receiver.requests.length;
-      const res = await post(`/api/v1/notification-deliveries/${delivery.id}/retry/`, undefined, { token: company.token, baseUrl: gateway.url });
+      const res = await post(`/api/v1/notification-deliveries/${delivery.id}/retry/`, undefined, { token: company.token, baseUrl: monitor.gatewayUrl });
       expect(res.status, JSON.stringify(res.body)).to.equal(202);
       expect(res.body).to.deep.include({ id: delivery.id, status: 'RETRYING', attempt_count: 1 });
-      const jobs = await queue.queue.getJobs(['waiting', 'delayed', 'prioritized']);
+      const jobs = await monitor.queue.queue.getJobs(['waiting', 'delayed', 'prioritized']);
       expect(jobs.map((j) => j.data)).to.deep.equal([{ deliveryId: delivery.id }]);
 
       const settings = deliverySettings({ SECRET_ENCRYPTION_KEY: s.secretEncryptionKey });
-      worker = startDeliveryWorker({ redisUrl: REDIS_URL, name: queueName, handler: (id) => attemptDelivery(s.db.sequelize, id, settings, new Date()) });
+      worker = startDeliveryWorker({
+        redisUrl: REDIS_URL,
+        name: monitor.queueName,
+        handler: (id) => attemptDelivery(s.db.sequelize, id, settings, new Date()),
+      });
       await eventually(async () => (await stateOf(delivery.id)).status === 'DELIVERED', 'the retried delivery delivered', 15_000);
       expect(await stateOf(delivery.id)).to.deep.equal({ status: 'DELIVERED', attempts: 2 });
       expect(receiver.requests.length).to.equal(before + 1);
     } finally {
       await worker?.close();
-      await gateway.close();
-      await closeServer(server, 2000);
-      await queue.queue.obliterate({ force: true }).catch(() => {});
-      await queue.close();
+      await monitor.close();
     }
   });
 });

@@ -4,9 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { EventLogEntry, NotificationAttempt, NotificationDelivery } from '@pi/common';
+import { EventLogEntry, NotificationAttempt, NotificationDelivery, closeServer, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
+import { DeliveryQueue } from '@pi/notify';
+import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
 import { ApiResponse, post } from '../../support/api';
 import { TestCompany, TestProduct } from '../../support/builders';
+import { system } from '../../support/hooks';
+import { REDIS_URL } from '../../support/redis';
 
 /** An OPEN THRESHOLD event of `product` (or `overrides`), as check_rules would open it. */
 export async function buildEvent(
@@ -98,4 +102,45 @@ export function expectInvalidTransition(res: ApiResponse, allowed: string[]) {
   expect(res.body.request_id).to.equal(res.headers.get('x-request-id'));
   expect(res.body.allowed_transitions).to.deep.equal(allowed);
   expect(res.body.details.allowed_transitions).to.deep.equal(allowed);
+}
+
+/** A monitor service of its own with a delivery queue (on `REDIS_URL`), and a gateway in front of it. */
+export interface QueuedMonitor {
+  queue: DeliveryQueue;
+  queueName: string;
+  gatewayUrl: string;
+  /** Stops the gateway and the monitor, and empties and closes the queue. */
+  close(): Promise<void>;
+}
+
+/** The test system's monitor answers without a queue; this one enqueues, on a queue named `<prefix>-<uuid>`. */
+export async function startQueuedMonitor(prefix: string, settings: Record<string, string> = {}): Promise<QueuedMonitor> {
+  const queueName = `${prefix}-${randomUUID()}`;
+  const queue = new DeliveryQueue(REDIS_URL, { name: queueName, connectTimeoutMs: 2000 });
+  const s = system();
+  const config = {
+    PUBLIC_BASE_URL: 'http://localhost:8000',
+    ...loadMonitorSettings({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: s.secretEncryptionKey, REDIS_URL, DELIVERY_QUEUE_NAME: queueName, ...settings }),
+  };
+  const logger = createLogger('monitor', 'info', s.logs);
+  const server = await listen(
+    createServiceApp(
+      { logger, db: s.db, internalJwtSecret: s.internalJwtSecret, paths: pathsOf(monitorApi) },
+      monitorRoutes({ db: s.db, config, logger, queue }),
+    ),
+    0,
+    '127.0.0.1',
+  );
+  const gateway = await s.startGateway({ MONITOR_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
+  return {
+    queue,
+    queueName,
+    gatewayUrl: gateway.url,
+    close: async () => {
+      await gateway.close();
+      await closeServer(server, 2000);
+      await queue.queue.obliterate({ force: true }).catch(() => {});
+      await queue.close();
+    },
+  };
 }
