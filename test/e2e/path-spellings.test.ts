@@ -6,12 +6,11 @@
  * characters) must be counted, authenticated, limited, CORS-checked, marked and proxied like the documented
  * spelling. Requests go out raw (support/raw-http.ts): fetch would normalise most of these spellings away.
  */
-import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { signInternalToken } from '@pi/common';
 import type { ApiResponse } from '../support/api';
 import { expectErrorShape, expectNotFound, expectPermissionDenied, expectRateLimited } from '../support/assertions';
-import { TestCompany, buildApiKey, buildCompany, buildProduct, buildUser, configuredCode, unique } from '../support/builders';
+import { TestCompany, buildApiKey, buildCompany, buildProduct, buildUser, configuredCode, randomPassword, unique } from '../support/builders';
 import { system } from '../support/hooks';
 import { RawOptions, rawRequest } from '../support/raw-http';
 import { count } from '../support/sql';
@@ -164,7 +163,7 @@ describe('path spellings reach a route with all of its policies, or nothing (doc
   describe('registration (anonymous: N per day per client address)', () => {
     it('refused spellings register nothing; accepted ones register and are counted like the documented path', async () => {
       await withGateway({ RATE_LIMIT_OVERRIDES: 'anonymous_daily=2' }, async (_gw, at) => {
-        const register = (name: string) => ({ company_name: name, username: unique('spell'), password: `pw-${randomBytes(8).toString('hex')}` });
+        const register = (name: string) => ({ company_name: name, username: unique('spell'), password: randomPassword() });
         const refusedName = unique('Refused');
         for (const path of refusedSpellings('/api/v1/register/')) expectRefused(await rawRequest('POST', path, at({ body: register(refusedName) })), path);
         expect(await count('SELECT count(*) FROM companies WHERE name = $1', [refusedName])).to.equal(0);
@@ -186,10 +185,7 @@ describe('path spellings reach a route with all of its policies, or nothing (doc
         const username = unique('spelled');
         for (const path of refusedSpellings('/api/v1/users/')) {
           expectRefused(await rawRequest('GET', path, at({ token: company.token })), path);
-          expectRefused(
-            await rawRequest('POST', path, at({ token: company.token, body: { username, password: `pw-${randomBytes(8).toString('hex')}` } })),
-            path,
-          );
+          expectRefused(await rawRequest('POST', path, at({ token: company.token, body: { username, password: randomPassword() } })), path);
         }
         for (const path of refusedSpellings('/api/v1/users/me/')) expectRefused(await rawRequest('GET', path, at({ token: company.token })), path);
         expect(await count('SELECT count(*) FROM users WHERE username = $1', [username])).to.equal(0);
