@@ -94,7 +94,20 @@ describe('check_rules: THRESHOLD', () => {
     const company = await buildCompany();
     const product = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
     await buildLocation(company);
-    const [a, b] = await Promise.all([run(company), run(company)]);
+    // The run that takes the lock is held at its first event (the table is locked for writes), so the other
+    // certainly starts while it runs: without this a fast first run could end before the second began.
+    const sequelize = system().db.sequelize;
+    const blocker = await sequelize.transaction();
+    let runs: Array<Promise<Awaited<ReturnType<typeof run>>>>;
+    try {
+      await sequelize.query('LOCK TABLE event_log IN EXCLUSIVE MODE', { transaction: blocker });
+      runs = [run(company), run(company)];
+      const first = await Promise.race([...runs, new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 10_000))]);
+      expect(first === 'stuck' ? first : first.skipped, 'the run that finds the lock taken ends at once').to.equal(true);
+    } finally {
+      await blocker.commit();
+    }
+    const [a, b] = await Promise.all(runs);
     expect([a.skipped, b.skipped].sort()).to.deep.equal([false, true]);
     expect(a.events_opened + b.events_opened).to.equal(1);
     const rows = await system().db.sequelize.query('SELECT id FROM event_log WHERE product_id = $1', { bind: [product.id], type: QueryTypes.SELECT });
