@@ -13,14 +13,9 @@ import { publicPathTable } from './proxy/route-table';
 import { AuthKind, SERVICE_NAMES, ServiceName, refuseUnroutedPaths, resolvePublicPath } from './http/public-paths';
 import { createServiceProxy } from './proxy/service-proxy';
 import { deprecationHeaders, deprecationTable } from './proxy/deprecations';
-import { apiKeysEndpoints } from './routes/api-keys/endpoints';
-import { auditLogEndpoints } from './routes/audit-log/endpoints';
 import { gatewayRouter } from './routes/gateway-router';
 import { healthEndpoints } from './routes/health/endpoints';
-import { registerEndpoints } from './routes/register/endpoints';
-import { scanSessionsEndpoints } from './routes/scan-sessions/endpoints';
-import { tokenEndpoints } from './routes/token/endpoints';
-import { usersEndpoints } from './routes/users/endpoints';
+import { accountEndpoints, signInEndpoints } from './openapi';
 import { cors, parseDashboardOrigins, widgetKeyCors } from './http/cors';
 import { methodNotAllowed, methodNotAllowedAfterApiKey } from './http/methods';
 import { SERVICE_APIS } from './docs/apis';
@@ -85,14 +80,10 @@ export function createGatewayApp(
   app.use(schemaRouter(buildOpenApiDocument({ apis: SERVICE_APIS, deprecations })));
   app.use(docsUiRouter());
   app.use(pagesRouter(ctx));
-  app.use(gatewayRouter(ctx, tokenEndpoints));
-  app.use(gatewayRouter(ctx, registerEndpoints));
-  app.use(ownUserRoutesLimiter(rateLimits, config.JWT_SECRET));
   // Each of the gateway's own endpoints is authenticated as its `security` says (routes/gateway-router.ts).
-  app.use(gatewayRouter(ctx, usersEndpoints));
-  app.use(gatewayRouter(ctx, apiKeysEndpoints));
-  app.use(gatewayRouter(ctx, auditLogEndpoints));
-  app.use(gatewayRouter(ctx, scanSessionsEndpoints));
+  app.use(gatewayRouter(ctx, signInEndpoints));
+  app.use(ownUserRoutesLimiter(rateLimits, config.JWT_SECRET));
+  app.use(gatewayRouter(ctx, accountEndpoints));
 
   app.use(notFoundMiddleware());
   app.use(errorMiddleware(logger));

@@ -1,5 +1,6 @@
 /** The gateway's own operations in the OpenAPI document: tokens, registration, users, API keys, the audit log, health, docs. */
-import type { ServiceApi } from '@pi/common';
+import type { Endpoint, ServiceApi } from '@pi/common';
+import type { GatewayContext } from './context';
 import { docsOperations } from './docs/operations';
 import { apiKeysEndpoints } from './routes/api-keys/endpoints';
 import { auditLogEndpoints } from './routes/audit-log/endpoints';
@@ -8,6 +9,12 @@ import { registerEndpoints } from './routes/register/endpoints';
 import { scanSessionsEndpoints } from './routes/scan-sessions/endpoints';
 import { tokenEndpoints } from './routes/token/endpoints';
 import { usersEndpoints } from './routes/users/endpoints';
+
+/** Signing in and registering: without a signed-in user, before the limiter of a user's own routes (app.ts). */
+export const signInEndpoints: Endpoint<GatewayContext>[] = [...tokenEndpoints, ...registerEndpoints];
+
+/** The company's accounts, keys, audit log and scan sessions: behind that limiter. */
+export const accountEndpoints: Endpoint<GatewayContext>[] = [...usersEndpoints, ...apiKeysEndpoints, ...auditLogEndpoints, ...scanSessionsEndpoints];
 
 export const gatewayApi: ServiceApi = {
   service: 'gateway',
@@ -21,14 +28,5 @@ export const gatewayApi: ServiceApi = {
     { name: 'health', description: 'Liveness and readiness probes of the gateway.' },
     { name: 'docs', description: 'This document and its two renderings.' },
   ],
-  operations: [
-    ...tokenEndpoints,
-    ...registerEndpoints,
-    ...usersEndpoints,
-    ...apiKeysEndpoints,
-    ...auditLogEndpoints,
-    ...scanSessionsEndpoints,
-    ...healthEndpoints,
-    ...docsOperations,
-  ],
+  operations: [...signInEndpoints, ...accountEndpoints, ...healthEndpoints, ...docsOperations],
 };

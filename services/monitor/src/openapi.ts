@@ -8,12 +8,12 @@ import { channelEndpoints } from './routes/notification-channels/endpoints';
 import { deliveryEndpoints } from './routes/notification-deliveries/endpoints';
 
 /** Every endpoint of the service, by resource, in the order they are routed (routes.ts) and documented. */
-export const monitorEndpoints: readonly Endpoint<MonitorContext>[][] = [
-  ruleEndpoints,
-  eventEndpoints,
-  channelEndpoints,
-  deliveryEndpoints,
-  checkRulesRunEndpoints,
+export const monitorEndpoints: Endpoint<MonitorContext>[] = [
+  ...ruleEndpoints,
+  ...eventEndpoints,
+  ...channelEndpoints,
+  ...deliveryEndpoints,
+  ...checkRulesRunEndpoints,
 ];
 
 export const monitorApi: ServiceApi = {
@@ -25,5 +25,5 @@ export const monitorApi: ServiceApi = {
     { name: 'notification-deliveries', description: 'The delivery log: every delivery of an event to a channel, with its attempts (admins only).' },
     { name: 'check-rules', description: 'The monitor runs (`check_rules`): when they ran and what they did for the company.' },
   ],
-  operations: monitorEndpoints.flat(),
+  operations: monitorEndpoints,
 };

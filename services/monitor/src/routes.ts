@@ -1,5 +1,5 @@
 /** Monitor service routes: monitoring rules, the event log, notification channels, the delivery log and the run log. */
-import { Router } from 'express';
+import type { Router } from 'express';
 import { parseEncryptionKey } from '@pi/notify';
 import { endpointRouter, type Database, type Logger, type MetricsRegistry } from '@pi/common';
 import type { DeliveryQueue } from '@pi/notify';
@@ -22,7 +22,5 @@ export function monitorRoutes({ db, config, logger, queue, metrics }: MonitorRou
   if (metrics) registerCheckRulesMetrics(metrics, db.sequelize, logger);
   // Decoded once; config.ts has already refused a key that does not decode to 32 bytes.
   const ctx: MonitorContext = { sequelize: db.sequelize, config, encryptionKey: parseEncryptionKey(config.SECRET_ENCRYPTION_KEY), logger, queue };
-  const router = Router();
-  for (const list of monitorEndpoints) router.use(endpointRouter(ctx, list));
-  return router;
+  return endpointRouter(ctx, monitorEndpoints);
 }
