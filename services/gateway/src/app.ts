@@ -77,7 +77,7 @@ export function createGatewayApp(
   // A path a service owns goes straight to it: the gateway's own routers below never answer one, and
   // walking them cost every proxied request (docs/operations/benchmarks.md).
   app.use(serviceDispatcher(ctx, rateLimits));
-  app.use(schemaRouter(buildOpenApiDocument({ apis: SERVICE_APIS, deprecations })));
+  app.use(schemaRouter(() => buildOpenApiDocument({ apis: SERVICE_APIS, deprecations })));
   app.use(docsUiRouter());
   app.use(pagesRouter(ctx));
   // Each of the gateway's own endpoints is authenticated as its `security` says (routes/gateway-router.ts).
