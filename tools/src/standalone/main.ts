@@ -58,6 +58,18 @@ let scheduler: CheckRulesScheduler | undefined;
 const children = new Map<string, ChildProcess>();
 let stopping = false;
 
+/** Starts one service and resolves once it answers its health check; its unexpected exit stops everything. */
+async function startAndAwait(spec: ChildSpec, env: NodeJS.ProcessEnv): Promise<void> {
+  const child = startChild(spec, env);
+  children.set(spec.name, child);
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    say(`${spec.name} exited unexpectedly (${signal ?? `code ${code}`}); stopping everything`);
+    void shutdown(1);
+  });
+  await waitUntilAnswers(`http://127.0.0.1:${spec.port}/healthz`, child);
+}
+
 /** Gateway first so no new requests arrive, then the services, then the database. */
 async function shutdown(code: number) {
   if (stopping) return;
@@ -104,17 +116,11 @@ async function main() {
   // What the commands (check_rules, admin, migrate, stock:verify) start from when run without DATABASE_URL.
   state.settings = settings;
   writeStandaloneState(dataDir, state);
-  for (const spec of specs) {
-    const child = startChild(spec, env);
-    children.set(spec.name, child);
-    child.once('exit', (code, signal) => {
-      if (stopping) return;
-      say(`${spec.name} exited unexpectedly (${signal ?? `code ${code}`}); stopping everything`);
-      void shutdown(1);
-    });
-    await waitUntilAnswers(`http://127.0.0.1:${spec.port}/healthz`, child);
-  }
+  // The four services start together (each spends most of a second loading its code), the gateway once
+  // they all answer, so that it never forwards to a service that is not listening yet.
   const gateway = specs.find((s) => s.name === 'gateway')!;
+  await Promise.all(specs.filter((spec) => spec !== gateway).map((spec) => startAndAwait(spec, env)));
+  await startAndAwait(gateway, env);
   await waitUntilAnswers(`http://127.0.0.1:${gateway.port}/readyz`, children.get('gateway')!);
   // Everything said about the running system comes before the ready line, which tools wait for.
   describeEmail(env);
