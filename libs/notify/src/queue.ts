@@ -10,7 +10,9 @@
  *   Finished jobs are removed at once, so a later `check_rules` run can always queue a delivery the queue
  *   lost (flushed Redis, a crash) again: the delivery table is the truth, the queue only a transport.
  * - Producers fail fast when Redis is down (`enableOfflineQueue: false`, a bounded wait for the connection);
- *   the caller's deliveries stay due in the table and the next run queues them.
+ *   the caller's deliveries stay due in the table and the next run queues them. A producer waits once per
+ *   outage: after a wait has timed out, calls fail at once until the connection is ready again (ioredis goes
+ *   on reconnecting meanwhile), so a check_rules run over many companies does not wait once per company.
  * - `enqueue` answers how many jobs it really added: a job already in the queue for the same attempt is not
  *   added again and is counted apart.
  * - Workers retry Redis forever (`maxRetriesPerRequest: null`) and drain their in-flight jobs on close. A job
@@ -153,6 +155,8 @@ export class DeliveryQueue {
   readonly queue: Queue<DeliveryJobData>;
   private readonly redis: Redis;
   private readonly connectTimeoutMs: number;
+  /** A wait for Redis timed out and the connection has not been ready since. */
+  private unreachable = false;
 
   constructor(redisUrl: string, opts: DeliveryQueueOptions = {}) {
     this.name = opts.name ?? DEFAULT_DELIVERY_QUEUE;
@@ -167,7 +171,10 @@ export class DeliveryQueue {
       if (!warned) logger?.warn({ err: { message: err.message } }, 'delivery queue: Redis connection error');
       warned = true;
     });
-    this.redis.on('ready', () => (warned = false));
+    this.redis.on('ready', () => {
+      warned = false;
+      this.unreachable = false;
+    });
     this.queue = new (bullmq().Queue)<DeliveryJobData>(this.name, { connection: this.redis, prefix: this.prefix });
     this.queue.on('error', () => {}); // reported once above
   }
@@ -187,12 +194,21 @@ export class DeliveryQueue {
     }
   }
 
+  /**
+   * Waits for the connection at most the connect timeout; fails at once while an earlier wait has timed out
+   * and the connection has not been ready since.
+   */
+  private async waitForRedis(): Promise<void> {
+    const message = `Redis is not reachable (queue ${this.name})`;
+    if (this.unreachable) throw new QueueUnavailableError(message);
+    await withTimeout(this.queue.waitUntilReady(), this.connectTimeoutMs, message).catch((err: Error) => {
+      this.unreachable = true;
+      throw new QueueUnavailableError(err.message);
+    });
+  }
+
   private async add(unique: DeliveryRef[]): Promise<EnqueueResult> {
-    if (this.redis.status !== 'ready') {
-      await withTimeout(this.queue.waitUntilReady(), this.connectTimeoutMs, `Redis is not reachable (queue ${this.name})`).catch((err: Error) => {
-        throw new QueueUnavailableError(err.message);
-      });
-    }
+    if (this.redis.status !== 'ready') await this.waitForRedis();
     // BullMQ's add answers the same for a new job and an ignored duplicate, so look first. Only another producer
     // adding the same attempt between the two steps could make the count one too high.
     const exists = (await this.redis.pipeline(unique.map((d) => ['exists', this.queue.toKey(deliveryJobId(d))])).exec()) ?? [];

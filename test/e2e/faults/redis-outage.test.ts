@@ -4,15 +4,17 @@
  * over every company in it), the `check_rules` command, and the notifier. What must hold:
  * - while Redis is down every company is evaluated and every event recorded, including a condition that starts
  *   and clears during the outage; the run says how many deliveries wait and exits 2;
+ * - a run waits for the queue once, not once per company, and a producer fails at once after its first wait
+ *   until Redis is back;
  * - the notifier survives the outage and works again once Redis is back;
  * - once Redis is back, every delivery row is delivered exactly once (the receivers count by X-PI-Event-Id),
  *   whether its job was never queued, lost in a flush, or in flight when Redis died;
  * - a notifier still stops cleanly on SIGTERM while Redis is down.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { encryptSecret, generateChannelSecret, parseEncryptionKey } from '@pi/notify';
+import { DeliveryQueue, PRODUCER_CONNECT_TIMEOUT_MS, QueueUnavailableError, encryptSecret, generateChannelSecret, parseEncryptionKey } from '@pi/notify';
 import { TestDatabase, createTestDatabase } from '../../support/database';
 import { CHECK_RULES_ENTRY, NotifierProcess, alive, startNotifier } from '../../support/notifier';
 import { ROOT, runToExit } from '../../support/processes';
@@ -146,6 +148,8 @@ describe('faults: Redis stopped and flushed around check_rules and the notifier'
     await redis!.kill();
     const down = await checkRules();
     expect(down.code, down.text).to.equal(2);
+    // The queue is waited for once in the run, not once per company (it took 10.6 s for these two companies).
+    expect(down.ms, 'one wait for Redis in a run of two companies').to.be.below(2 * PRODUCER_CONNECT_TIMEOUT_MS);
     expect(down.text).to.include('companies: 2').and.include('events opened: 3').and.include('deliveries created: 3');
     expect(down.text).to.match(/deliveries waiting for the queue: 3 \(Redis is not reachable/);
     // The condition of A-BRIEF clears during the outage: resolved by the next run, still down.
@@ -211,6 +215,33 @@ describe('faults: Redis stopped and flushed around check_rules and the notifier'
     await expectExactlyOnce();
     expect(alive(notifier!), notifier!.output()).to.equal(true);
     await eventually(async () => (await fetch(`${notifier!.url}/readyz`)).status === 200, 'the notifier to be ready again', 15_000);
+  });
+
+  it('lets a producer that finds Redis down wait for it once: later calls fail at once, and it queues once Redis is back', async () => {
+    // A producer made during the outage, as check_rules makes one per run.
+    await redis!.kill();
+    const producer = new DeliveryQueue(redis!.url, { name: 'deliveries-once', prefix: queue.DELIVERY_QUEUE_PREFIX, connectTimeoutMs: 2000 });
+    const attempt = async () => {
+      const started = Date.now();
+      const error = await producer.enqueue([{ id: randomUUID(), attempts: 0 }]).then(
+        () => undefined,
+        (err: Error) => err,
+      );
+      return { error, ms: Date.now() - started };
+    };
+    try {
+      const first = await attempt();
+      expect(first.error).to.be.instanceOf(QueueUnavailableError);
+      expect(first.error?.message).to.equal('Redis is not reachable (queue deliveries-once)');
+      expect(first.ms, 'the first call waits for the connection').to.be.at.least(1900);
+      const second = await attempt();
+      expect(second.error?.message).to.equal('Redis is not reachable (queue deliveries-once)');
+      expect(second.ms, 'the second call waits for nothing').to.be.below(1000);
+      await redis!.start();
+      await eventually(async () => (await attempt()).error === undefined, 'the producer to queue again', 15_000);
+    } finally {
+      await producer.close();
+    }
   });
 
   it('lets a notifier stop cleanly on SIGTERM while Redis is down (it used to wait for Redis forever)', async () => {
