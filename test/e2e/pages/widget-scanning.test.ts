@@ -38,6 +38,24 @@ async function mountWidget(page: Page, site: EmbeddingSite, apiKey: string): Pro
 
 const DECODER_CHUNK = /\/widget\/assets\/chunks\/zxing-[A-Z0-9]{8}\.js$/;
 
+/**
+ * Waits for the product page a scan opens; when it does not come, fails with what the Scan screen says (its
+ * status and result lines) and what went wrong on the page, instead of a bare locator timeout.
+ */
+async function expectScanOpens(frame: FrameLocator, bp: BrowserPage, productName: string): Promise<void> {
+  try {
+    await frame.getByRole('heading', { level: 2, name: productName }).waitFor({ timeout: 60_000 });
+  } catch (err) {
+    const said = await frame
+      .locator('.scan-status, .scan-result')
+      .allInnerTexts()
+      .catch(() => []);
+    throw new Error(
+      `the scan did not open "${productName}": ${(err as Error).message.split('\n')[0]}; the Scan screen says ${JSON.stringify(said)}; page problems: ${JSON.stringify(problems(bp))}`,
+    );
+  }
+}
+
 describe('Widget: Scan with the phone camera (fake camera in headless Chromium)', function () {
   this.timeout(120_000);
   let site: EmbeddingSite;
@@ -84,7 +102,7 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
     ).to.deep.equal([]);
 
     await frame.getByRole('link', { name: 'Scan' }).click();
-    await frame.getByRole('heading', { level: 2, name: 'Label printer' }).waitFor({ timeout: 60_000 });
+    await expectScanOpens(frame, bp!, 'Label printer');
     expect(
       requests.filter((r) => DECODER_CHUNK.test(r.url)),
       'the decoder, once Scan was pressed',
@@ -105,7 +123,7 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
     const frame = await mountWidget(page, site, company.apiKey);
 
     await frame.getByRole('link', { name: 'Scan' }).click();
-    await frame.getByRole('heading', { level: 2, name: 'Pencils, box of 12' }).waitFor({ timeout: 60_000 });
+    await expectScanOpens(frame, bp!, 'Pencils, box of 12');
     expect(await frame.locator('.total-stock').textContent()).to.equal('7 pcs');
     expect(requests.some((r) => r.url.endsWith(`/api/v1/widget/?barcode=${barcode}`))).to.equal(true);
     expect(problems(bp!)).to.deep.equal([]);
