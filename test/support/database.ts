@@ -60,9 +60,13 @@ async function startEmbeddedServer(): Promise<TestServer> {
   };
 }
 
-/** The server a run's databases live on; `stop` ends it if the run started it. */
+/**
+ * The server a run's databases live on: the run's own (chosen by the global setup), or one chosen now; `stop`
+ * ends it if it was started here.
+ */
 export async function startTestServer(env = process.env): Promise<TestServer> {
   const stop = async () => {};
+  if (env.PI_TEST_SERVER_URL) return { url: env.PI_TEST_SERVER_URL, source: env.PI_TEST_SERVER_SOURCE ?? 'the run’s PostgreSQL', stop };
   if (env.TEST_DATABASE !== 'embedded' && env.DATABASE_URL) return { url: withDatabase(env.DATABASE_URL, 'postgres'), source: 'DATABASE_URL', stop };
   if (env.TEST_DATABASE !== 'embedded' && (await canConnect(LOCAL_SERVER))) return { url: LOCAL_SERVER, source: 'PostgreSQL on 127.0.0.1:5432', stop };
   return startEmbeddedServer();
@@ -73,9 +77,7 @@ const runPrefix = (env: NodeJS.ProcessEnv) => `pi_test_${env.PI_TEST_RUN ?? `p${
 
 /** A new empty database on the run's server (or on a server chosen now, stopped with the database's `drop`). */
 export async function createTestDatabase(env = process.env): Promise<TestDatabase> {
-  const server: TestServer = env.PI_TEST_SERVER_URL
-    ? { url: env.PI_TEST_SERVER_URL, source: env.PI_TEST_SERVER_SOURCE ?? 'the run’s PostgreSQL', stop: async () => {} }
-    : await startTestServer(env);
+  const server = await startTestServer(env);
   const name = `${runPrefix(env)}${Date.now()}_${randomBytes(3).toString('hex')}`;
   await adminQuery(server.url, `CREATE DATABASE ${name}`);
   return {
@@ -89,9 +91,8 @@ export async function createTestDatabase(env = process.env): Promise<TestDatabas
 }
 
 /** Drops every database this run created, those of worker processes that ended without dropping theirs included. */
-export async function dropRunDatabases(serverUrl: string, env = process.env): Promise<number> {
+export async function dropRunDatabases(serverUrl: string, env = process.env): Promise<void> {
   const pattern = `${runPrefix(env).replace(/_/g, '\\_')}%`;
   const rows = await adminQuery<{ datname: string }>(serverUrl, 'SELECT datname FROM pg_database WHERE datname LIKE $1', [pattern]);
   for (const { datname } of rows) await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
-  return rows.length;
 }
