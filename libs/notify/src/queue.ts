@@ -199,9 +199,8 @@ export class DeliveryQueue {
    * and the connection has not been ready since.
    */
   private async waitForRedis(): Promise<void> {
-    const message = `Redis is not reachable (queue ${this.name})`;
-    if (this.unreachable) throw new QueueUnavailableError(message);
-    await withTimeout(this.queue.waitUntilReady(), this.connectTimeoutMs, message).catch((err: Error) => {
+    if (this.unreachable) throw new QueueUnavailableError(this.unreachableMessage());
+    await withTimeout(this.queue.waitUntilReady(), this.connectTimeoutMs, this.unreachableMessage()).catch((err: Error) => {
       this.unreachable = true;
       throw new QueueUnavailableError(err.message);
     });
@@ -240,7 +239,11 @@ export class DeliveryQueue {
    * Throws when Redis does not answer within the connect timeout.
    */
   async depth(now = Date.now()): Promise<QueueDepth> {
-    return withTimeout(this.readDepth(now), this.connectTimeoutMs, `Redis is not reachable (queue ${this.name})`);
+    return withTimeout(this.readDepth(now), this.connectTimeoutMs, this.unreachableMessage());
+  }
+
+  private unreachableMessage(): string {
+    return `Redis is not reachable (queue ${this.name})`;
   }
 
   private async readDepth(now: number): Promise<QueueDepth> {
