@@ -5,6 +5,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { freePort } from '@pi/db';
 import { eventually, sleep } from './wait';
 
 /** The repository (the default working directory of every process). */
@@ -70,6 +71,30 @@ export async function startProcess(
     });
   }
   return running;
+}
+
+/**
+ * `startProcess` listening on a free port, given to it in `portVariable`. Another process can take the port
+ * between `freePort()` and the child's listen (parallel workers start services too), so a child that exits with
+ * EADDRINUSE is started again on another port, up to three times.
+ */
+export async function startOnFreePort(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  portVariable: string,
+  opts: { cwd?: string; timeoutMs?: number } = {},
+): Promise<{ process: RunningProcess; port: number; url: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      const child = await startProcess(name, command, args, { ...env, [portVariable]: String(port) }, opts);
+      return { process: child, port, url: `http://127.0.0.1:${port}` };
+    } catch (err) {
+      if (attempt >= 3 || !(err as Error).message.includes('EADDRINUSE')) throw err;
+    }
+  }
 }
 
 /** Stops every process still running, without waiting long (cleanup after a failed test). */

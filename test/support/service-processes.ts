@@ -6,9 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { freePort } from '@pi/db';
 import { system, testDatabaseUrl } from './hooks';
-import { ROOT, RunningProcess, killAll, startProcess } from './processes';
+import { ROOT, RunningProcess, killAll, startOnFreePort } from './processes';
 
 export type ServiceName = 'gateway' | 'inventory' | 'qr' | 'monitor' | 'notifier';
 
@@ -61,20 +60,18 @@ export async function startServiceProcesses(
   const all: RunningProcess[] = [];
   try {
     const start = async (service: ServiceName, extra: Record<string, string> = {}) => {
-      const port = await freePort();
-      const child = await startProcess(
+      const { process: child, url } = await startOnFreePort(
         service,
         process.execPath,
         [entryOf(service)],
-        { ...common, ...own[service], ...env[service], ...extra, [PORT_VARIABLE[service]]: String(port) },
-        {
-          // Several Node processes starting at once on a loaded machine can take a while each.
-          timeoutMs: 60_000,
-        },
+        { ...common, ...own[service], ...env[service], ...extra },
+        PORT_VARIABLE[service],
+        // Several Node processes starting at once on a loaded machine can take a while each.
+        { timeoutMs: 60_000 },
       );
       all.push(child);
       running[service] = child;
-      urls[service] = `http://127.0.0.1:${port}`;
+      urls[service] = url;
     };
     await Promise.all(services.filter((s) => s !== 'gateway').map((s) => start(s)));
     if (services.includes('gateway')) {

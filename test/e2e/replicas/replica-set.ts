@@ -6,9 +6,8 @@
  * the same index (docs/operations/scaling.md); a deployment puts a Service or load balancer in front instead.
  */
 import { randomBytes } from 'node:crypto';
-import { freePort } from '@pi/db';
 import { system, testDatabaseUrl } from '../../support/hooks';
-import { RunningProcess, killAll, startProcess } from '../../support/processes';
+import { RunningProcess, killAll, startOnFreePort } from '../../support/processes';
 import { REDIS_URL } from '../../support/redis';
 import { ServiceName, entryOf } from '../../support/service-processes';
 
@@ -91,17 +90,17 @@ export async function startReplicaSet(opts: ReplicaSetOptions = {}): Promise<Rep
   const replicas: Replica[] = [];
   const started: RunningProcess[] = [];
   const start = async (service: ServiceName, index: number, extra: Record<string, string> = {}) => {
-    const port = await freePort();
     const name = `${service}-${index}`;
-    const child = await startProcess(
+    const { process: child, url } = await startOnFreePort(
       name,
       process.execPath,
       [entryOf(service)],
-      { ...common, ...own[service], ...extra, [PORT_VARIABLE[service]]: String(port) },
+      { ...common, ...own[service], ...extra },
+      PORT_VARIABLE[service],
       { timeoutMs: 60_000 },
     );
     started.push(child);
-    const replica = { name, service, url: `http://127.0.0.1:${port}`, process: child };
+    const replica = { name, service, url, process: child };
     replicas.push(replica);
     return replica;
   };

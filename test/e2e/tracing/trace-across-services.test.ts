@@ -7,13 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { freePort } from '@pi/db';
 import { post, get, expectStatus } from '../../support/api';
 import { TestCompany, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { OtlpReceiver, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from '../../support/otlp-receiver';
 import { CHECK_RULES_ENTRY } from '../../support/notifier';
-import { RunningProcess, killAll, runToExit, startProcess } from '../../support/processes';
+import { RunningProcess, killAll, runToExit, startOnFreePort } from '../../support/processes';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { REDIS_URL, requireRedis } from '../../support/redis';
 import { entryOf } from '../../support/service-processes';
@@ -58,12 +57,12 @@ describe('tracing: one trace from the gateway to the notifier', () => {
     delivery = { SECRET_ENCRYPTION_KEY: sys.secretEncryptionKey, EMAIL_BACKEND: 'console', REDIS_URL, ALLOW_LOOPBACK_WEBHOOKS: 'true', ...queue };
     const urls: Partial<Record<Traced, string>> = {};
     const start = async (service: Traced, own: Record<string, string> = {}) => {
-      const port = await freePort();
       // A shared, busy machine can take a while to load a service.
-      processes.push(
-        await startProcess(service, process.execPath, [entryOf(service)], { ...common, ...own, [PORT_VARIABLE[service]]: String(port) }, { timeoutMs: 90_000 }),
-      );
-      urls[service] = `http://127.0.0.1:${port}`;
+      const started = await startOnFreePort(service, process.execPath, [entryOf(service)], { ...common, ...own }, PORT_VARIABLE[service], {
+        timeoutMs: 90_000,
+      });
+      processes.push(started.process);
+      urls[service] = started.url;
     };
     // All settled before any failure is thrown, so that `after` stops every process that did start.
     const started = await Promise.allSettled([start('inventory'), start('monitor', delivery), start('notifier', delivery)]);

@@ -8,12 +8,11 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { freePort } from '@pi/db';
 import { get } from '../../support/api';
 import { TestCompany, buildCompany } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { OtlpReceiver, startOtlpReceiver } from '../../support/otlp-receiver';
-import { ROOT, RunningProcess, killAll, runToExit, startProcess } from '../../support/processes';
+import { ROOT, RunningProcess, killAll, runToExit, startOnFreePort } from '../../support/processes';
 import { entryOf } from '../../support/service-processes';
 import { sleep } from '../../support/wait';
 
@@ -97,8 +96,7 @@ describe('tracing: off by default', () => {
     /** A gateway process whose inventory is the recording upstream. */
     const startGateway = async (env: Record<string, string>) => {
       const sys = system();
-      const port = await freePort();
-      const gateway = await startProcess(
+      const { process: gateway, url } = await startOnFreePort(
         'gateway',
         process.execPath,
         [entryOf('gateway')],
@@ -113,14 +111,14 @@ describe('tracing: off by default', () => {
           QR_URL: sys.serviceUrls.qr,
           MONITOR_URL: sys.serviceUrls.monitor,
           NOTIFIER_URL: sys.serviceUrls.notifier,
-          GATEWAY_PORT: String(port),
           OTEL_BSP_SCHEDULE_DELAY: '100',
           ...env,
         },
+        'GATEWAY_PORT',
         { timeoutMs: 90_000 },
       );
       processes.push(gateway);
-      return { url: `http://127.0.0.1:${port}`, gateway };
+      return { url, gateway };
     };
     const call = (baseUrl: string, headers: Record<string, string> = {}) =>
       get('/api/v1/locations/', { token: company.token, baseUrl, headers, undocumented: true });
