@@ -68,9 +68,10 @@ describe('sendWebhook', () => {
 
   it('POSTs the exact body once, signed, with the documented headers', async () => {
     const target = await receiver();
-    const sentAt = Date.now();
+    // The same clock as sendWebhook's (which rounds to whole ms): Date.now() could read 25 ms around a 25.6 ms call.
+    const sentAt = performance.now();
     const result = await sendWebhook({ url: `${target.url}/hooks/in?channel=1`, body: BODY, secret: SECRET, allowLoopback: true, eventId: 'evt-1' });
-    const elapsedMs = Date.now() - sentAt;
+    const elapsedMs = Math.ceil(performance.now() - sentAt);
 
     expect(result).to.include({ ok: true, statusCode: 200, responseExcerpt: 'thanks' });
     expect(result.error).to.equal(undefined);
