@@ -4,8 +4,9 @@
  * suites are skipped with a loud banner, as the Redis suites are without Redis (support/redis.ts). Its path
  * and flags are tools/test/chromium.ts's, which the standalone test (tools/test) launches it with too.
  *
- * The pages may reach the test system only: every request to a host other than 127.0.0.1/localhost is aborted
- * and recorded, and suites assert that none happened (the UIs must work with no internet access).
+ * The pages may reach the test system only: Chromium runs with no network beyond loopback (tools/test/chromium.ts),
+ * every request to a host other than 127.0.0.1/localhost fails there and is recorded, and suites assert that
+ * none happened (the UIs must work with no internet access).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,8 +44,30 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * Chromium for the suite this is called in: launched in `before` (the suite skipped, loudly, without it) and
- * closed in `after`. Pages from `newPage()` are closed after each test.
+ * One Chromium per test process, launched when a suite first asks and kept for the process's later suites,
+ * as the test system is (support/hooks.ts): a launch costs about 0.8 s of CPU and half a second, and every
+ * page gets a context of its own (`openPage`), so suites share no cookies, storage or permissions.
+ * A browser that went away (crashed, or closed by a test) is launched again.
+ */
+let shared: Promise<Browser> | undefined;
+
+async function sharedBrowser(): Promise<Browser> {
+  const current = shared && (await shared.catch(() => undefined));
+  if (current?.isConnected()) return current;
+  shared = launchBrowser();
+  return shared;
+}
+
+/** Closes the shared browser (the one process of `TEST_JOBS=1`, at the end of the run; workers just exit). */
+export async function closeSharedBrowser(): Promise<void> {
+  const current = shared && (await shared.catch(() => undefined));
+  shared = undefined;
+  await current?.close();
+}
+
+/**
+ * Chromium for the suite this is called in (the process's shared one, the suite skipped, loudly, without it).
+ * Pages from `newPage()` are closed after each test.
  */
 export function useBrowser(suite: string): { newPage: () => Promise<BrowserPage> } {
   let browser: Browser | undefined;
@@ -52,13 +75,10 @@ export function useBrowser(suite: string): { newPage: () => Promise<BrowserPage>
   before(async function () {
     requireChromium(this, suite);
     this.timeout(60_000);
-    browser = await launchBrowser();
+    browser = await sharedBrowser();
   });
   afterEach(async () => {
     for (const bp of open.splice(0)) await bp.close();
-  });
-  after(async () => {
-    await browser?.close();
   });
   return {
     async newPage() {
@@ -77,11 +97,17 @@ export interface BrowserPage {
   consoleErrors: string[];
   /** Uncaught exceptions in the page. */
   pageErrors: string[];
-  /** Requests to any host but 127.0.0.1/localhost: aborted. */
+  /** Requests to any host but 127.0.0.1/localhost: refused by Chromium (tools/test/chromium.ts). */
   blockedRequests: string[];
   /** Requests to the test system that failed at the network level. */
   failedRequests: string[];
   close(): Promise<void>;
+}
+
+/** A request to the network beyond the test system (http, https, ws, wss to a host other than loopback). */
+function offMachine(href: string): boolean {
+  const url = new URL(href);
+  return ['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol) && !LOCAL_HOSTS.has(url.hostname);
 }
 
 export async function openPage(browser: Browser): Promise<BrowserPage> {
@@ -90,20 +116,18 @@ export async function openPage(browser: Browser): Promise<BrowserPage> {
   const pageErrors: string[] = [];
   const blockedRequests: string[] = [];
   const failedRequests: string[] = [];
-  // On the context, so that every page, popup and worker of it is covered.
-  await context.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if ((url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:') && !LOCAL_HOSTS.has(url.hostname)) {
-      blockedRequests.push(url.href);
-      return route.abort('blockedbyclient');
-    }
-    return route.continue();
+  // On the context, so that every page, popup and worker of it is covered. Chromium itself refuses them.
+  context.on('requestfailed', (req) => {
+    if (offMachine(req.url())) blockedRequests.push(req.url());
   });
   const page = await context.newPage();
   page.on('console', (msg: ConsoleMessage) => {
     if (msg.type() === 'error') consoleErrors.push(`${msg.text()}${msg.location().url ? ` (${msg.location().url})` : ''}`);
   });
   page.on('pageerror', (err) => pageErrors.push(err.stack ?? err.message));
+  page.on('websocket', (socket) => {
+    if (offMachine(socket.url())) blockedRequests.push(socket.url());
+  });
   // A request the page's own navigation cut short (a background read still in flight when the test opens the
   // next page) is not a failure of the page; any other failed request is. A request is cut by a navigation
   // that started after it, or by one already under way when it started (the old document still runs its
@@ -124,7 +148,7 @@ export async function openPage(browser: Browser): Promise<BrowserPage> {
     const started = startedAt.get(req);
     const cutByNavigation =
       req.failure()?.errorText === 'net::ERR_ABORTED' && started !== undefined && (navigations > started.navigations || started.duringNavigation);
-    if (!blockedRequests.includes(req.url()) && !cutByNavigation) failedRequests.push(`${req.method()} ${req.url()}: ${req.failure()?.errorText}`);
+    if (!offMachine(req.url()) && !cutByNavigation) failedRequests.push(`${req.method()} ${req.url()}: ${req.failure()?.errorText}`);
   });
   return { page, context, consoleErrors, pageErrors, blockedRequests, failedRequests, close: () => context.close() };
 }

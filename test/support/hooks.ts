@@ -6,11 +6,12 @@
  *   one system the first time a file needs it, and keeps them for every later file it runs: suites make their
  *   own companies, so they never share state, and a migration and a system start per file were about a third
  *   of `npm test`.
- * Suites reach the system through `system()`.
+ * Suites reach the system through `system()`. The browser suites' Chromium is kept the same way (support/browser.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { TestDatabase, TestServer, createTestDatabase, dropRunDatabases, startTestServer } from './database';
 import { TestSystem, startTestSystem } from './system';
+import { closeSharedBrowser } from './browser';
 import { connectDatabase } from '@pi/common';
 import { migrateUp } from '@pi/db';
 
@@ -59,6 +60,7 @@ export const mochaHooks = {
     // A worker keeps its system for its next file; the global teardown drops its database.
     if (inWorker()) return;
     this.timeout(60_000);
+    await closeSharedBrowser();
     await running?.close();
     await database?.drop();
     running = undefined;

@@ -2,7 +2,16 @@
  * Headless Chromium as every browser check of the repository runs it (tools/test/standalone.test.ts, and
  * test/support/browser.ts, which takes it from here): Debian's `/usr/bin/chromium` (or TEST_CHROMIUM_PATH),
  * with no network of its own; and the loud banner of a check skipped for want of a tool (test/support/skip.ts).
+ *
+ * No network of its own: every request goes through a proxy that is not there (`127.0.0.1:9`, nothing listens)
+ * and fails at once, except those to loopback (127.0.0.0/8, `localhost`, `[::1]`), which Chromium never sends
+ * through a proxy; and no host name other than `localhost` resolves (nor is a name looked up for a prefetch). So a page cannot reach beyond the machine,
+ * and a request that tried fails with `net::ERR_PROXY_CONNECTION_FAILED` or a name error, which
+ * test/support/browser.ts records. This costs nothing per request, unlike intercepting every request through
+ * the driver (Playwright's `route`), which sent each of a page's requests through the test process.
  */
+export const OFF_MACHINE_PROXY = 'http://127.0.0.1:9';
+
 export const CHROMIUM_PATH = process.env.TEST_CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const CHROMIUM_ARGS = [
@@ -14,6 +23,8 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  `--proxy-server=${OFF_MACHINE_PROXY}`,
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1, EXCLUDE [::1]',
 ];
 
 /** Prints `lines` between two rules of asterisks, so that a skipped check cannot hide in a green run. */
