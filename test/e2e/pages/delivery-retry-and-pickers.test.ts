@@ -12,7 +12,17 @@ import type { Page, Request } from 'playwright-core';
 import { post } from '../../support/api';
 import { BrowserPage, DESKTOP, PHONE, screenshotChecked, useBrowser } from '../../support/browser';
 import { TestCompany, buildCompany, unique } from '../../support/builders';
-import { DASHBOARD_CHECKS, expectOptions, navigate, notice, openPanel, settled, signInWithKeyboard, unexpectedProblems } from '../../support/dashboard-page';
+import {
+  DASHBOARD_CHECKS,
+  expectOptions,
+  navigate,
+  notice,
+  openPanel,
+  settled,
+  signInWithKeyboard,
+  typeInOneBurst,
+  unexpectedProblems,
+} from '../../support/dashboard-page';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { query, row } from '../../support/sql';
 import { buildChannel } from '../monitor/helpers';
@@ -131,7 +141,7 @@ describe('dashboard: retry a failed delivery, pickers that search as you type (b
 
         const search = form.locator('.field', { has: page.locator('select[name="product_id"]') }).getByRole('searchbox', { name: 'Search', exact: true });
         const before = lookups.length;
-        await search.pressSequentially('needle', { delay: 25 });
+        await typeInOneBurst(search, 'needle');
         const labels = await expectOptions(
           page,
           picker,
@@ -189,10 +199,10 @@ describe('dashboard: retry a failed delivery, pickers that search as you type (b
         const url = new URL(r.url());
         if (url.pathname === '/api/v1/locations/' && url.searchParams.get('search')) asked.push(url.searchParams.get('search')!);
       });
-      await form
-        .locator('.field', { has: page.locator('select[name="location_id"]') })
-        .getByRole('searchbox', { name: 'Search', exact: true })
-        .pressSequentially('rack', { delay: 25 });
+      await typeInOneBurst(
+        form.locator('.field', { has: page.locator('select[name="location_id"]') }).getByRole('searchbox', { name: 'Search', exact: true }),
+        'rack',
+      );
       const labels = await expectOptions(
         page,
         picker,
