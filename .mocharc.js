@@ -21,11 +21,13 @@ if (tier && !TIERS[tier]) throw new Error(`TEST_TIER must be one of ${Object.key
 const chosen = tier ? TIERS[tier] : { spec: Object.values(TIERS).flatMap((t) => t.spec) };
 
 /**
- * Suites run in parallel worker processes (TEST_JOBS, default 2; 1 runs them one after the other; 3 was no faster on 2 cores): each worker
+ * Suites run in parallel worker processes (TEST_JOBS, default 3; 1 runs them one after the other): each worker
  * has its own database, system and receivers (test/support/hooks.ts), and a suite makes its own companies, so
- * suites never share state. Two jobs took the whole run from about 15 to 10 minutes on a 2-core machine.
+ * suites never share state. Two jobs took the whole run from about 15 to 10 minutes on a 2-core machine; on
+ * the same machine three take 228–233 s against 250 s for two (a suite waiting on a timeout leaves a core to
+ * the others), and four no less than three (docs/operations/testing.md).
  */
-const jobs = Number(process.env.TEST_JOBS || 2);
+const jobs = Number(process.env.TEST_JOBS || 3);
 if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`TEST_JOBS must be a whole number of at least 1, not "${process.env.TEST_JOBS}"`);
 
 module.exports = {
