@@ -13,6 +13,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { Browser, BrowserContext, ConsoleMessage, Page, Request as PageRequest, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '@pi/tools/dist/test/chromium';
+import { atProcessEnd } from './hooks';
 import { skipLoudly } from './skip';
 
 export { CHROMIUM_PATH };
@@ -50,17 +51,20 @@ export async function launchBrowser(): Promise<Browser> {
  * A browser that went away (crashed, or closed by a test) is launched again.
  */
 let shared: Promise<Browser> | undefined;
+/** The shared browser once launched, or undefined (none yet, or its launch failed). */
+const launched = async () => shared?.catch(() => undefined);
 
 async function sharedBrowser(): Promise<Browser> {
-  const current = shared && (await shared.catch(() => undefined));
+  const current = await launched();
   if (current?.isConnected()) return current;
+  // The first launch of the process also arranges the close (the one process of `TEST_JOBS=1`).
+  if (!shared) atProcessEnd(closeSharedBrowser);
   shared = launchBrowser();
   return shared;
 }
 
-/** Closes the shared browser (the one process of `TEST_JOBS=1`, at the end of the run; workers just exit). */
-export async function closeSharedBrowser(): Promise<void> {
-  const current = shared && (await shared.catch(() => undefined));
+async function closeSharedBrowser(): Promise<void> {
+  const current = await launched();
   shared = undefined;
   await current?.close();
 }

@@ -6,12 +6,13 @@
  *   one system the first time a file needs it, and keeps them for every later file it runs: suites make their
  *   own companies, so they never share state, and a migration and a system start per file were about a third
  *   of `npm test`.
- * Suites reach the system through `system()`. The browser suites' Chromium is kept the same way (support/browser.ts).
+ * Suites reach the system through `system()`. What else a process keeps for its later files (the browser
+ * suites' Chromium, support/browser.ts) is handed to `atProcessEnd`, which ends it where the process does not
+ * just exit.
  */
 import { randomBytes } from 'node:crypto';
 import { TestDatabase, TestServer, createTestDatabase, dropRunDatabases, startTestServer } from './database';
 import { TestSystem, startTestSystem } from './system';
-import { closeSharedBrowser } from './browser';
 import { connectDatabase } from '@pi/common';
 import { migrateUp } from '@pi/db';
 
@@ -22,6 +23,13 @@ let running: TestSystem | undefined;
 export function system(): TestSystem {
   if (!running) throw new Error('the test system is not running (root hooks not loaded?)');
   return running;
+}
+
+/** Cleanups of what the test process keeps between files, run after its last file (workers just exit). */
+const processEndCleanups: Array<() => Promise<void>> = [];
+
+export function atProcessEnd(cleanup: () => Promise<void>): void {
+  processEndCleanups.push(cleanup);
 }
 
 export function testDatabaseUrl(): string {
@@ -60,7 +68,7 @@ export const mochaHooks = {
     // A worker keeps its system for its next file; the global teardown drops its database.
     if (inWorker()) return;
     this.timeout(60_000);
-    await closeSharedBrowser();
+    for (const cleanup of processEndCleanups.splice(0)) await cleanup();
     await running?.close();
     await database?.drop();
     running = undefined;
