@@ -15,9 +15,7 @@ export async function startNotifier(env: Record<string, string>, name = 'notifie
     [NOTIFIER_ENTRY],
     { NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_POOL_MAX: '5', ...env },
     'NOTIFIER_PORT',
-    {
-      timeoutMs: 15_000,
-    },
+    { timeoutMs: 15_000 },
   );
   return { ...started.process, url: started.url };
 }

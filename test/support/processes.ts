@@ -85,12 +85,12 @@ export async function startOnFreePort(
   env: Record<string, string>,
   portVariable: string,
   opts: { cwd?: string; timeoutMs?: number } = {},
-): Promise<{ process: RunningProcess; port: number; url: string }> {
+): Promise<{ process: RunningProcess; url: string }> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     try {
       const child = await startProcess(name, command, args, { ...env, [portVariable]: String(port) }, opts);
-      return { process: child, port, url: `http://127.0.0.1:${port}` };
+      return { process: child, url: `http://127.0.0.1:${port}` };
     } catch (err) {
       if (attempt >= 3 || !(err as Error).message.includes('EADDRINUSE')) throw err;
     }
