@@ -29,7 +29,7 @@ const inProgress = new WeakMap<http.Server, Set<http.ServerResponse>>();
  * (docs/operations/benchmarks.md). A server that builds its requests and answers on those prototypes in the
  * first place leaves Express nothing to change: it still makes the same call, which now returns at once.
  */
-export function createExpressServer(app: Express): http.Server {
+function createExpressServer(app: Express): http.Server {
   return http.createServer(
     {
       IncomingMessage: madeOn<typeof http.IncomingMessage>(http.IncomingMessage, app.request),
