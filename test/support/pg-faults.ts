@@ -38,6 +38,15 @@ export class SessionKiller {
     return rows[0].n;
   }
 
+  /** The process ids of the sessions of the named applications on the test database. */
+  async pids(applicationNames: string[]): Promise<number[]> {
+    const { rows } = await this.client.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = ANY($1) AND pid <> pg_backend_pid()`,
+      [applicationNames],
+    );
+    return rows.map((r) => r.pid);
+  }
+
   /** Until `stop()`: terminates the named sessions every `minMs`–`maxMs`; counts the rounds and the sessions. */
   storm(applicationNames: string[], minMs: number, maxMs: number): { stop(): Promise<{ rounds: number; terminated: number }> } {
     let running = true;
