@@ -1,9 +1,10 @@
 /**
  * `GET /api/schema/`: the OpenAPI document as JSON, or YAML with `?format=yaml`. Built on the first request
- * for it and kept: building it (and its YAML) took about 0.6 s of CPU, which every gateway start paid.
+ * for it and kept: building it (and its YAML) took about 0.6 s of CPU, which every gateway start paid. The
+ * `yaml` package itself is loaded on the first YAML request too.
  */
 import { Router } from 'express';
-import YAML from 'yaml';
+import type YAMLModule from 'yaml';
 import { ROUTER_OPTIONS, validate } from '@pi/common';
 import type { OpenApiDocument } from './document';
 import { schemaQuery } from './operations';
@@ -17,7 +18,11 @@ export function schemaRouter(buildDocument: () => OpenApiDocument): Router {
   const router = Router(ROUTER_OPTIONS);
   const document = once(buildDocument);
   const json = once(() => JSON.stringify(document()));
-  const yaml = once(() => YAML.stringify(document(), { aliasDuplicateObjects: false }));
+  const yaml = once(() => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start (above)
+    const YAML = require('yaml') as typeof YAMLModule;
+    return YAML.stringify(document(), { aliasDuplicateObjects: false });
+  });
   router.get('/api/schema/', validate({ query: schemaQuery }), (req, res) => {
     const { format } = req.query as { format: 'json' | 'yaml' };
     res.setHeader('Cache-Control', 'no-cache');

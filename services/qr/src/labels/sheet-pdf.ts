@@ -2,14 +2,26 @@
  * Label sheets as PDF, the format that prints page by page at true size: the same A4 grid and label geometry
  * as the SVG sheet, drawn by pdfkit with the label font embedded (from the `dejavu-fonts-ttf` package). Each
  * label also links to its scan URL, so clicking it on screen does what scanning it does.
+ *
+ * pdfkit is loaded on the first sheet, not at start: loading it was about a quarter of the service's start-up
+ * CPU (docs/operations/benchmarks.md, "Start-up"), and most QR processes never print a sheet.
  */
-import PDFDocument from 'pdfkit';
+import type PDFDocumentClass from 'pdfkit';
 import { LABEL_FONT_FILE, fitInCell, labelLayout, LABELS_PER_PAGE, sheetCell } from './layout';
 
 const PT_PER_MM = 72 / 25.4;
 
+let pdfDocument: typeof PDFDocumentClass | undefined;
+
+function loadPdfkit(): typeof PDFDocumentClass {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start (above)
+  pdfDocument ??= require('pdfkit') as typeof PDFDocumentClass;
+  return pdfDocument;
+}
+
 /** Labels for `labels` (url and code each, in order), `LABELS_PER_PAGE` an A4 page. */
 export function sheetPdf(labels: { url: string; code: string }[]): Promise<Buffer> {
+  const PDFDocument = loadPdfkit();
   const doc = new PDFDocument({
     size: 'A4',
     margin: 0,
