@@ -175,7 +175,7 @@ export function createMailer(settings: EmailSettings, opts: { logger?: Logger } 
   if (settings.EMAIL_HOST_USER) options.auth = { user: settings.EMAIL_HOST_USER, pass: settings.EMAIL_HOST_PASSWORD };
   // Required here, not at the top: the console backend (the default) never needs it, and loading it is about
   // 40 ms of every monitor's and notifier's start (docs/operations/benchmarks.md, "Start-up").
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start (above)
   const nodemailer = require('nodemailer') as typeof NodemailerModule;
   const transport: Transporter<SMTPTransport.SentMessageInfo> = nodemailer.createTransport(options);
   const secrets = [settings.EMAIL_HOST_PASSWORD];

@@ -11,17 +11,11 @@ import { LABEL_FONT_FILE, fitInCell, labelLayout, LABELS_PER_PAGE, sheetCell } f
 
 const PT_PER_MM = 72 / 25.4;
 
-let pdfDocument: typeof PDFDocumentClass | undefined;
-
-function loadPdfkit(): typeof PDFDocumentClass {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start (above)
-  pdfDocument ??= require('pdfkit') as typeof PDFDocumentClass;
-  return pdfDocument;
-}
-
 /** Labels for `labels` (url and code each, in order), `LABELS_PER_PAGE` an A4 page. */
 export function sheetPdf(labels: { url: string; code: string }[]): Promise<Buffer> {
-  const PDFDocument = loadPdfkit();
+  // Node keeps the module once required: only the first sheet loads it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start (above)
+  const PDFDocument = require('pdfkit') as typeof PDFDocumentClass;
   const doc = new PDFDocument({
     size: 'A4',
     margin: 0,
