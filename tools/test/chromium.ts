@@ -5,9 +5,9 @@
  *
  * No network of its own: every request goes through a proxy that is not there (`127.0.0.1:9`, nothing listens)
  * and fails at once, except those to loopback (127.0.0.0/8, `localhost`, `[::1]`), which Chromium never sends
- * through a proxy; and no host name other than `localhost` resolves (nor is a name looked up for a prefetch). So a page cannot reach beyond the machine,
- * and a request that tried fails with `net::ERR_PROXY_CONNECTION_FAILED` or a name error, which
- * test/support/browser.ts records. This costs nothing per request, unlike intercepting every request through
+ * through a proxy; and no host name other than `localhost` resolves (nor is a name looked up for a prefetch).
+ * So a page cannot reach beyond the machine, and a request that tried fails with
+ * `net::ERR_PROXY_CONNECTION_FAILED` or a name error, which test/support/browser.ts records. This costs nothing per request, unlike intercepting every request through
  * the driver (Playwright's `route`), which sent each of a page's requests through the test process.
  */
 export const OFF_MACHINE_PROXY = 'http://127.0.0.1:9';
