@@ -12,12 +12,11 @@ import { eventually } from '../../support/wait';
 describe('faults: the check_rules run lock when PostgreSQL drops its connection', function () {
   this.timeout(20_000);
   let killer: SessionKiller;
-  /** Sessions of check_rules holding an advisory lock (none of `gone`, sessions terminated but perhaps still listed). */
+  /** A filter on sessions: none of `gone` (sessions terminated but perhaps still listed). */
+  const notAmong = (gone: number[]) => `NOT pid = ANY('{${gone.join(',')}}'::int[])`;
+  /** Sessions of check_rules holding an advisory lock, none of `gone`. */
   const heldBy = (gone: number[] = []) =>
-    killer.sessions(
-      ['pi-check-rules'],
-      `pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted) AND NOT pid = ANY('{${gone.join(',')}}'::int[])`,
-    );
+    killer.sessions(['pi-check-rules'], `pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted) AND ${notAmong(gone)}`);
 
   before(async () => {
     killer = await SessionKiller.open();
@@ -39,7 +38,7 @@ describe('faults: the check_rules run lock when PostgreSQL drops its connection'
       // An unhandled 'error' of the lock's client would crash this process (and mocha) here. The terminated
       // session can stay listed, lock and all, for a moment: only a new session holding it counts.
       await eventually(
-        async () => (await heldBy(terminated)) === 1 && (await killer.sessions(['pi-check-rules'], `NOT pid = ANY('{${terminated.join(',')}}'::int[])`)) === 1,
+        async () => (await heldBy(terminated)) === 1 && (await killer.sessions(['pi-check-rules'], notAmong(terminated))) === 1,
         'the lock to be taken again',
       );
       otherGotIn = await other.acquire();
