@@ -1,8 +1,9 @@
 /**
- * Headless Chromium for the browser suites: Debian's `/usr/bin/chromium` (`apt-get install chromium`;
- * .ci/run installs it), driven by playwright-core (which downloads no browser of its own). Without it, the
- * suites are skipped with a loud banner, as the Redis suites are without Redis (support/redis.ts). Its path
- * and flags are tools/test/chromium.ts's, which the standalone test (tools/test) launches it with too.
+ * Headless Chromium for the browser suites: Debian's Chromium headless shell (`apt-get install
+ * chromium-headless-shell`; .ci/run installs it), driven by playwright-core (which downloads no browser of its
+ * own). Without it, the suites are skipped with a loud banner, as the Redis suites are without Redis
+ * (support/redis.ts). Its path and flags are tools/test/chromium.ts's, which the standalone test (tools/test)
+ * launches it with too.
  *
  * The pages may reach the test system only: Chromium runs with no network beyond loopback (tools/test/chromium.ts),
  * every request to a host other than 127.0.0.1/localhost fails there and is recorded, and suites assert that
@@ -12,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { Browser, BrowserContext, ConsoleMessage, Page, Request as PageRequest, chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '@pi/tools/dist/test/chromium';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, FULL_CHROMIUM_PATH } from '@pi/tools/dist/test/chromium';
 import { atProcessEnd } from './hooks';
 import { skipLoudly } from './skip';
 
@@ -26,9 +27,9 @@ const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 export const PHONE = { width: 360, height: 740 };
 export const DESKTOP = { width: 1280, height: 900 };
 
-export function chromiumAvailable(): boolean {
+export function chromiumAvailable(executable = CHROMIUM_PATH): boolean {
   try {
-    fs.accessSync(CHROMIUM_PATH, fs.constants.X_OK);
+    fs.accessSync(executable, fs.constants.X_OK);
     return true;
   } catch {
     return false;
@@ -37,7 +38,13 @@ export function chromiumAvailable(): boolean {
 
 /** In a suite's `before`: skips the suite, loudly, when Chromium is not installed. */
 export function requireChromium(ctx: Mocha.Context, suite: string): void {
-  if (!chromiumAvailable()) skipLoudly(ctx, `CHROMIUM IS NOT INSTALLED at ${CHROMIUM_PATH} (apt-get install chromium): SKIPPING "${suite}"`);
+  if (!chromiumAvailable()) skipLoudly(ctx, `CHROMIUM IS NOT INSTALLED at ${CHROMIUM_PATH} (apt-get install chromium-headless-shell): SKIPPING "${suite}"`);
+}
+
+/** In a test that needs the full browser (tools/test/chromium.ts): skips it, loudly, when that is not installed. */
+export function requireFullChromium(ctx: Mocha.Context, test: string): void {
+  if (!chromiumAvailable(FULL_CHROMIUM_PATH))
+    skipLoudly(ctx, `CHROMIUM IS NOT INSTALLED at ${FULL_CHROMIUM_PATH} (apt-get install chromium): SKIPPING "${test}"`);
 }
 
 export async function launchBrowser(): Promise<Browser> {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import QRCode from 'qrcode';
 import { Browser, chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '@pi/tools/dist/test/chromium';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, FULL_CHROMIUM_PATH } from '@pi/tools/dist/test/chromium';
 import { ean13Modules } from './barcodes';
 
 export const FRAME_WIDTH = 640;
@@ -65,11 +65,13 @@ export function writeY4m(picture: Picture, name: string): string {
 
 /**
  * Chromium whose camera shows `videoFile` (permission granted without a prompt), or, with `refuse`, Chromium
- * whose permission prompts are all denied.
+ * whose permission prompts are all denied. Refusing takes the full browser (`FULL_CHROMIUM_PATH`): the headless
+ * shell has no permission prompt, so there a camera not granted answers NotSupportedError, never the
+ * NotAllowedError of a person who said no.
  */
 export function launchWithCamera(options: { videoFile?: string; refuse?: boolean }): Promise<Browser> {
   const args = [...CHROMIUM_ARGS, '--use-fake-device-for-media-stream'];
   if (options.videoFile) args.push(`--use-file-for-fake-video-capture=${options.videoFile}`);
   args.push(options.refuse ? '--deny-permission-prompts' : '--use-fake-ui-for-media-stream');
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
+  return chromium.launch({ executablePath: options.refuse ? FULL_CHROMIUM_PATH : CHROMIUM_PATH, headless: true, args });
 }

@@ -1,7 +1,14 @@
 /**
  * Headless Chromium as every browser check of the repository runs it (tools/test/standalone.test.ts, and
- * test/support/browser.ts, which takes it from here): Debian's `/usr/bin/chromium` (or TEST_CHROMIUM_PATH),
- * with no network of its own; and the loud banner of a check skipped for want of a tool (test/support/skip.ts).
+ * test/support/browser.ts, which takes it from here): Debian's Chromium headless shell
+ * (`/usr/bin/chromium-headless-shell`, package chromium-headless-shell, or TEST_CHROMIUM_PATH), with no network
+ * of its own; and the loud banner of a check skipped for want of a tool (test/support/skip.ts).
+ *
+ * The headless shell is the same Chromium (Blink, V8, the network stack) without the full browser's windows and
+ * toolbar: a page there costs about a third of the CPU it costs in `/usr/bin/chromium --headless`, which builds
+ * a hidden window, its toolbar and a spare renderer for every page (docs/operations/testing.md, "Chromium").
+ * The full browser (`FULL_CHROMIUM_PATH`) is kept for what only it has: a person's permission prompt, which
+ * the camera suite refuses (test/support/camera.ts).
  *
  * No network of its own: every request goes through a proxy that is not there (`127.0.0.1:9`, nothing listens)
  * and fails at once, except those to loopback (127.0.0.0/8, `localhost`, `[::1]`), which Chromium never sends
@@ -12,7 +19,10 @@
  */
 export const OFF_MACHINE_PROXY = 'http://127.0.0.1:9';
 
-export const CHROMIUM_PATH = process.env.TEST_CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_PATH = process.env.TEST_CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell';
+
+/** Debian's full Chromium (package chromium), run headless. */
+export const FULL_CHROMIUM_PATH = process.env.TEST_FULL_CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const CHROMIUM_ARGS = [
   '--headless',
