@@ -4,11 +4,12 @@
  * (`/usr/bin/chromium-headless-shell`, package chromium-headless-shell, or TEST_CHROMIUM_PATH), with no network
  * of its own; and the loud banner of a check skipped for want of a tool (test/support/skip.ts).
  *
- * The headless shell is the same Chromium (Blink, V8, the network stack) without the full browser's windows and
- * toolbar: a page there costs about a third of the CPU it costs in `/usr/bin/chromium --headless`, which builds
- * a hidden window, its toolbar and a spare renderer for every page (docs/operations/testing.md, "Chromium").
- * The full browser (`FULL_CHROMIUM_PATH`) is kept for what only it has: a person's permission prompt, which
- * the camera suite refuses (test/support/camera.ts).
+ * The headless shell is Chromium's engine (Blink, V8, the network stack, from the same Debian build) without
+ * the browser layer around it (windows, toolbar, permission prompts), and what Playwright itself runs headless
+ * by default: a page there costs about a third of the CPU it costs in `/usr/bin/chromium --headless`, which
+ * builds a hidden window, its toolbar and a spare renderer for every page (docs/operations/testing.md,
+ * "Chromium's headless shell"). The full browser (`FULL_CHROMIUM_PATH`) is kept for what only it has: a
+ * person's permission prompt, which the camera suite refuses (test/support/camera.ts).
  *
  * No network of its own: every request goes through a proxy that is not there (`127.0.0.1:9`, nothing listens)
  * and fails at once, except those to loopback (127.0.0.0/8, `localhost`, `[::1]`), which Chromium never sends
