@@ -6,19 +6,28 @@
  * - browser: the pages in headless Chromium;
  * - deploy: the image, compose, Kubernetes manifests, graceful shutdown and the standalone launcher.
  */
+const FAULTS = 'test/dist/e2e/faults/**/*.test.js';
 const TIERS = {
   unit: { spec: ['libs/*/dist/test/**/*.test.js', 'services/*/dist/test/**/*.test.js'] },
   // Everything under test/dist/e2e but the browser's and the deploy tier's folders: no file is in two tiers,
   // so `npm test` runs each once.
-  e2e: { spec: ['test/dist/e2e/*.test.js', 'test/dist/e2e/!(pages|deployment)/**/*.test.js'] },
+  e2e: { spec: [FAULTS, 'test/dist/e2e/*.test.js', 'test/dist/e2e/!(pages|deployment|faults)/**/*.test.js'] },
   browser: { spec: ['test/dist/e2e/pages/**/*.test.js'] },
   deploy: { spec: ['test/dist/e2e/deployment/**/*.test.js', 'tools/dist/test/**/*.test.js'] },
 };
 
 const tier = process.env.TEST_TIER;
 if (tier && !TIERS[tier]) throw new Error(`TEST_TIER must be one of ${Object.keys(TIERS).join(', ')}, not "${tier}"`);
-// All tiers: every spec of each.
-const chosen = tier ? TIERS[tier] : { spec: Object.values(TIERS).flatMap((t) => t.spec) };
+
+/**
+ * All tiers, the long suites first: mocha hands each free worker the next file, so a long suite that starts
+ * near the end runs alone while the other workers have nothing left (docs/operations/testing.md, "Order").
+ * First the deploy tier's images and launchers, then the fault suites (which mostly wait on the product's own
+ * timeouts, so their waits overlap with other work), then the browser, and last the many short API and unit
+ * suites, which fill the end.
+ */
+const ALL_TIERS = [...TIERS.deploy.spec, FAULTS, ...TIERS.browser.spec, ...TIERS.e2e.spec.filter((spec) => spec !== FAULTS), ...TIERS.unit.spec];
+const chosen = tier ? TIERS[tier] : { spec: ALL_TIERS };
 
 /**
  * Suites run in parallel worker processes (TEST_JOBS, default 3; 1 runs them one after the other): each worker
