@@ -22,9 +22,8 @@ if (tier && !TIERS[tier]) throw new Error(`TEST_TIER must be one of ${Object.key
 /**
  * All tiers, the long suites first: mocha hands each free worker the next file, so a long suite that starts
  * near the end runs alone while the other workers have nothing left (docs/operations/testing.md, "Order").
- * First the deploy tier's images and launchers, then the fault suites (which mostly wait on the product's own
- * timeouts, so their waits overlap with other work), then the browser, and last the many short API and unit
- * suites, which fill the end.
+ * First the deploy tier's images and launchers, then the fault suites (long too: they wait on the product's own
+ * timeouts), then the browser, and last the many short API and unit suites, which fill the end.
  */
 const ALL_TIERS = [...TIERS.deploy.spec, FAULTS, ...TIERS.browser.spec, ...TIERS.e2e.spec.filter((spec) => spec !== FAULTS), ...TIERS.unit.spec];
 const chosen = tier ? TIERS[tier] : { spec: ALL_TIERS };
