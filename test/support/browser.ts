@@ -27,7 +27,13 @@ const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 export const PHONE = { width: 360, height: 740 };
 export const DESKTOP = { width: 1280, height: 900 };
 
-export function chromiumAvailable(executable = CHROMIUM_PATH): boolean {
+/** The two Chromium builds the suites launch (tools/test/chromium.ts), with the Debian package of each. */
+const BUILDS = {
+  shell: { path: CHROMIUM_PATH, debianPackage: 'chromium-headless-shell' },
+  full: { path: FULL_CHROMIUM_PATH, debianPackage: 'chromium' },
+};
+
+function chromiumAvailable(executable: string): boolean {
   try {
     fs.accessSync(executable, fs.constants.X_OK);
     return true;
@@ -36,15 +42,13 @@ export function chromiumAvailable(executable = CHROMIUM_PATH): boolean {
   }
 }
 
-/** In a suite's `before`: skips the suite, loudly, when Chromium is not installed. */
-export function requireChromium(ctx: Mocha.Context, suite: string): void {
-  if (!chromiumAvailable()) skipLoudly(ctx, `CHROMIUM IS NOT INSTALLED at ${CHROMIUM_PATH} (apt-get install chromium-headless-shell): SKIPPING "${suite}"`);
-}
-
-/** In a test that needs the full browser (tools/test/chromium.ts): skips it, loudly, when that is not installed. */
-export function requireFullChromium(ctx: Mocha.Context, test: string): void {
-  if (!chromiumAvailable(FULL_CHROMIUM_PATH))
-    skipLoudly(ctx, `CHROMIUM IS NOT INSTALLED at ${FULL_CHROMIUM_PATH} (apt-get install chromium): SKIPPING "${test}"`);
+/**
+ * In a suite's `before` (or a test): skips it, loudly, when its Chromium is not installed: the headless shell,
+ * or the full browser for what only it has.
+ */
+export function requireChromium(ctx: Mocha.Context, what: string, build: keyof typeof BUILDS = 'shell'): void {
+  const { path: executable, debianPackage } = BUILDS[build];
+  if (!chromiumAvailable(executable)) skipLoudly(ctx, `CHROMIUM IS NOT INSTALLED at ${executable} (apt-get install ${debianPackage}): SKIPPING "${what}"`);
 }
 
 export async function launchBrowser(): Promise<Browser> {

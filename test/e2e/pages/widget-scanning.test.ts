@@ -11,7 +11,7 @@
 import { expect } from 'chai';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { randomGtin } from '../../support/barcodes';
-import { BrowserPage, openPage, pageProblems, requireChromium, requireFullChromium, useBrowser } from '../../support/browser';
+import { BrowserPage, openPage, pageProblems, requireChromium, useBrowser } from '../../support/browser';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, configuredCode, generateCodes } from '../../support/builders';
 import { ean13Picture, launchWithCamera, qrPicture, writeY4m } from '../../support/camera';
 import { system } from '../../support/hooks';
@@ -130,7 +130,7 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
   });
 
   it('says clearly that the camera was refused, and a code typed from the label still opens its product', async function () {
-    requireFullChromium(this, 'a refused camera');
+    requireChromium(this, 'a refused camera', 'full');
     const company = await buildCompany();
     const product = await buildProduct(company, { name: 'Ladder' });
     const code = await configuredCode(company, product.id);
