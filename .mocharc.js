@@ -7,11 +7,12 @@
  * - deploy: the image, compose, Kubernetes manifests, graceful shutdown and the standalone launcher.
  */
 const FAULTS = 'test/dist/e2e/faults/**/*.test.js';
+const E2E_BUT_FAULTS = ['test/dist/e2e/*.test.js', 'test/dist/e2e/!(pages|deployment|faults)/**/*.test.js'];
 const TIERS = {
   unit: { spec: ['libs/*/dist/test/**/*.test.js', 'services/*/dist/test/**/*.test.js'] },
   // Everything under test/dist/e2e but the browser's and the deploy tier's folders: no file is in two tiers,
   // so `npm test` runs each once.
-  e2e: { spec: [FAULTS, 'test/dist/e2e/*.test.js', 'test/dist/e2e/!(pages|deployment|faults)/**/*.test.js'] },
+  e2e: { spec: [FAULTS, ...E2E_BUT_FAULTS] },
   browser: { spec: ['test/dist/e2e/pages/**/*.test.js'] },
   deploy: { spec: ['test/dist/e2e/deployment/**/*.test.js', 'tools/dist/test/**/*.test.js'] },
 };
@@ -25,7 +26,7 @@ if (tier && !TIERS[tier]) throw new Error(`TEST_TIER must be one of ${Object.key
  * First the deploy tier's images and launchers, then the fault suites (long too: they wait on the product's own
  * timeouts), then the browser, and last the many short API and unit suites, which fill the end.
  */
-const ALL_TIERS = [...TIERS.deploy.spec, FAULTS, ...TIERS.browser.spec, ...TIERS.e2e.spec.filter((spec) => spec !== FAULTS), ...TIERS.unit.spec];
+const ALL_TIERS = [...TIERS.deploy.spec, FAULTS, ...TIERS.browser.spec, ...E2E_BUT_FAULTS, ...TIERS.unit.spec];
 const chosen = tier ? TIERS[tier] : { spec: ALL_TIERS };
 
 /**
