@@ -163,9 +163,14 @@ export async function generateCode(company: TestCompany): Promise<string> {
 /** A new code configured to the product (`configure_qr/` with the company's widget key). */
 export async function configuredCode(company: TestCompany, productId: string): Promise<string> {
   const code = await generateCode(company);
+  await linkCode(company, code, productId);
+  return code;
+}
+
+/** Configures the company's VIRGIN `code` to the product (`configure_qr/` with the company's widget key). */
+export async function linkCode(company: TestCompany, code: string, productId: string): Promise<void> {
   const res = await post('/api/v1/widget/configure_qr/', { code, target_type: 'PRODUCT', target_id: productId }, { apiKey: company.apiKey });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
-  return code;
 }
 
 /** A copy of `body` without `key`, for bad-input cases that leave one field out. */

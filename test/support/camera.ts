@@ -4,12 +4,14 @@
  * camera with `--use-fake-device-for-media-stream --use-file-for-fake-video-capture=<file>`.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import QRCode from 'qrcode';
 import { Browser, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, FULL_CHROMIUM_PATH } from '@pi/tools/dist/test/chromium';
 import { ean13Modules } from './barcodes';
+import { ROOT } from './processes';
 
 export const FRAME_WIDTH = 640;
 export const FRAME_HEIGHT = 480;
@@ -50,6 +52,31 @@ export function ean13Picture(ean: string): Picture {
   const top = 90;
   for (let i = 0; i < modules.length; i++) if (modules[i] === '1') fillRect(p, left + i * scale, top, scale, 300, 0);
   return p;
+}
+
+/** The little of zxing-js (a dependency of the pages, web/package.json) that `zxingFindsQr` uses. */
+interface Zxing {
+  QRCodeReader: new () => { decode(bitmap: unknown, hints: Map<unknown, unknown>): { getText(): string } };
+  BinaryBitmap: new (binarizer: unknown) => unknown;
+  HybridBinarizer: new (source: unknown) => unknown;
+  RGBLuminanceSource: new (luminance: Uint8ClampedArray, width: number, height: number) => unknown;
+  DecodeHintType: { TRY_HARDER: unknown };
+}
+
+/**
+ * Whether zxing-js on its own, as the widget's scan chunk runs it (web/src/widget/scan/script-readers.ts), finds the
+ * QR symbol in `picture`. Its detector misses some symbols whatever their size (about one of our labels in
+ * twenty), which the chunk's second reader, jsQR, reads: the scanning suite shows one of those to the camera.
+ */
+export function zxingFindsQr(picture: Picture): boolean {
+  const zxing = createRequire(path.join(ROOT, 'web/package.json'))('@zxing/library') as Zxing;
+  const source = new zxing.RGBLuminanceSource(new Uint8ClampedArray(picture.luma), picture.width, picture.height);
+  try {
+    new zxing.QRCodeReader().decode(new zxing.BinaryBitmap(new zxing.HybridBinarizer(source)), new Map([[zxing.DecodeHintType.TRY_HARDER, true]]));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `picture` as a Y4M video (4:2:0, grey: the colour planes neutral) of a few identical frames; answers its path. */

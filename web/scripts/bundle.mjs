@@ -26,7 +26,23 @@ const PAGES = [
   { page: 'dashboard', script: 'src/dashboard/main.ts', style: 'static/dashboard/dashboard.css' },
 ];
 
-const common = { bundle: true, minify: true, target: TARGET, logLevel: 'warning', absWorkingDir: WEB_ROOT };
+/**
+ * jsQR (read by the widget's scan chunk) is published only as a CommonJS bundle. esbuild wraps such a module
+ * with helpers that, once pages are split, it moves into a chunk of their own, which every page's main script
+ * then imports: one more request before any page starts. This gives jsQR to esbuild as the ES module it
+ * amounts to (its UMD wrapper sets `module.exports`, whose `default` is the function), so no helper is needed.
+ */
+const commonJsAsEsm = {
+  name: 'jsqr-as-esm',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]jsqr[\\/]dist[\\/]jsQR\.js$/ }, async (args) => ({
+      contents: `const module = { exports: {} };\n(function (exports, module) {\n${await fs.promises.readFile(args.path, 'utf8')}\n})(module.exports, module);\nexport default module.exports.default;\n`,
+      loader: 'js',
+    }));
+  },
+};
+
+const common = { bundle: true, minify: true, target: TARGET, logLevel: 'warning', absWorkingDir: WEB_ROOT, plugins: [commonJsAsEsm] };
 
 /** Builds one page; answers `{ 'main.js': 'main-<hash>.js', 'widget.css': 'widget-<hash>.css' }`. */
 async function buildPage({ page, script, style }) {

@@ -1,7 +1,8 @@
 /**
  * Which decoder reads the camera's frames (docs/api/barcodes-and-camera.md): the browser's own
  * `BarcodeDetector` where it exists and knows our formats (Chrome on Android and macOS, Safari), otherwise
- * zxing-js, fetched only now (a dynamic import: its own chunk, never part of the widget's main script).
+ * zxing-js with jsQR (script-readers.ts), fetched only now (a dynamic import: its own chunk, never part of the
+ * widget's main script).
  */
 
 /** What a frame showed: the text and the symbology (`qr_code`, `ean_13`, `ean_8`, `upc_a`, `code_128`). */
@@ -44,10 +45,10 @@ async function nativeDecoder(): Promise<FrameDecoder | null> {
   }
 }
 
-/** The decoder and its name (`BarcodeDetector` or `zxing`), for the page to say what reads. */
+/** The decoder and its name (`BarcodeDetector` or `zxing+jsqr`), for the page to say what reads. */
 export async function loadDecoder(): Promise<{ decode: FrameDecoder; name: string }> {
   const native = await nativeDecoder();
   if (native) return { decode: native, name: 'BarcodeDetector' };
-  const { zxingDecoder } = await import('./zxing.js');
-  return { decode: zxingDecoder(), name: 'zxing' };
+  const { scriptDecoder } = await import('./script-readers.js');
+  return { decode: scriptDecoder(), name: 'zxing+jsqr' };
 }
