@@ -20,7 +20,7 @@ import {
 } from '../../support/assertions';
 import { addStock, buildCompany, buildLocation, buildProduct, buildUser, unique } from '../../support/builders';
 import { system } from '../../support/hooks';
-import { movementCount } from '../../support/stock';
+import { balanceOf, movementCount } from '../../support/stock';
 import { count, query } from '../../support/sql';
 import { idleCursorSessions, pausedSamples, stalledReader } from '../../support/stalled-reader';
 
@@ -442,6 +442,47 @@ describe('POST /api/v1/stock/import/', () => {
     const { text } = await exportSheet(company.token, `/api/v1/export/stock/?product_id=${bolt.id}`);
     const dry = await importCsv(company.token, '/api/v1/stock/import/', text, true);
     expect(dry.body, JSON.stringify(dry.body)).to.deep.equal({ dry_run: true, imported: 0, would_import: 2 });
+  });
+
+  it('books thousands of rows in one go beside concurrent bookings of the same stock: every unit once, balances equal to the ledger', async () => {
+    const company = await buildCompany();
+    const bolt = await buildProduct(company, { name: 'Bolt' });
+    const milk = await buildProduct(company, { profile: 'BATCH', name: 'Milk' });
+    const [north, south] = [await buildLocation(company, 'North'), await buildLocation(company, 'South')];
+    const lines = Array.from({ length: 2000 }, (_, i) =>
+      i % 2 ? `${bolt.sku},${i % 4 === 1 ? 'North' : 'South'},${(i % 5) + 1},,` : `${milk.sku},North,1,LOT-${i % 3},`,
+    );
+    const imported = (lines: string[]) =>
+      lines.reduce((sum, line) => {
+        const [sku, location, quantity] = line.split(',');
+        return sku === bolt.sku && location === 'North' ? sum + Number(quantity) : sum;
+      }, 0);
+    // The same balance booked one by one while the file is booked: the stock locks keep them in one order.
+    const [res] = await Promise.all([
+      importCsv(company.token, '/api/v1/stock/import/', ['sku,location,quantity,batch_code,reason', ...lines].join('\n')),
+      ...Array.from({ length: 10 }, () => addStock(company, bolt.id, north.id, 1)),
+    ]);
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(201);
+    expect(res.body.imported).to.equal(2000);
+    expect((await findStockDifferences(system().db, company.id)).differences).to.deep.equal([]);
+    expect(await balanceOf(bolt.id, north.id)).to.equal(imported(lines) + 10);
+    expect(await balanceOf(bolt.id, south.id)).to.equal(lines.filter((l) => l.includes(',South,')).reduce((sum, l) => sum + Number(l.split(',')[2]), 0));
+    expect(await balanceOf(milk.id, north.id)).to.equal(1000);
+    const byBatch = await query<{ code: string; quantity: string }>(
+      'SELECT b.code, sb.quantity::text AS quantity FROM stock_balances sb JOIN batches b ON b.id = sb.batch_id WHERE sb.product_id = $1 ORDER BY b.code',
+      [milk.id],
+    );
+    expect(byBatch.map((b) => [b.code, Number(b.quantity)])).to.deep.equal([
+      ['LOT-0', 334],
+      ['LOT-1', 333],
+      ['LOT-2', 333],
+    ]);
+    // One ledger row per line, in the file's order.
+    const rows = await query<{ quantity: string }>(
+      "SELECT quantity::text AS quantity FROM stock_movements WHERE company_id = $1 AND reason = 'Opening stock' ORDER BY seq",
+      [company.id],
+    );
+    expect(rows.map((r) => Number(r.quantity))).to.deep.equal(lines.map((l) => Number(l.split(',')[2])));
   });
 
   it('checks and books nothing on a dry run', async () => {

@@ -11,10 +11,12 @@ import { AppError, Identity, Location, LocationType, PHYSICAL_LOCATION_TYPES, Pr
 import type { InventoryContext } from '../context';
 import { importedCell } from '../csv/cells';
 import { calendarDate } from '../http/calendar-date';
-import { MAX_QUANTITY, decimalPlaces } from '../engine/quantity';
-import { bookIn } from '../ledger/book';
+import { MAX_QUANTITY, decimalPlaces, toDecimal } from '../engine/quantity';
+import { findOrCreateBatch } from '../ledger/batches';
+import { InLine, bookInMany } from '../ledger/book-many';
+import type { BookingContext } from '../ledger/context';
+import { lockStockPairs } from '../ledger/locks';
 import { ledgerContext } from './bookings';
-import type { MovementRow } from '../ledger/movements';
 import { serverErrorOf } from '../sql/client';
 import { ImportFailedError, RowProblem, byRow } from './import';
 import { CsvHeaderShape, readCsvTable } from '../csv/table';
@@ -325,10 +327,29 @@ function rowProblemOf(err: unknown, row: number): ImportFailedError | undefined 
   return new ImportFailedError(problems);
 }
 
+/** The ledger's lines of checked rows: each batch found or made once, a problem with it named by its row. */
+async function inLines(booking: BookingContext, transaction: Transaction, rows: StockRow[]): Promise<InLine[]> {
+  const batchIds = new Map<string, string>();
+  const lines: InLine[] = [];
+  for (const r of rows) {
+    let batchId: string | null = null;
+    if (r.batch) {
+      try {
+        batchId = batchIds.get(r.batch.code) ?? (await findOrCreateBatch(booking, transaction, r.product, r.batch)).id;
+      } catch (err) {
+        throw rowProblemOf(err, r.row) ?? err;
+      }
+      batchIds.set(r.batch.code, batchId);
+    }
+    lines.push({ productId: r.product.id, locationId: r.location.id, batchId, quantity: toDecimal(r.quantity, r.product.decimals), reason: r.reason });
+  }
+  return lines;
+}
+
 /**
  * Opening stock from CSV (`sku, location, quantity, batch_code, expiration_date, reason`): one addition per
- * row, booked by the ledger's own code (ledger/book.ts `bookIn`: from the company's Inbound to the location,
- * ledger row and balance together), all in one transaction.
+ * row from the company's Inbound to the location, booked by the ledger's own code (ledger/book-many.ts: the
+ * rows and balances `bookIn` would write, in three statements), all in one transaction.
  */
 export async function importOpeningStock(
   ctx: InventoryContext,
@@ -352,15 +373,15 @@ export async function importOpeningStock(
         // waits for the import; all of them at once, in id order.
         const productIds = [...new Set(valid.map((r) => r.product.id))].sort();
         await sequelize.query('SELECT 1 FROM product_models WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE', { bind: [productIds], transaction });
-        const booked: Array<{ row: StockRow; movement: MovementRow }> = [];
-        for (const r of valid) {
-          try {
-            const result = await bookIn(booking, transaction, r.product, r.location, { quantity: r.quantity, batch: r.batch, reason: r.reason }, 'ADD');
-            booked.push({ row: r, movement: result.movements[0] });
-          } catch (err) {
-            throw rowProblemOf(err, r.row) ?? err;
-          }
-        }
+        // The stock locks before any batch is made, as bookIn takes them (a booking that holds one may be making
+        // the same batch); bookInMany takes them again, which a holder gets at once.
+        await lockStockPairs(
+          sequelize,
+          transaction,
+          valid.map((r) => ({ productId: r.product.id, locationId: r.location.id })),
+        );
+        const movements = await bookInMany(booking, transaction, await inLines(booking, transaction, valid), 'ADD');
+        const booked = valid.map((row, i) => ({ row, movement: movements[i] }));
         // The stock each product then has at each location, in one statement.
         const totals = await sequelize.query<{ product_id: string; location_id: string; quantity: string }>(
           `SELECT product_id, location_id, SUM(quantity)::text AS quantity FROM stock_balances

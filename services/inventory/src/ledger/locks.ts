@@ -12,9 +12,24 @@ export function lockKey(productId: string, locationId: string): bigint {
   return createHash('sha256').update(`${productId}/${locationId}`).digest().readBigInt64BE(0);
 }
 
+const ascending = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The locks of (product, location) pairs, in that global order, in one statement: the subquery's order is
+ * the order in which the aggregate takes them.
+ */
+export async function lockStockPairs(sequelize: Sequelize, transaction: Transaction, pairs: Array<{ productId: string; locationId: string }>): Promise<void> {
+  const keys = [...new Set(pairs.map((p) => lockKey(p.productId, p.locationId)))].sort(ascending);
+  await sequelize.query('SELECT count(pg_advisory_xact_lock(k)) FROM (SELECT k FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, n) ORDER BY n) AS keys', {
+    bind: [keys.map(String)],
+    transaction,
+  });
+}
+
 export async function lockStock(sequelize: Sequelize, transaction: Transaction, productId: string, locationIds: string[]): Promise<void> {
-  const keys = [...new Set(locationIds)].map((l) => lockKey(productId, l)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const key of keys) {
-    await sequelize.query('SELECT pg_advisory_xact_lock($1::bigint)', { bind: [key.toString()], transaction });
-  }
+  await lockStockPairs(
+    sequelize,
+    transaction,
+    locationIds.map((locationId) => ({ productId, locationId })),
+  );
 }
