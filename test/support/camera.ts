@@ -64,9 +64,10 @@ interface Zxing {
 }
 
 /**
- * Whether zxing-js on its own, as the widget's scan chunk runs it (web/src/widget/scan/script-readers.ts), finds the
- * QR symbol in `picture`. Its detector misses some symbols whatever their size (about one of our labels in
- * twenty), which the chunk's second reader, jsQR, reads: the scanning suite shows one of those to the camera.
+ * Whether zxing-js's QR reader alone (the first reader of the widget's scan chunk,
+ * web/src/widget/scan/script-readers.ts) finds the QR symbol in `picture`. Its detector misses some symbols
+ * whatever their size (about one of our labels in twenty), which the chunk's second reader, jsQR, reads: the
+ * scanning suite shows one of those to the camera.
  */
 export function zxingFindsQr(picture: Picture): boolean {
   const zxing = createRequire(path.join(ROOT, 'web/package.json'))('@zxing/library') as Zxing;

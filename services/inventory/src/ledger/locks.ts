@@ -15,8 +15,8 @@ export function lockKey(productId: string, locationId: string): bigint {
 const ascending = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * The locks of (product, location) pairs, in that global order, in one statement: the subquery's order is
- * the order in which the aggregate takes them.
+ * The locks of (product, location) pairs, in the global order above, in one statement: the aggregate takes
+ * them in the order of its sorted subquery.
  */
 export async function lockStockPairs(sequelize: Sequelize, transaction: Transaction, pairs: Array<{ productId: string; locationId: string }>): Promise<void> {
   const keys = [...new Set(pairs.map((p) => lockKey(p.productId, p.locationId)))].sort(ascending);
