@@ -192,7 +192,10 @@ describe('deployment: the image (Dockerfile), its runtime tree outside Docker', 
     });
 
     it("is healthy by the image's HEALTHCHECK while a service listens, and every service stops with exit code 0 on SIGTERM", async () => {
-      const healthcheck = (name: ServiceName) => runPi(['healthcheck'], env[name], 15_000);
+      // Every port variable names this service's port, so that the check never reaches the defaults (8000–8004),
+      // where another system on the machine may answer.
+      const onlyPort = (name: ServiceName) => Object.fromEntries(SERVICES.map((s) => [processSpecs()[s].portVariable!, String(ports[name])]));
+      const healthcheck = (name: ServiceName) => runPi(['healthcheck'], { ...env[name], ...onlyPort(name) }, 15_000);
       for (const name of SERVICES) {
         const result = await healthcheck(name);
         expect(result.code, `${name}: ${result.text}`).to.equal(0);
