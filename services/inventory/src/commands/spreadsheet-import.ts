@@ -12,10 +12,7 @@ import type { InventoryContext } from '../context';
 import { importedCell } from '../csv/cells';
 import { calendarDate } from '../http/calendar-date';
 import { MAX_QUANTITY, decimalPlaces, toDecimal } from '../engine/quantity';
-import { findOrCreateBatch } from '../ledger/batches';
-import { InLine, bookInMany } from '../ledger/book-many';
-import type { BookingContext } from '../ledger/context';
-import { lockStockPairs } from '../ledger/locks';
+import { bookInMany } from '../ledger/book-many';
 import { ledgerContext } from './bookings';
 import { serverErrorOf } from '../sql/client';
 import { ImportFailedError, RowProblem, byRow } from './import';
@@ -327,25 +324,6 @@ function rowProblemOf(err: unknown, row: number): ImportFailedError | undefined 
   return new ImportFailedError(problems);
 }
 
-/** The ledger's lines of checked rows: each batch found or made once, a problem with it named by its row. */
-async function inLines(booking: BookingContext, transaction: Transaction, rows: StockRow[]): Promise<InLine[]> {
-  const batchIds = new Map<string, string>();
-  const lines: InLine[] = [];
-  for (const r of rows) {
-    let batchId: string | null = null;
-    if (r.batch) {
-      try {
-        batchId = batchIds.get(r.batch.code) ?? (await findOrCreateBatch(booking, transaction, r.product, r.batch)).id;
-      } catch (err) {
-        throw rowProblemOf(err, r.row) ?? err;
-      }
-      batchIds.set(r.batch.code, batchId);
-    }
-    lines.push({ productId: r.product.id, locationId: r.location.id, batchId, quantity: toDecimal(r.quantity, r.product.decimals), reason: r.reason });
-  }
-  return lines;
-}
-
 /**
  * Opening stock from CSV (`sku, location, quantity, batch_code, expiration_date, reason`): one addition per
  * row from the company's Inbound to the location, booked by the ledger's own code (ledger/book-many.ts: the
@@ -373,14 +351,14 @@ export async function importOpeningStock(
         // waits for the import; all of them at once, in id order.
         const productIds = [...new Set(valid.map((r) => r.product.id))].sort();
         await sequelize.query('SELECT 1 FROM product_models WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE', { bind: [productIds], transaction });
-        // The stock locks before any batch is made, as bookIn takes them (a booking that holds one may be making
-        // the same batch); bookInMany takes them again, which a holder gets at once.
-        await lockStockPairs(
-          sequelize,
-          transaction,
-          valid.map((r) => ({ productId: r.product.id, locationId: r.location.id })),
-        );
-        const movements = await bookInMany(booking, transaction, await inLines(booking, transaction, valid), 'ADD');
+        const lines = valid.map((r) => ({
+          product: r.product,
+          locationId: r.location.id,
+          batch: r.batch,
+          quantity: toDecimal(r.quantity, r.product.decimals),
+          reason: r.reason,
+        }));
+        const movements = await bookInMany(booking, transaction, lines, 'ADD', (err, i) => rowProblemOf(err, valid[i].row) ?? err);
         const booked = valid.map((row, i) => ({ row, movement: movements[i] }));
         // The stock each product then has at each location, in one statement.
         const totals = await sequelize.query<{ product_id: string; location_id: string; quantity: string }>(

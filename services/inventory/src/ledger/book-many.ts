@@ -4,32 +4,70 @@
  * by line, an import made three round trips a line (lock, balance, ledger row): a 3,000-line file took 3.3–3.6 s
  * against 0.42–0.45 s now (docs/operations/benchmarks.md, "What each optimisation gained").
  */
-import type { MovementKind } from '@pi/common';
+import type { MovementKind, ProductModel } from '@pi/common';
 import { QueryTypes } from 'sequelize';
+import { NewBatchRef, findOrCreateBatch } from './batches';
 import type { BookingContext, Tx } from './context';
 import { lockStockPairs } from './locks';
 import type { MovementRow } from './movements';
 import { systemLocations } from './targets';
 
-/** One addition: quantity as NUMERIC text with the product's decimals, batch resolved beforehand. */
+/** One addition: quantity as NUMERIC text with the product's decimals; a BATCH product's batch by code. */
 export interface InLine {
-  productId: string;
+  product: ProductModel;
   locationId: string;
-  batchId: string | null;
+  batch?: NewBatchRef;
   quantity: string;
   reason: string;
 }
 
 /**
- * Books `lines` as `kind` from the company's Inbound; answers their ledger rows, in the lines' order. Takes
- * the stock locks of the lines (ledger/locks.ts); a caller that makes batches first takes them before that.
+ * Each line's batch id (null without one), each batch found or made once. A batch that cannot be (another
+ * product's code, another expiration date) fails with `refused(error, index of the first line naming it)`.
  */
-export async function bookInMany(ctx: BookingContext, tx: Tx, lines: InLine[], kind: MovementKind): Promise<MovementRow[]> {
+async function batchIdsOf(ctx: BookingContext, tx: Tx, lines: InLine[], refused: (err: unknown, line: number) => unknown): Promise<Array<string | null>> {
+  const byCode = new Map<string, string>();
+  const ids: Array<string | null> = [];
+  for (const [i, line] of lines.entries()) {
+    if (!line.batch) {
+      ids.push(null);
+      continue;
+    }
+    let id = byCode.get(line.batch.code);
+    if (!id) {
+      try {
+        id = (await findOrCreateBatch(ctx, tx, line.product, line.batch)).id;
+      } catch (err) {
+        throw refused(err, i);
+      }
+      byCode.set(line.batch.code, id);
+    }
+    ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * Books `lines` as `kind` from the company's Inbound; answers their ledger rows, in the lines' order. As
+ * `bookIn` does, it takes the stock locks (ledger/locks.ts) before it makes any batch: a booking that holds
+ * one of them may be making the same batch.
+ */
+export async function bookInMany(
+  ctx: BookingContext,
+  tx: Tx,
+  lines: InLine[],
+  kind: MovementKind,
+  refused: (err: unknown, line: number) => unknown = (err) => err,
+): Promise<MovementRow[]> {
   if (!lines.length) return [];
   const { companyId, principal } = ctx.identity;
   const { inbound } = await systemLocations(companyId, tx);
-  await lockStockPairs(ctx.sequelize, tx, lines);
-  const columns = [lines.map((l) => l.productId), lines.map((l) => l.locationId), lines.map((l) => l.batchId), lines.map((l) => l.quantity)];
+  await lockStockPairs(
+    ctx.sequelize,
+    tx,
+    lines.map((l) => ({ productId: l.product.id, locationId: l.locationId })),
+  );
+  const columns = [lines.map((l) => l.product.id), lines.map((l) => l.locationId), await batchIdsOf(ctx, tx, lines, refused), lines.map((l) => l.quantity)];
   // One upsert a balance: ON CONFLICT may not touch a row twice in one statement, so lines are summed first.
   await ctx.sequelize.query(
     `INSERT INTO stock_balances (company_id, product_id, location_id, batch_id, quantity)
