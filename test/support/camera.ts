@@ -43,6 +43,9 @@ export function qrPicture(text: string): Picture {
   return p;
 }
 
+/** A printed label of `code`: the symbol of the code's public address (any host: the widget reads the path). */
+export const labelPicture = (code: string): Picture => qrPicture(`http://localhost:8000/go/${code}/`);
+
 /** The bars of an EAN-13, centred, 4 pixels a module, with quiet zones on both sides. */
 export function ean13Picture(ean: string): Picture {
   const modules = ean13Modules(ean);

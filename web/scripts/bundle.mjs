@@ -32,7 +32,7 @@ const PAGES = [
  * then imports: one more request before any page starts. This gives jsQR to esbuild as the ES module it
  * amounts to (its UMD wrapper sets `module.exports`, whose `default` is the function), so no helper is needed.
  */
-const commonJsAsEsm = {
+const jsQrAsEsm = {
   name: 'jsqr-as-esm',
   setup(build) {
     build.onLoad({ filter: /[\\/]jsqr[\\/]dist[\\/]jsQR\.js$/ }, async (args) => ({
@@ -42,7 +42,7 @@ const commonJsAsEsm = {
   },
 };
 
-const common = { bundle: true, minify: true, target: TARGET, logLevel: 'warning', absWorkingDir: WEB_ROOT, plugins: [commonJsAsEsm] };
+const common = { bundle: true, minify: true, target: TARGET, logLevel: 'warning', absWorkingDir: WEB_ROOT, plugins: [jsQrAsEsm] };
 
 /** Builds one page; answers `{ 'main.js': 'main-<hash>.js', 'widget.css': 'widget-<hash>.css' }`. */
 async function buildPage({ page, script, style }) {

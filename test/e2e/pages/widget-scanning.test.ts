@@ -13,7 +13,7 @@ import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { randomGtin } from '../../support/barcodes';
 import { BrowserPage, openPage, pageProblems, requireChromium, useBrowser } from '../../support/browser';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, configuredCode, generateCodes, linkCode } from '../../support/builders';
-import { ean13Picture, launchWithCamera, qrPicture, writeY4m, zxingFindsQr } from '../../support/camera';
+import { ean13Picture, labelPicture, launchWithCamera, writeY4m, zxingFindsQr } from '../../support/camera';
 import { system } from '../../support/hooks';
 import { EmbeddingSite, recordRequests, serveEmbeddingPage } from '../../support/pages';
 import { balanceOf } from '../../support/stock';
@@ -89,8 +89,7 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
     const product = await buildProduct(company, { name: 'Label printer' });
     await buildProduct(company, { name: 'Another product' });
     const code = await configuredCode(company, product.id);
-    // What a printed label encodes: the public address of the code (any host: the widget reads the path).
-    const video = writeY4m(qrPicture(`http://localhost:8000/go/${code}/`), 'qr-label');
+    const video = writeY4m(labelPicture(code), 'qr-label');
     const { page } = await pageWithCamera({ videoFile: video });
     const requests = recordRequests(page);
     const frame = await mountWidget(page, site, company.apiKey);
@@ -115,11 +114,10 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
     const company = await buildCompany();
     const product = await buildProduct(company, { name: 'Tape gun' });
     // Each label has about a 5 % chance: among 200 new codes, missing one has a chance of about 1 in 30,000.
-    const labelOf = (code: string) => qrPicture(`http://localhost:8000/go/${code}/`);
-    const code = (await generateCodes(company, 200)).find((c) => !zxingFindsQr(labelOf(c)));
+    const code = (await generateCodes(company, 200)).find((c) => !zxingFindsQr(labelPicture(c)));
     expect(code, 'a label zxing-js misses, among 200').to.be.a('string');
     await linkCode(company, code!, product.id);
-    const { page } = await pageWithCamera({ videoFile: writeY4m(labelOf(code!), 'zxing-misses') });
+    const { page } = await pageWithCamera({ videoFile: writeY4m(labelPicture(code!), 'zxing-misses') });
     const requests = recordRequests(page);
     const frame = await mountWidget(page, site, company.apiKey);
 
@@ -152,7 +150,7 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
     const company = await buildCompany();
     const product = await buildProduct(company, { name: 'Ladder' });
     const code = await configuredCode(company, product.id);
-    const { page } = await pageWithCamera({ videoFile: writeY4m(qrPicture('http://localhost:8000/go/unused/'), 'refused'), refuse: true });
+    const { page } = await pageWithCamera({ videoFile: writeY4m(labelPicture('unused'), 'refused'), refuse: true });
     const frame = await mountWidget(page, site, company.apiKey);
 
     await frame.getByRole('link', { name: 'Scan' }).click();

@@ -40,7 +40,7 @@ function zxingReader(): (frame: ImageData) => Read | null {
   };
 }
 
-/** A QR symbol in the frame by jsQR: dark on light only, as our labels are printed (half the work of both). */
+/** A QR symbol in the frame by jsQR, dark on light only as our labels are printed (trying both is twice the work). */
 function jsQrReader(frame: ImageData): Read | null {
   const found = jsQR(frame.data, frame.width, frame.height, { inversionAttempts: 'dontInvert' });
   return found ? { text: found.data, format: 'qr_code' } : null;
