@@ -14,7 +14,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
 import { deadlineMarginMs } from '@pi/common';
-import { freePort } from '@pi/db';
+import { CLOSED_PORT } from '../support/closed-port';
 import { ApiOptions, ApiResponse, api, get, post } from '../support/api';
 import { expectErrorShape } from '../support/assertions';
 import { TestCompany, buildCompany } from '../support/builders';
@@ -148,8 +148,7 @@ describe('gateway hardening: answers when a service behind it fails, and its own
     let gateway: RunningGateway;
 
     before(async () => {
-      const port = await freePort();
-      const down = `http://127.0.0.1:${port}`;
+      const down = `http://127.0.0.1:${CLOSED_PORT}`;
       gateway = await system().startGateway({ INVENTORY_URL: down, QR_URL: down, MONITOR_URL: down, PROXY_TIMEOUT_MS: String(PROXY_TIMEOUT_MS) });
     });
 

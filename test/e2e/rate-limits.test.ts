@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { freePort } from '@pi/db';
+import { CLOSED_PORT } from '../support/closed-port';
 import { REDIS_URL, requireRedis } from '../support/redis';
 import type { RunningGateway } from '../support/system';
 import { ApiOptions, ApiResponse, api, get, post } from '../support/api';
@@ -231,9 +231,8 @@ describe('rate limits (docs/api/rate-limits-cors-headers.md)', () => {
 
   it('Redis unreachable: requests are still served, limited per process, and the outage is logged once', async () => {
     const company = await buildCompany();
-    const port = await freePort();
     const before = system().logs.text().split('Redis unreachable').length;
-    await withGateway({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_OVERRIDES: 'widget_burst=3' }, async (_gw, at) => {
+    await withGateway({ REDIS_URL: `redis://127.0.0.1:${CLOSED_PORT}`, RATE_LIMIT_OVERRIDES: 'widget_burst=3' }, async (_gw, at) => {
       for (let i = 1; i <= 3; i++) expect((await get('/api/v1/widget/', at({ apiKey: company.apiKey }))).status).to.equal(200);
       expectLimited(await get('/api/v1/widget/', at({ apiKey: company.apiKey })), 'widget_burst');
       expect((await get('/api/v1/locations/', at({ token: company.token }))).status).to.equal(200);

@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { closeServer, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
-import { freePort } from '@pi/db';
 import { DeliveryQueue, decryptSecret, parseEncryptionKey, verifySignature } from '@pi/notify';
 import { loadMonitorSettings, monitorApi, monitorRoutes } from '@pi/monitor';
+import { CLOSED_PORT } from '../../support/closed-port';
 import { del, get, patch, post } from '../../support/api';
 import { expectErrorShape, expectNotFound, expectPermissionDenied, expectValidationError } from '../../support/assertions';
 import { TestCompany, buildCompany, buildUser } from '../../support/builders';
@@ -516,7 +516,7 @@ describe('POST /api/v1/notification-channels/{id}/test/ with a delivery queue (R
   });
 
   it('still answers 202 when Redis is unreachable: the delivery stays due in the outbox for the next check_rules run', async () => {
-    const queue = new DeliveryQueue(`redis://127.0.0.1:${await freePort()}`, { name: queueName, connectTimeoutMs: 300 });
+    const queue = new DeliveryQueue(`redis://127.0.0.1:${CLOSED_PORT}`, { name: queueName, connectTimeoutMs: 300 });
     try {
       await withQueuedMonitor(queue, async (gateway) => {
         const company = await buildCompany();

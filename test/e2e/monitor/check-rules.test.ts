@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { freePort } from '@pi/db';
 import { DeliveryQueue, attemptDelivery, startDeliveryWorker, verifySignature } from '@pi/notify';
 import { checkRules, loadMonitorSettings } from '@pi/monitor';
+import { CLOSED_PORT } from '../../support/closed-port';
 import { get, post } from '../../support/api';
 import { buildStock, TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
@@ -253,7 +253,7 @@ describe('check_rules while the queue is down', () => {
     this.timeout(30_000);
     const receiver = await startReceiver();
     const company = await buildCompany();
-    const down = new DeliveryQueue(`redis://127.0.0.1:${await freePort()}`, { name: `down-${randomUUID()}`, connectTimeoutMs: 300 });
+    const down = new DeliveryQueue(`redis://127.0.0.1:${CLOSED_PORT}`, { name: `down-${randomUUID()}`, connectTimeoutMs: 300 });
     try {
       const low = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
       const brief = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });

@@ -8,7 +8,6 @@ import net from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { INTERNAL_AUTH_HEADER, signInternalToken } from '@pi/common';
-import { freePort } from '@pi/db';
 import {
   AttemptOutcome,
   DeliveryQueue,
@@ -20,6 +19,7 @@ import {
   dueDeliveryIds,
   startDeliveryWorker,
 } from '@pi/notify';
+import { CLOSED_PORT } from '../../support/closed-port';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { scrape } from '../../support/metrics';
 import { NotifierProcess, startNotifier } from '../../support/notifier';
@@ -219,7 +219,7 @@ describe('notification delivery: the queue', () => {
 
   it('runs the notifier without Redis reachable: alive but not ready, and it still stops cleanly', async function () {
     this.timeout(30_000);
-    const notifier = await startNotifier({ ...notifierEnv(), REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+    const notifier = await startNotifier({ ...notifierEnv(), REDIS_URL: `redis://127.0.0.1:${CLOSED_PORT}` });
     notifiers.push(notifier);
     expect((await fetch(`${notifier.url}/healthz`)).status).to.equal(200);
     const ready = await fetch(`${notifier.url}/readyz`);
@@ -231,7 +231,7 @@ describe('notification delivery: the queue', () => {
 
 describe('notification delivery: the queue without Redis', () => {
   it('fail fast, naming the queue, instead of waiting for Redis', async () => {
-    const queue = new DeliveryQueue(`redis://127.0.0.1:${await freePort()}`, { ...uniqueQueue(), connectTimeoutMs: 500 });
+    const queue = new DeliveryQueue(`redis://127.0.0.1:${CLOSED_PORT}`, { ...uniqueQueue(), connectTimeoutMs: 500 });
     const started = Date.now();
     try {
       let error: Error | undefined;
