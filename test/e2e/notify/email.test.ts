@@ -5,8 +5,8 @@
 import { expect } from 'chai';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { createLogger } from '@pi/common';
-import { freePort } from '@pi/db';
 import { DeliverySettings, attemptDelivery } from '@pi/notify';
+import { CLOSED_PORT } from '../../support/closed-port';
 import { system } from '../../support/hooks';
 import { LogCapture } from '../../support/system';
 import {
@@ -161,7 +161,7 @@ describe('notification delivery: email', () => {
   });
 
   it('fails the attempt and retries on schedule when the SMTP server cannot be reached', async () => {
-    const closed = { ...settings, EMAIL_PORT: await freePort() };
+    const closed = { ...settings, EMAIL_PORT: CLOSED_PORT };
     const c = await emailChannel(closed);
     const now = new Date();
     const { delivery } = await createDelivery(tenant, c, now);
