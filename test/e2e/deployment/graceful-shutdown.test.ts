@@ -13,7 +13,6 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { INTERNAL_AUTH_HEADER, signInternalToken } from '@pi/common';
-import { freePort } from '@pi/db';
 import { DeliveryQueue } from '@pi/notify';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { REDIS_URL, requireRedis } from '../../support/redis';
@@ -22,7 +21,7 @@ import { Tenant, attemptsOf, createChannel, createDelivery, deliverySettings, dr
 import { ROOT } from './support/files';
 import { eventually, sleep } from '../../support/wait';
 import { TestCompany, TestProduct, buildCompany, buildLocation, buildProduct } from '../../support/builders';
-import { RunningProcess, killAll, startProcess } from '../../support/processes';
+import { RunningProcess, killAll, startOnFreePort } from '../../support/processes';
 
 const entry = (service: string) => path.join(ROOT, `services/${service}/dist/src/main.js`);
 const secret = () => randomBytes(32).toString('hex');
@@ -78,17 +77,20 @@ describe('deployment: graceful shutdown on SIGTERM', function () {
   afterEach(() => killAll(running));
 
   it('inventory: a booking in flight when SIGTERM arrives is answered, no new connection is accepted, and the process exits 0 right after', async () => {
-    const port = await freePort();
     const internalSecret = secret();
-    const inventory = await startProcess('inventory', process.execPath, [entry('inventory')], {
-      NODE_ENV: 'test',
-      DATABASE_URL: testDatabaseUrl(),
-      DATABASE_POOL_MAX: '4',
-      INTERNAL_JWT_SECRET: internalSecret,
-      INVENTORY_PORT: String(port),
-    });
+    const { process: inventory, url } = await startOnFreePort(
+      'inventory',
+      process.execPath,
+      [entry('inventory')],
+      {
+        NODE_ENV: 'test',
+        DATABASE_URL: testDatabaseUrl(),
+        DATABASE_POOL_MAX: '4',
+        INTERNAL_JWT_SECRET: internalSecret,
+      },
+      'INVENTORY_PORT',
+    );
     running.push(inventory);
-    const url = `http://127.0.0.1:${port}`;
     const token = signInternalToken(
       { companyId: company.id, principal: { kind: 'api_key', id: company.apiKeyId }, permissions: ['read', 'write'], tier: 'free' },
       randomUUID(),
@@ -122,24 +124,27 @@ describe('deployment: graceful shutdown on SIGTERM', function () {
   });
 
   it('gateway: a proxied request in flight when SIGTERM arrives is answered, API key usage is flushed, and the process exits 0 right after', async () => {
-    const port = await freePort();
     const { serviceUrls, internalJwtSecret } = system();
-    const gateway = await startProcess('gateway', process.execPath, [entry('gateway')], {
-      NODE_ENV: 'test',
-      DATABASE_URL: testDatabaseUrl(),
-      DATABASE_POOL_MAX: '4',
-      INTERNAL_JWT_SECRET: internalJwtSecret,
-      JWT_SECRET: secret(),
-      GATEWAY_PORT: String(port),
-      INVENTORY_URL: serviceUrls.inventory,
-      QR_URL: serviceUrls.qr,
-      MONITOR_URL: serviceUrls.monitor,
-      NOTIFIER_URL: serviceUrls.notifier,
-      RATE_LIMITS: 'off',
-      API_KEY_USAGE_FLUSH_MS: '2000',
-    });
+    const { process: gateway, url } = await startOnFreePort(
+      'gateway',
+      process.execPath,
+      [entry('gateway')],
+      {
+        NODE_ENV: 'test',
+        DATABASE_URL: testDatabaseUrl(),
+        DATABASE_POOL_MAX: '4',
+        INTERNAL_JWT_SECRET: internalJwtSecret,
+        JWT_SECRET: secret(),
+        INVENTORY_URL: serviceUrls.inventory,
+        QR_URL: serviceUrls.qr,
+        MONITOR_URL: serviceUrls.monitor,
+        NOTIFIER_URL: serviceUrls.notifier,
+        RATE_LIMITS: 'off',
+        API_KEY_USAGE_FLUSH_MS: '2000',
+      },
+      'GATEWAY_PORT',
+    );
     running.push(gateway);
-    const url = `http://127.0.0.1:${port}`;
     const usage = async () => {
       const [rows] = await system().db.sequelize.query('SELECT usage_count FROM api_keys WHERE id = $1', { bind: [company.apiKeyId] });
       return Number((rows[0] as { usage_count: string | number }).usage_count);
@@ -185,21 +190,25 @@ describe('deployment: graceful shutdown on SIGTERM', function () {
       const names = uniqueQueue();
       const queue = new DeliveryQueue(REDIS_URL, names);
       try {
-        const port = await freePort();
-        const notifier = await startProcess('notifier', process.execPath, [entry('notifier')], {
-          NODE_ENV: 'test',
-          DATABASE_URL: testDatabaseUrl(),
-          DATABASE_POOL_MAX: '5',
-          INTERNAL_JWT_SECRET: secret(),
-          NOTIFIER_PORT: String(port),
-          SECRET_ENCRYPTION_KEY: settings.SECRET_ENCRYPTION_KEY,
-          REDIS_URL,
-          DELIVERY_QUEUE_NAME: names.name,
-          DELIVERY_QUEUE_PREFIX: names.prefix,
-          ALLOW_LOOPBACK_WEBHOOKS: 'true',
-        });
+        const { process: notifier, url } = await startOnFreePort(
+          'notifier',
+          process.execPath,
+          [entry('notifier')],
+          {
+            NODE_ENV: 'test',
+            DATABASE_URL: testDatabaseUrl(),
+            DATABASE_POOL_MAX: '5',
+            INTERNAL_JWT_SECRET: secret(),
+            SECRET_ENCRYPTION_KEY: settings.SECRET_ENCRYPTION_KEY,
+            REDIS_URL,
+            DELIVERY_QUEUE_NAME: names.name,
+            DELIVERY_QUEUE_PREFIX: names.prefix,
+            ALLOW_LOOPBACK_WEBHOOKS: 'true',
+          },
+          'NOTIFIER_PORT',
+        );
         running.push(notifier);
-        await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 'the notifier to be ready');
+        await eventually(async () => (await fetch(`${url}/readyz`)).status === 200, 'the notifier to be ready');
 
         // The receiver answers 3 s after the request arrives: SIGTERM comes in between.
         receiver.respond = () => ({ status: 200, body: '{"ok":true}', delayMs: 3000 });
@@ -208,7 +217,7 @@ describe('deployment: graceful shutdown on SIGTERM', function () {
         await receiver.waitForRequests(1);
         const stop = notifier.stop('SIGTERM', 30_000);
         await eventually(() => notifier.output().includes('finishing in-flight jobs'), 'the worker to drain');
-        expect(await refuses(`http://127.0.0.1:${port}/healthz`), 'a new connection after SIGTERM').to.equal(true);
+        expect(await refuses(`${url}/healthz`), 'a new connection after SIGTERM').to.equal(true);
         // A job queued now is left for another replica: this one takes no more.
         const later = await createDelivery(tenant, channel);
         await queue.enqueue([{ id: later.delivery.id, attempts: 0 }]);
