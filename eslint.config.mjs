@@ -25,6 +25,17 @@ export default tseslint.config(
     },
   },
   {
+    // What a command loads (libs/common src/core.ts): these import `@pi/common/core`, never the index that
+    // brings the HTTP kit with Express, prom-client and jsonwebtoken. test/e2e/start-up.test.ts checks a run.
+    files: ['libs/db/src/**/*.ts', 'libs/notify/src/**/*.ts', 'services/monitor/src/check-rules/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@pi/common', message: "Import '@pi/common/core': commands load no HTTP server.", allowTypeImports: true }] },
+      ],
+    },
+  },
+  {
     // Tests read HTTP answers as JSON (typed any) and check them against the presenters' closed schemas and
     // expected values: the no-unsafe-* family and no-explicit-any would only ask for casts there. chai's
     // property assertions (`expect(x).to.be.a('string').and.not.empty`) are expressions by design. Every other

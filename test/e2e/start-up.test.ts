@@ -3,17 +3,23 @@
  * need are loaded by the first such request, not by every start. pdfkit (a label sheet as PDF), yaml (the
  * OpenAPI document as YAML), zxcvbn-ts (a new password's strength) and nodemailer (an email over SMTP) cost
  * 40–200 ms of CPU each to load; the suites of those features show that they still work (labels, openapi,
- * password policy, email delivery).
+ * password policy, email delivery). A command loads no HTTP server's packages at all (`@pi/common/core`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { buildCompany, buildLocation, buildProduct } from '../support/builders';
+import { system, testDatabaseUrl } from '../support/hooks';
+import { CHECK_RULES_ENTRY } from '../support/notifier';
+import { runToExit } from '../support/processes';
 import { ServiceName, ServiceProcesses, startServiceProcesses } from '../support/service-processes';
 
 const PROBE = path.resolve(__dirname, '../support/loaded-packages-probe.js');
 const LOADED_ON_FIRST_USE = ['pdfkit', 'yaml', '@zxcvbn-ts/core', 'nodemailer'];
 const SERVICES: ServiceName[] = ['inventory', 'qr', 'monitor', 'notifier', 'gateway'];
+/** What only a process that serves HTTP needs: a command never loads them (libs/common src/core.ts). */
+const HTTP_SERVER_PACKAGES = ['express', 'prom-client', 'jsonwebtoken', 'passport', 'passport-jwt'];
 
 describe('service start-up', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-start-up-'));
@@ -44,5 +50,28 @@ describe('service start-up', () => {
         service,
       ).to.deep.equal([]);
     }
+  });
+
+  it('check_rules, a command, loads no package of an HTTP server', async function () {
+    this.timeout(60_000);
+    const company = await buildCompany();
+    await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
+    await buildLocation(company);
+    const file = path.join(dir, 'check-rules.txt');
+    const env = {
+      PATH: process.env.PATH,
+      NODE_OPTIONS: `--require ${PROBE}`,
+      LOADED_PACKAGES_FILE: file,
+      DATABASE_URL: testDatabaseUrl(),
+      SECRET_ENCRYPTION_KEY: system().secretEncryptionKey,
+      EMAIL_BACKEND: 'console',
+    };
+    const run = await runToExit(process.execPath, [CHECK_RULES_ENTRY, '--company', company.id], { env });
+    expect(run.code, run.text).to.equal(0);
+    // The run did its work (an event opened), so what it loaded is what a run needs.
+    expect(run.text).to.include('events opened: 1');
+    const loaded = fs.readFileSync(file, 'utf8').split('\n');
+    expect(loaded).to.include.members(['sequelize', 'pg']);
+    expect(loaded.filter((name) => HTTP_SERVER_PACKAGES.includes(name))).to.deep.equal([]);
   });
 });

@@ -1,39 +1,13 @@
-export * from './errors';
-export * from './identity';
-export * from './logger';
-export * from './config/load';
-export * from './http/request-id';
-export * from './http/error-middleware';
-export * from './http/validate';
-export * from './http/paths';
+/**
+ * `@pi/common`: the core every process shares (core.ts) and the HTTP kit of the services: declared endpoints,
+ * the service app and its start, JSON bodies, health, the internal token between gateway and services, and
+ * Prometheus metrics.
+ */
+export * from './core';
 export * from './http/json-body';
-export * from './http/field-map';
-export * from './http/hostile-text';
-export * from './http/owned-filters';
-export * from './http/pagination';
 export * from './http/service-app';
 export * from './http/endpoints';
-export * from './http/access-log';
 export * from './http/health';
-export * from './http/serve';
-export * from './auth/internal-token';
-export * from './auth/secret-keys';
-export * from './auth/scan-scope';
-export * from './db/database';
-export * from './db/models';
-export * from './db/ownership';
-export * from './db/id-owners';
 export * from './http/run-service';
-export * from './auth/api-key-values';
-export * from './monitoring/conditions';
-export * from './openapi/operation';
-export * from './db/deadline';
-export * from './db/connection-loss';
-export * from './db/pg-client';
-export * from './db/resilient-sequelize';
-export * from './http/request-deadline';
-export * from './http/ordering';
-export * from './tracing';
+export * from './auth/internal-token';
 export * from './metrics';
-export * from './audit/audit-log';
-export * from './openapi/published';

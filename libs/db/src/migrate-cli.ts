@@ -2,7 +2,7 @@
  * `npm run migrate`: applies pending migrations to DATABASE_URL, or to the database of the standalone system
  * of DATA_DIR (the one the last `npm start` used).
  */
-import { connectDatabase, operatorMessage } from '@pi/common';
+import { connectDatabase, operatorMessage } from '@pi/common/core';
 import { migrateUp } from './migrator';
 import { openDatabaseUrl } from './standalone';
 import { standaloneEnvironment } from './standalone-settings';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Client } from 'pg';
-import { ResilientClient } from '@pi/common';
+import { ResilientClient } from '@pi/common/core';
 
 export interface StandaloneState {
   postgres: { port: number; user: string; password: string; database: string };

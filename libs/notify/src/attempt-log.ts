@@ -15,7 +15,7 @@
  */
 import { QueryTypes, type Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
-import { NotificationAttempt, NotificationDelivery } from '@pi/common';
+import { NotificationAttempt, NotificationDelivery } from '@pi/common/core';
 
 export const INTERRUPTED_ERROR = 'interrupted: the sender stopped before the attempt finished; the receiver may or may not have it';
 

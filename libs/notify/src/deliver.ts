@@ -20,7 +20,7 @@
  */
 import { QueryTypes } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
-import { NotificationAttempt, NotificationChannel, NotificationDelivery, type Logger, withSpan } from '@pi/common';
+import { NotificationAttempt, NotificationChannel, NotificationDelivery, type Logger, withSpan } from '@pi/common/core';
 import { AttemptResult, finishAttempt, recordInterrupted, startAttempt, startedAttempt } from './attempt-log';
 import { gateAttempt, lockChannel, recordOnChannel } from './breaker';
 import { createMailer, renderEventEmail, type Mailer } from './email';

@@ -6,7 +6,7 @@
  */
 import { QueryTypes, type Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
-import { NotificationChannel, NotificationDelivery, type EventType } from '@pi/common';
+import { NotificationChannel, NotificationDelivery, type EventType } from '@pi/common/core';
 
 /** What `createDeliveries` needs of a channel (a `NotificationChannel` instance will do). */
 export type DeliveryChannel = Pick<NotificationChannel, 'id' | 'companyId' | 'events' | 'isActive' | 'maxAttempts'>;

@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import type NodemailerModule from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import { createLogger, type Logger } from '@pi/common';
+import { createLogger, type Logger } from '@pi/common/core';
 import type { EventBody } from './payload';
 import { redactSecrets } from './redact';
 import type { DeliverySettings } from './settings';

@@ -17,7 +17,7 @@
  *               "batch_id": null, "status": "OPEN"}
  */
 import { randomUUID } from 'node:crypto';
-import { EVENT_TYPES, type EventType } from '@pi/common';
+import { EVENT_TYPES, type EventType } from '@pi/common/core';
 
 export interface EventBodyProduct {
   /** Null only in a TEST body. */

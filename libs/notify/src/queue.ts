@@ -26,7 +26,7 @@ import { EventEmitter } from 'node:events';
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 import Joi from 'joi';
-import { type Logger, type TraceCarrier, currentTraceCarrier, withSpan } from '@pi/common';
+import { type Logger, type TraceCarrier, currentTraceCarrier, withSpan } from '@pi/common/core';
 
 /**
  * bullmq and ioredis are loaded by the first queue or worker, not with the package: a check_rules run without

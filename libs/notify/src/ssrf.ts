@@ -12,7 +12,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { ValidationError } from '@pi/common';
+import { ValidationError } from '@pi/common/core';
 
 export interface ResolvedTarget {
   /** The parsed URL; its hostname is what goes into the Host header and TLS SNI. */

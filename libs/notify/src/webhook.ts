@@ -21,7 +21,7 @@ import type { AxiosResponse, AxiosStatic } from 'axios';
 import { redactCutTail, redactSecrets } from './redact';
 import { SsrfError, assertPublicUrl, type ResolvedTarget } from './ssrf';
 import { SIGNATURE_HEADER, signBody } from './signing';
-import { withoutTracePropagation } from '@pi/common';
+import { withoutTracePropagation } from '@pi/common/core';
 
 export const WEBHOOK_USER_AGENT = 'pi-inventory-webhooks/1';
 export const WEBHOOK_TIMEOUT_MS = 10_000;

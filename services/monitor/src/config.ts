@@ -5,7 +5,7 @@
  * with a message naming the variable, not at the first channel save.
  */
 import Joi from 'joi';
-import { Logger, ServiceConfig, commonEnv, loadConfig } from '@pi/common';
+import { Logger, ServiceConfig, commonEnv, loadConfig } from '@pi/common/core';
 import { DeliveryQueue, DeliveryQueueSettings, DeliverySettings, deliveryEnv, deliveryQueueEnv, parseEncryptionKey } from '@pi/notify';
 
 const encryptionKey = Joi.string()

@@ -13,7 +13,7 @@
 import './tracing'; // first: see tracing.ts
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
-import { connectDatabase, operatorMessage, shutdownTracing, validateValue, withSpan } from '@pi/common';
+import { connectDatabase, operatorMessage, shutdownTracing, validateValue, withSpan } from '@pi/common/core';
 import { openDatabaseUrl, standaloneEnvironment } from '@pi/db';
 import { deliveryQueueOf, loadMonitorSettings } from '../config';
 import { RecordedRun, runCheckRules } from './recorded-run';

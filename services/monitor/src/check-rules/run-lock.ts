@@ -8,7 +8,7 @@
  * in between, the two overlap for the rest of this one, which is safe: events are unique per (rule, product,
  * batch) by index, and a delivery is attempted only by the worker that locks its row while it is due.
  */
-import { ResilientClient, connectionFailureOf, createPgClient } from '@pi/common';
+import { ResilientClient, connectionFailureOf, createPgClient } from '@pi/common/core';
 
 /** The lock of one company check (run.ts); a recorded run (recorded-run.ts) holds another one around all of them. */
 export const RUN_LOCK_ID = 7_310_442;

@@ -15,7 +15,7 @@
 import { Gauge } from 'prom-client';
 import type { Sequelize } from 'sequelize';
 import { QueryTypes } from 'sequelize';
-import type { Logger, MetricsRegistry } from '@pi/common';
+import type { Logger, MetricsRegistry } from '@pi/common/core';
 import { RUN_COUNTS, type CompanyRunStatus } from './recorded-run';
 
 const STATUSES: CompanyRunStatus[] = ['completed', 'failed', 'skipped'];

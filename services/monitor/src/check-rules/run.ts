@@ -9,7 +9,7 @@
  * recorded; the deliveries stay due in the outbox and the summary says how many wait (dispatch.ts).
  */
 import type { Sequelize } from 'sequelize-typescript';
-import { EventLogEntry } from '@pi/common';
+import { EventLogEntry } from '@pi/common/core';
 import { DeliverySettings, dueDeliveryIds, heldDeliveryCount } from '@pi/notify';
 import type { DeliveryQueue } from '@pi/notify';
 import { DispatchCounts, RunDispatcher, emptyDispatchCounts } from './dispatch';

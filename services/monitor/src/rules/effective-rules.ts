@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { QueryTypes, Sequelize } from 'sequelize';
-import type { MonitoringRule, RuleSource, RuleTriggerType, Severity } from '@pi/common';
+import type { MonitoringRule, RuleSource, RuleTriggerType, Severity } from '@pi/common/core';
 
 export interface EffectiveRule {
   id: string;
