@@ -3,7 +3,8 @@
  * need are loaded by the first such request, not by every start. pdfkit (a label sheet as PDF), yaml (the
  * OpenAPI document as YAML), zxcvbn-ts (a new password's strength) and nodemailer (an email over SMTP) cost
  * 40–200 ms of CPU each to load; the suites of those features show that they still work (labels, openapi,
- * password policy, email delivery). A command loads no HTTP server's packages at all (`@pi/common/core`).
+ * password policy, email delivery). The check_rules command loads no HTTP server's packages at all
+ * (`@pi/common/core`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
