@@ -66,7 +66,10 @@ describe(`passwords: a strength estimate of at least ${MIN_PASSWORD_SCORE} (zxcv
     expect((await logIn(member.username, 'violet tugboat marmalade')).access).to.be.a('string');
   });
 
-  it('npm run admin -- create-company refuses a weak password piped in, naming password, and creates nothing', async () => {
+  it('npm run admin -- create-company refuses a weak password piped in, naming password, and creates nothing', async function () {
+    // Three runs of the command, each a process that loads the gateway and the strength estimator: 11-17 s on a
+    // loaded 2-vCPU machine, over mocha's 20 s once.
+    this.timeout(60_000);
     const name = unique('CLI Weak');
     const username = unique('cliweak');
     const admin = (password: string) =>
