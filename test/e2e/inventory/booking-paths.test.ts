@@ -9,8 +9,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { AppError } from '@pi/common';
+import { ProductModel, type AppError } from '@pi/common';
 import { findStockDifferences } from '@pi/inventory';
+import { InLine, bookInMany } from '@pi/inventory/dist/src/ledger/book-many';
 import type { BookingContext } from '@pi/inventory/dist/src/ledger/context';
 import { bookInTransaction } from '@pi/inventory/dist/src/ledger/general-booking';
 import { lockKey } from '@pi/inventory/dist/src/ledger/locks';
@@ -310,5 +311,33 @@ describe('BATCH transfers across batches (the transaction path, set-based)', () 
     expect(short.body.details).to.deep.equal({ available: 0, requested: 1, location_id: from.id, batch_id: early.batch.id });
     expect(await movementCount(company.id)).to.equal(before);
     expect((await findStockDifferences(system().db, company.id)).differences).to.deep.equal([]);
+  });
+});
+
+describe('bookInMany (the opening-stock import) checks every line of a batch code, as bookIn does', () => {
+  it('refuses a line that names a batch code another line made for another product, or with another date, naming that line and writing nothing', async () => {
+    const company = await buildCompany();
+    const location = await buildLocation(company);
+    const [milk, cream] = [await buildProduct(company, { profile: 'BATCH' }), await buildProduct(company, { profile: 'BATCH' })];
+    const [milkModel, creamModel] = [await ProductModel.findByPk(milk.id), await ProductModel.findByPk(cream.id)];
+    const code = `lot-${milk.id.slice(0, 8)}`;
+    const line = (product: ProductModel, expiration_date: string) => ({
+      product,
+      locationId: location.id,
+      batch: { code, expiration_date },
+      quantity: '1',
+      reason: 'opening stock',
+    });
+    const refusal = async (lines: InLine[]) =>
+      system()
+        .db.sequelize.transaction((tx) => bookInMany(contextOf(company), tx, lines, 'ADD', (err, i) => ({ line: i, code: (err as AppError).code })))
+        .then(
+          () => 'booked',
+          (thrown: unknown) => thrown,
+        );
+    expect(await refusal([line(milkModel!, '2031-01-01'), line(creamModel!, '2031-01-01')])).to.deep.equal({ line: 1, code: 'already_exists' });
+    expect(await refusal([line(milkModel!, '2031-01-01'), line(milkModel!, '2031-02-01')])).to.deep.equal({ line: 1, code: 'batch_mismatch' });
+    expect(await count('SELECT count(*) FROM stock_movements WHERE product_id = ANY($1::uuid[])', [[milk.id, cream.id]])).to.equal(0);
+    expect(await count('SELECT count(*) FROM batches WHERE company_id = $1 AND code = $2', [company.id, code])).to.equal(0);
   });
 });

@@ -22,25 +22,27 @@ export interface InLine {
 }
 
 /**
- * Each line's batch id (null without one), each batch found or made once. A batch that cannot be (another
- * product's code, another expiration date) fails with `refused(error, index of the first line naming it)`.
+ * Each line's batch id (null without one), each distinct (product, code, expiration date) found or made once:
+ * a line naming a code with another product or another date is checked by `findOrCreateBatch` as `bookIn`
+ * would check it, and fails with `refused(error, index of the line)`.
  */
 async function batchIdsOf(ctx: BookingContext, tx: Tx, lines: InLine[], refused: (err: unknown, line: number) => unknown): Promise<Array<string | null>> {
-  const byCode = new Map<string, string>();
+  const found = new Map<string, string>();
   const ids: Array<string | null> = [];
   for (const [i, line] of lines.entries()) {
     if (!line.batch) {
       ids.push(null);
       continue;
     }
-    let id = byCode.get(line.batch.code);
+    const key = JSON.stringify([line.product.id, line.batch.code, line.batch.expiration_date ?? null]);
+    let id = found.get(key);
     if (!id) {
       try {
         id = (await findOrCreateBatch(ctx, tx, line.product, line.batch)).id;
       } catch (err) {
         throw refused(err, i);
       }
-      byCode.set(line.batch.code, id);
+      found.set(key, id);
     }
     ids.push(id);
   }
