@@ -35,7 +35,6 @@ export * from './db/resilient-sequelize';
 export * from './http/request-deadline';
 export * from './http/ordering';
 export * from './tracing';
-export * from './metrics/route-label';
 export * from './audit/audit-log';
 export * from './openapi/published';
 // Types only: what a command's settings and a library's options name, without loading their modules.
