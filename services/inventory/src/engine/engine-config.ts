@@ -60,7 +60,7 @@ const monitoringRule = Joi.object({
     .default('WARNING'),
 });
 
-function schemaFor(profile: Profile) {
+function buildSchema(profile: Profile) {
   const dimensional = profile === 'DIMENSIONAL';
   return Joi.object({
     engine_type: Joi.string()
@@ -89,6 +89,17 @@ function schemaFor(profile: Profile) {
     max_stock: stockLevel,
     monitoring_rules: Joi.array().items(monitoringRule).max(20),
   });
+}
+
+/**
+ * One schema per profile, built on first use: building one costs more than validating with it (a 5,000-row
+ * import spent about a second building the same four schemas again).
+ */
+const schemas = new Map<Profile, Joi.ObjectSchema>();
+function schemaFor(profile: Profile): Joi.ObjectSchema {
+  let schema = schemas.get(profile);
+  if (!schema) schemas.set(profile, (schema = buildSchema(profile)));
+  return schema;
 }
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
