@@ -18,14 +18,26 @@ export class SessionKiller {
     return new SessionKiller(client);
   }
 
-  /** Terminates every session of the named applications on the test database; answers how many. */
-  async terminate(applicationNames: string[], extraCondition = 'true'): Promise<number> {
+  /**
+   * Terminates every session of the named applications on the test database; answers how many. With
+   * `waitMs`, waits up to that long for each backend to exit (pg_terminate_backend alone only signals it).
+   */
+  async terminate(applicationNames: string[], extraCondition = 'true', waitMs = 0): Promise<number> {
     const { rows } = await this.client.query<{ n: number }>(
-      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+      `SELECT count(pg_terminate_backend(pid, $2))::int AS n FROM pg_stat_activity
         WHERE datname = current_database() AND application_name = ANY($1) AND pid <> pg_backend_pid() AND ${extraCondition}`,
-      [applicationNames],
+      [applicationNames, waitMs],
     );
     return rows[0].n;
+  }
+
+  /**
+   * Terminates the named sessions that are idle now, and returns once their backends are gone. Without the
+   * wait, a request sent at once could still begin on a backend that is about to die and lose it in the middle
+   * of its transaction: a connection dropped while in use, not while idle (database-storm's flake).
+   */
+  async terminateIdle(applicationNames: string[]): Promise<number> {
+    return this.terminate(applicationNames, "state = 'idle'", 5000);
   }
 
   /** Sessions of the named applications that match `condition` (a pg_stat_activity predicate). */
