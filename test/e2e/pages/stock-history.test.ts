@@ -135,5 +135,28 @@ describe('stock history in the pages (browser)', function () {
       await screenshotChecked(page, 'widget-sparkline', WIDGET_CHECKS);
       expect(pageProblems(bp, { expectedConsole: /(?!)/, failedRequests: true, labelled: true })).to.deep.equal([]);
     });
+
+    it('keeps the booking form still while the sparkline loads: nothing moves under a finger about to tap', async () => {
+      const { company, product } = await stocked();
+      const code = await configuredCode(company, product.id);
+      const { page } = bp;
+      await page.setViewportSize(PHONE);
+      // The history answers late, as on a slow line: the view is on screen before its sparkline.
+      let answerHistory!: () => void;
+      const historyHeld = new Promise<void>((resolve) => (answerHistory = resolve));
+      await page.route(/\/history\/(\?|$)/, async (route) => {
+        await historyHeld;
+        await route.continue();
+      });
+      await page.goto(scan.scanUrl(code));
+      await page.getByRole('heading', { level: 2, name: product.name }).waitFor();
+      const subtract = page.locator('.booking .segment label', { hasText: /^Subtract$/ });
+      const before = await subtract.boundingBox();
+      answerHistory();
+      await page.getByRole('img', { name: /^Stock over the last 30 days/ }).waitFor();
+      const after = await subtract.boundingBox();
+      expect(before, 'the Subtract button is laid out').to.not.equal(null);
+      expect(after, 'where Subtract is once the sparkline is drawn').to.deep.equal(before);
+    });
   });
 });
