@@ -234,6 +234,7 @@ describe('Widget: batches at the chosen location, and a malformed handshake', fu
     await frame.locator('.product-link', { hasText: 'Yoghurt' }).click();
     await frame.getByRole('heading', { level: 2, name: 'Yoghurt' }).waitFor();
     await frame.locator('.booking .segment label', { hasText: /^Subtract$/ }).click();
+    expect(await frame.getByRole('radio', { name: 'Subtract' }).isChecked(), 'Subtract chosen by the click').to.equal(true);
 
     await frame.getByLabel('Location').selectOption(south.id);
     await expectBatchOptions(frame, ['Earliest expiry first (automatic)', 'LOT-S (5 pcs here)']);
