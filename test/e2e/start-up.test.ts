@@ -24,7 +24,12 @@ const HTTP_SERVER_PACKAGES = ['express', 'prom-client', 'jsonwebtoken', 'passpor
 
 describe('service start-up', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-start-up-'));
-  const fileOf = (service: ServiceName) => path.join(dir, `${service}.txt`);
+  /** The file where the probe lists what the process `name` loaded. */
+  const fileOf = (name: string) => path.join(dir, `${name}.txt`);
+  /** The settings that preload the probe into the process `name`. */
+  const probeEnv = (name: string) => ({ NODE_OPTIONS: `--require ${PROBE}`, LOADED_PACKAGES_FILE: fileOf(name) });
+  /** The packages the process `name` had loaded when it exited. */
+  const loadedBy = (name: string) => fs.readFileSync(fileOf(name), 'utf8').split('\n');
   let running: ServiceProcesses | undefined;
 
   after(async () => {
@@ -34,7 +39,6 @@ describe('service start-up', () => {
 
   it('loads no library that only some requests need, in any service', async function () {
     this.timeout(120_000);
-    const probeEnv = (service: ServiceName) => ({ NODE_OPTIONS: `--require ${PROBE}`, LOADED_PACKAGES_FILE: fileOf(service) });
     // Each service's own settings, the gateway's included.
     running = await startServiceProcesses(SERVICES, {}, Object.fromEntries(SERVICES.map((service) => [service, probeEnv(service)])));
     // Stopped as an operator would (SIGTERM): the probe writes its list as the process exits.
@@ -43,7 +47,7 @@ describe('service start-up', () => {
       expect(stopped.code, `${service} exit code`).to.equal(0);
     }
     for (const service of SERVICES) {
-      const loaded = fs.readFileSync(fileOf(service), 'utf8').split('\n');
+      const loaded = loadedBy(service);
       // The probe saw the service's start: its web framework and database driver are there.
       expect(loaded, service).to.include.members(['express', 'pg']);
       expect(
@@ -58,11 +62,9 @@ describe('service start-up', () => {
     const company = await buildCompany();
     await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
     await buildLocation(company);
-    const file = path.join(dir, 'check-rules.txt');
     const env = {
       PATH: process.env.PATH,
-      NODE_OPTIONS: `--require ${PROBE}`,
-      LOADED_PACKAGES_FILE: file,
+      ...probeEnv('check-rules'),
       DATABASE_URL: testDatabaseUrl(),
       SECRET_ENCRYPTION_KEY: system().secretEncryptionKey,
       EMAIL_BACKEND: 'console',
@@ -71,7 +73,7 @@ describe('service start-up', () => {
     expect(run.code, run.text).to.equal(0);
     // The run did its work (an event opened), so what it loaded is what a run needs.
     expect(run.text).to.include('events opened: 1');
-    const loaded = fs.readFileSync(file, 'utf8').split('\n');
+    const loaded = loadedBy('check-rules');
     expect(loaded).to.include.members(['sequelize', 'pg']);
     expect(loaded.filter((name) => HTTP_SERVER_PACKAGES.includes(name))).to.deep.equal([]);
   });

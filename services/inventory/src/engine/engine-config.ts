@@ -93,7 +93,7 @@ function buildSchema(profile: Profile) {
 
 /**
  * One schema per profile, built on first use: building one costs more than validating with it (a 5,000-row
- * import spent about a second building the same four schemas again).
+ * import spent about 1.3 s of CPU building its profile's schema again for every row).
  */
 const schemas = new Map<Profile, Joi.ObjectSchema>();
 function schemaFor(profile: Profile): Joi.ObjectSchema {
