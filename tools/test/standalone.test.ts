@@ -143,10 +143,10 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
 
   it('starts again on the same DATA_DIR with both companies and the new tier, and stops cleanly on SIGINT', async () => {
     expect(cliOutput, 'the CLI test must have run').to.not.equal(undefined);
-    // Logging to files in the cluster's own settings, as `ALTER SYSTEM SET logging_collector = on` leaves it:
-    // the launcher still sees the server come up (it used to wait forever).
+    // Logging to files, and only fatal messages, in the cluster's own settings, as `ALTER SYSTEM` leaves them:
+    // the launcher still sees the server come up (with either, it used to wait forever).
     const autoConf = path.join(dataDir, 'postgres', 'postgresql.auto.conf');
-    fs.appendFileSync(autoConf, "logging_collector = on\nlog_destination = 'csvlog'\n");
+    fs.appendFileSync(autoConf, "logging_collector = on\nlog_destination = 'csvlog'\nlog_min_messages = 'fatal'\n");
     launcher = startLauncher(env);
     await waitForReady(launcher);
     expect(launcher.stdout()).to.include('database schema is up to date');

