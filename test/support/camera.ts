@@ -23,7 +23,8 @@ export interface Picture {
   luma: Uint8Array;
 }
 
-function blank(): Picture {
+/** A white picture: a camera that sees no code. */
+export function blankPicture(): Picture {
   return { width: FRAME_WIDTH, height: FRAME_HEIGHT, luma: new Uint8Array(FRAME_WIDTH * FRAME_HEIGHT).fill(255) };
 }
 
@@ -36,7 +37,7 @@ export function qrPicture(text: string): Picture {
   const qr = QRCode.create(text, { errorCorrectionLevel: 'M' });
   const size = qr.modules.size;
   const scale = Math.floor(Math.min(FRAME_WIDTH, FRAME_HEIGHT) / (size + 8));
-  const p = blank();
+  const p = blankPicture();
   const left = Math.floor((FRAME_WIDTH - size * scale) / 2);
   const top = Math.floor((FRAME_HEIGHT - size * scale) / 2);
   for (let r = 0; r < size; r++) for (let c = 0; c < size; c++) if (qr.modules.get(r, c)) fillRect(p, left + c * scale, top + r * scale, scale, scale, 0);
@@ -50,7 +51,7 @@ export const labelPicture = (code: string): Picture => qrPicture(`http://localho
 export function ean13Picture(ean: string): Picture {
   const modules = ean13Modules(ean);
   const scale = 4;
-  const p = blank();
+  const p = blankPicture();
   const left = Math.floor((FRAME_WIDTH - modules.length * scale) / 2);
   const top = 90;
   for (let i = 0; i < modules.length; i++) if (modules[i] === '1') fillRect(p, left + i * scale, top, scale, 300, 0);

@@ -13,7 +13,7 @@ import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { randomGtin } from '../../support/barcodes';
 import { BrowserPage, openPage, pageProblems, requireChromium, useBrowser } from '../../support/browser';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, configuredCode, generateCodes, linkCode } from '../../support/builders';
-import { ean13Picture, labelPicture, launchWithCamera, writeY4m, zxingFindsQr } from '../../support/camera';
+import { blankPicture, ean13Picture, labelPicture, launchWithCamera, writeY4m, zxingFindsQr } from '../../support/camera';
 import { system } from '../../support/hooks';
 import { EmbeddingSite, recordRequests, serveEmbeddingPage } from '../../support/pages';
 import { balanceOf } from '../../support/stock';
@@ -142,6 +142,38 @@ describe('Widget: Scan with the phone camera (fake camera in headless Chromium)'
     await expectScanOpens(frame, bp!, 'Pencils, box of 12');
     expect(await frame.locator('.total-stock').textContent()).to.equal('7 pcs');
     expect(requests.some((r) => r.url.endsWith(`/api/v1/widget/?barcode=${barcode}`))).to.equal(true);
+    expect(problems(bp!)).to.deep.equal([]);
+  });
+
+  it('keeps the typed-code form still while the camera starts: the picture has its place from the start', async () => {
+    const company = await buildCompany();
+    const { page } = await pageWithCamera({ videoFile: writeY4m(blankPicture(), 'no-code') });
+    const frame = await mountWidget(page, site, company.apiKey);
+    // Where the form is on every frame the widget draws, from before Scan is pressed.
+    const recordFormTops = `window.formTops = [];
+      const sample = () => {
+        const form = document.querySelector('.scan-typed');
+        if (form) window.formTops.push(Math.round(form.getBoundingClientRect().top + window.scrollY));
+        requestAnimationFrame(sample);
+      };
+      requestAnimationFrame(sample);`;
+    await frame.locator('body').evaluate((_body, script) => (0, eval)(script), recordFormTops);
+
+    await frame.getByRole('link', { name: 'Scan' }).click();
+    await frame.locator('.scan-status', { hasText: 'Point the camera at a QR label or a barcode.' }).waitFor();
+    // The camera's first picture is in the video (the fake camera's file plays once it is).
+    await frame.locator('video.scan-video').evaluate(
+      (el) =>
+        new Promise<void>((shown) => {
+          const video = el as unknown as { readyState: number; addEventListener(type: string, listener: () => void): void };
+          if (video.readyState >= 2) shown();
+          else video.addEventListener('loadeddata', () => shown());
+        }),
+    );
+    await page.waitForTimeout(300);
+    const tops = (await frame.locator('body').evaluate(() => (0, eval)('window.formTops'))) as number[];
+    expect(tops.length, 'frames sampled').to.be.greaterThan(3);
+    expect([...new Set(tops)], `the form's top on each frame: ${tops.join(' ')}`).to.have.length(1);
     expect(problems(bp!)).to.deep.equal([]);
   });
 

@@ -151,6 +151,8 @@ export function scanView(ctx: Ctx, view: HTMLElement): void {
       );
       return;
     }
+    // The picture has its place from now on, so the form below it stays put when the camera starts.
+    video.hidden = false;
     say('Starting the camera…');
     let decode: Awaited<ReturnType<typeof loadDecoder>>;
     try {
@@ -161,6 +163,7 @@ export function scanView(ctx: Ctx, view: HTMLElement): void {
       stream = media;
       decode = decoder;
     } catch (err) {
+      video.hidden = true;
       const problem = err instanceof ApiError ? { title: 'The scanner could not start.', text: errorText(err) } : cameraProblem(err);
       fill(status, h('p', { class: 'notice notice-error camera-problem', role: 'alert' }, h('strong', {}, problem.title), ' ', problem.text));
       retry.hidden = false;
@@ -168,7 +171,6 @@ export function scanView(ctx: Ctx, view: HTMLElement): void {
     }
     if (stopped) return stopCamera();
     video.srcObject = stream;
-    video.hidden = false;
     await video.play().catch(() => undefined);
     say('Point the camera at a QR label or a barcode.');
     view.dataset.decoder = decode.name;
