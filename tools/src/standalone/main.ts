@@ -99,7 +99,7 @@ async function main() {
     const moved = await settleEmbeddedPort(dataDir, state, config.EMBEDDED_PG_PORT);
     if (moved) say(moved);
     say(`starting embedded PostgreSQL in ${path.join(dataDir, 'postgres')} (port ${state.postgres.port})`);
-    embedded = await startEmbeddedPostgres(dataDir, state);
+    embedded = await startEmbeddedPostgres(dataDir, state, { readyTimeoutMs: config.EMBEDDED_PG_START_TIMEOUT_SECONDS * 1000 });
     databaseUrl = embedded.url;
   }
 
