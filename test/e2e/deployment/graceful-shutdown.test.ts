@@ -9,7 +9,6 @@
  * holds that lock from its own connection, so the booking waits inside the service until the test lets go.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { INTERNAL_AUTH_HEADER, signInternalToken } from '@pi/common';
@@ -18,12 +17,11 @@ import { system, testDatabaseUrl } from '../../support/hooks';
 import { REDIS_URL, requireRedis } from '../../support/redis';
 import { startReceiver } from '../../support/receiver';
 import { Tenant, attemptsOf, createChannel, createDelivery, deliverySettings, dropChannels, reload, uniqueQueue } from '../notify/fixtures';
-import { ROOT } from './support/files';
 import { eventually, sleep } from '../../support/wait';
 import { TestCompany, TestProduct, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { RunningProcess, killAll, startOnFreePort } from '../../support/processes';
+import { entryOf } from '../../support/service-processes';
 
-const entry = (service: string) => path.join(ROOT, `services/${service}/dist/src/main.js`);
 const secret = () => randomBytes(32).toString('hex');
 
 /** Holds the advisory lock a booking of (product, location) takes, from the test's own connection. */
@@ -81,7 +79,7 @@ describe('deployment: graceful shutdown on SIGTERM', function () {
     const { process: inventory, url } = await startOnFreePort(
       'inventory',
       process.execPath,
-      [entry('inventory')],
+      [entryOf('inventory')],
       {
         NODE_ENV: 'test',
         DATABASE_URL: testDatabaseUrl(),
@@ -128,7 +126,7 @@ describe('deployment: graceful shutdown on SIGTERM', function () {
     const { process: gateway, url } = await startOnFreePort(
       'gateway',
       process.execPath,
-      [entry('gateway')],
+      [entryOf('gateway')],
       {
         NODE_ENV: 'test',
         DATABASE_URL: testDatabaseUrl(),
@@ -193,7 +191,7 @@ describe('deployment: graceful shutdown on SIGTERM', function () {
         const { process: notifier, url } = await startOnFreePort(
           'notifier',
           process.execPath,
-          [entry('notifier')],
+          [entryOf('notifier')],
           {
             NODE_ENV: 'test',
             DATABASE_URL: testDatabaseUrl(),
