@@ -12,9 +12,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { buildCompany, buildLocation, buildProduct } from '../support/builders';
 import { system, testDatabaseUrl } from '../support/hooks';
-import { CHECK_RULES_ENTRY } from '../support/notifier';
 import { runToExit } from '../support/processes';
-import { ServiceName, ServiceProcesses, startServiceProcesses } from '../support/service-processes';
+import { CHECK_RULES_ENTRY, ServiceName, ServiceProcesses, startServiceProcesses } from '../support/service-processes';
 
 const PROBE = path.resolve(__dirname, '../support/loaded-packages-probe.js');
 const LOADED_ON_FIRST_USE = ['pdfkit', 'yaml', '@zxcvbn-ts/core', 'nodemailer'];

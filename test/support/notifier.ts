@@ -3,7 +3,6 @@ import path from 'node:path';
 import { ROOT, RunningProcess, startOnFreePort } from './processes';
 
 export const NOTIFIER_ENTRY = path.join(ROOT, 'services/notifier/dist/src/main.js');
-export const CHECK_RULES_ENTRY = path.join(ROOT, 'services/monitor/dist/src/check-rules/cli.js');
 
 export type NotifierProcess = RunningProcess & { url: string };
 

@@ -16,6 +16,9 @@ export const sessionNameOf = (service: ServiceName) => `pi-${service}`;
 
 export const entryOf = (service: string) => path.join(ROOT, `services/${service}/dist/src/main.js`);
 
+/** The `check_rules` command's file (`npm run check_rules`, the CronJob, the launcher's schedule). */
+export const CHECK_RULES_ENTRY = path.join(ROOT, 'services/monitor/dist/src/check-rules/cli.js');
+
 export interface ServiceProcesses {
   processes: Partial<Record<ServiceName, RunningProcess>>;
   urls: Partial<Record<ServiceName, string>>;

@@ -19,7 +19,7 @@ import { TestCompany, TestProduct, buildCompany, buildLocation, buildProduct } f
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { SessionKiller } from '../../support/pg-faults';
 import { ROOT, runToExit } from '../../support/processes';
-import { ServiceName, ServiceProcesses, sessionNameOf, startServiceProcesses } from '../../support/service-processes';
+import { CHECK_RULES_ENTRY, ServiceName, ServiceProcesses, sessionNameOf, startServiceProcesses } from '../../support/service-processes';
 import { count } from '../../support/sql';
 import { sleep } from '../../support/wait';
 
@@ -117,7 +117,7 @@ describe("faults: PostgreSQL terminating the services' sessions during a booking
       EMAIL_BACKEND: 'console',
     };
     while (Date.now() < until) {
-      const run = await runToExit(process.execPath, [path.join(ROOT, 'services/monitor/dist/src/check-rules/cli.js'), '--company', company.id], {
+      const run = await runToExit(process.execPath, [CHECK_RULES_ENTRY, '--company', company.id], {
         env,
         timeoutMs: 30_000,
       });

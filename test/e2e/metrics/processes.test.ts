@@ -16,10 +16,9 @@ import { post } from '../../support/api';
 import { buildCompany, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { Scrape, scrape } from '../../support/metrics';
-import { CHECK_RULES_ENTRY } from '../../support/notifier';
 import { ROOT, runToExit } from '../../support/processes';
 import { Receiver, startReceiver } from '../../support/receiver';
-import { ServiceName, ServiceProcesses, startServiceProcesses } from '../../support/service-processes';
+import { CHECK_RULES_ENTRY, ServiceName, ServiceProcesses, startServiceProcesses } from '../../support/service-processes';
 import { eventually, sleep } from '../../support/wait';
 import {
   REDIS_URL,

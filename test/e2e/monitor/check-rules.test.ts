@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { DeliveryQueue, attemptDelivery, startDeliveryWorker, verifySignature } from '@pi/notify';
@@ -9,6 +8,7 @@ import { get, post } from '../../support/api';
 import { buildStock, TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { runToExit } from '../../support/processes';
+import { CHECK_RULES_ENTRY } from '../../support/service-processes';
 import { REDIS_URL, requireRedis } from '../../support/redis';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { buildChannel } from './helpers';
@@ -154,7 +154,6 @@ describe('npm run check_rules (the command)', () => {
     const company = await buildCompany();
     const product = await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 2 } });
     await buildLocation(company);
-    const script = path.resolve(__dirname, '../../../../services/monitor/dist/src/check-rules/cli.js');
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: testDatabaseUrl(),
@@ -163,12 +162,12 @@ describe('npm run check_rules (the command)', () => {
       EMAIL_BACKEND: 'console',
     };
     delete env.REDIS_URL;
-    const { code, text: out } = await runToExit(process.execPath, [script, '--company', company.id], { env });
+    const { code, text: out } = await runToExit(process.execPath, [CHECK_RULES_ENTRY, '--company', company.id], { env });
     expect(code, out).to.equal(0);
     expect(out).to.include('companies: 1').and.to.include('events opened: 1').and.to.include('products evaluated: 1');
     const rows = await system().db.sequelize.query('SELECT status FROM event_log WHERE product_id = $1', { bind: [product.id], type: QueryTypes.SELECT });
     expect(rows).to.deep.equal([{ status: 'OPEN' }]);
-    const bad = await runToExit(process.execPath, [script, '--company', 'not-a-uuid'], { env });
+    const bad = await runToExit(process.execPath, [CHECK_RULES_ENTRY, '--company', 'not-a-uuid'], { env });
     expect(bad.code).to.equal(1);
   });
 });
@@ -326,7 +325,6 @@ describe('npm run check_rules with the Redis queue', () => {
       await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 1 } });
       await buildLocation(company);
       await buildChannel(company, { url: receiver.url, events: ['THRESHOLD'] });
-      const script = path.resolve(__dirname, '../../../../services/monitor/dist/src/check-rules/cli.js');
       const env: NodeJS.ProcessEnv = {
         ...process.env,
         DATABASE_URL: testDatabaseUrl(),
@@ -337,7 +335,7 @@ describe('npm run check_rules with the Redis queue', () => {
         ALLOW_LOOPBACK_WEBHOOKS: 'true',
         EMAIL_BACKEND: 'console',
       };
-      const { code, text: out } = await runToExit(process.execPath, [script, '--company', company.id], { env });
+      const { code, text: out } = await runToExit(process.execPath, [CHECK_RULES_ENTRY, '--company', company.id], { env });
       expect(code, out).to.equal(0);
       expect(out).to.include('deliveries enqueued: 1 (already queued: 0)');
       expect(await queue.queue.getWaitingCount()).to.equal(1);

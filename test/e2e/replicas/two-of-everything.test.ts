@@ -20,13 +20,13 @@ import { get, post } from '../../support/api';
 import { expectRateLimited } from '../../support/assertions';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
-import { CHECK_RULES_ENTRY } from '../../support/notifier';
 import { ROOT, runToExit } from '../../support/processes';
 import { requireRedis } from '../../support/redis';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { count, query } from '../../support/sql';
 import { eventually, sleep } from '../../support/wait';
 import { ReplicaSet, startReplicaSet } from './replica-set';
+import { CHECK_RULES_ENTRY } from '../../support/service-processes';
 
 /** The shared widget burst budget of this suite's gateways: small, and a window longer than any test. */
 const BURST = 20;

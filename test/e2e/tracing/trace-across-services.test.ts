@@ -11,11 +11,10 @@ import { post, get, expectStatus } from '../../support/api';
 import { TestCompany, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { OtlpReceiver, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from '../../support/otlp-receiver';
-import { CHECK_RULES_ENTRY } from '../../support/notifier';
 import { RunningProcess, killAll, runToExit, startOnFreePort } from '../../support/processes';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { REDIS_URL, requireRedis } from '../../support/redis';
-import { entryOf } from '../../support/service-processes';
+import { CHECK_RULES_ENTRY, entryOf } from '../../support/service-processes';
 
 type Traced = 'gateway' | 'inventory' | 'monitor' | 'notifier';
 
