@@ -19,6 +19,9 @@ export const entryOf = (service: string) => path.join(ROOT, `services/${service}
 /** The `check_rules` command's file (`npm run check_rules`, the CronJob, the launcher's schedule). */
 export const CHECK_RULES_ENTRY = path.join(ROOT, 'services/monitor/dist/src/check-rules/cli.js');
 
+/** The ledger check's file (`npm run stock:verify`). */
+export const VERIFY_STOCK_ENTRY = path.join(ROOT, 'services/inventory/dist/src/cli/verify-stock.js');
+
 export interface ServiceProcesses {
   processes: Partial<Record<ServiceName, RunningProcess>>;
   urls: Partial<Record<ServiceName, string>>;

@@ -12,14 +12,13 @@
  * pool never turns the next request into an error.
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { expect } from 'chai';
 import { api } from '../../support/api';
 import { TestCompany, TestProduct, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { SessionKiller } from '../../support/pg-faults';
-import { ROOT, runToExit } from '../../support/processes';
-import { CHECK_RULES_ENTRY, ServiceName, ServiceProcesses, sessionNameOf, startServiceProcesses } from '../../support/service-processes';
+import { runToExit } from '../../support/processes';
+import { CHECK_RULES_ENTRY, ServiceName, ServiceProcesses, VERIFY_STOCK_ENTRY, sessionNameOf, startServiceProcesses } from '../../support/service-processes';
 import { count } from '../../support/sql';
 import { sleep } from '../../support/wait';
 
@@ -170,7 +169,7 @@ describe("faults: PostgreSQL terminating the services' sessions during a booking
     expect(await count('SELECT COALESCE(SUM(quantity), 0) AS count FROM stock_balances WHERE product_id = $1', [product.id]), 'stock').to.equal(all.length);
     const keyed = await count('SELECT count(*) FROM idempotency_keys WHERE company_id = $1 AND key = ANY($2) AND response_status = 200', [company.id, all]);
     expect(keyed, 'every booked key remembers its answer').to.equal(all.length);
-    const verify = await runToExit(process.execPath, [path.join(ROOT, 'services/inventory/dist/src/cli/verify-stock.js'), '--company', company.id], {
+    const verify = await runToExit(process.execPath, [VERIFY_STOCK_ENTRY, '--company', company.id], {
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: testDatabaseUrl() },
     });
     expect(verify.code, verify.text).to.equal(0);

@@ -5,7 +5,6 @@
  * is undone afterwards, in the company the test made for itself.
  */
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { expect } from 'chai';
 import { findStockDifferences } from '@pi/inventory/dist/src/cli/verify-stock';
 import { get, post } from '../../support/api';
@@ -13,9 +12,8 @@ import { addStock, buildCompany, buildLocation, buildProduct } from '../../suppo
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { query } from '../../support/sql';
 import { balanceOf } from '../../support/stock';
-
-const ROOT = path.resolve(__dirname, '../../../..');
-const CLI = path.join(ROOT, 'services/inventory/dist/src/cli/verify-stock.js');
+import { ROOT } from '../../support/processes';
+import { VERIFY_STOCK_ENTRY } from '../../support/service-processes';
 
 const sql = (text: string, bind: unknown[] = []) => system().db.sequelize.query(text, { bind });
 const verify = (companyId?: string) => findStockDifferences(system().db, companyId);
@@ -24,7 +22,7 @@ function runCli(args: string[]): Promise<{ code: number | null; stdout: string; 
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: testDatabaseUrl() };
     delete env.DATA_DIR;
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [VERIFY_STOCK_ENTRY, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -20,17 +20,16 @@ import { get, post } from '../../support/api';
 import { expectRateLimited } from '../../support/assertions';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
-import { ROOT, runToExit } from '../../support/processes';
+import { runToExit } from '../../support/processes';
 import { requireRedis } from '../../support/redis';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { count, query } from '../../support/sql';
 import { eventually, sleep } from '../../support/wait';
 import { ReplicaSet, startReplicaSet } from './replica-set';
-import { CHECK_RULES_ENTRY } from '../../support/service-processes';
+import { CHECK_RULES_ENTRY, VERIFY_STOCK_ENTRY } from '../../support/service-processes';
 
 /** The shared widget burst budget of this suite's gateways: small, and a window longer than any test. */
 const BURST = 20;
-const VERIFY_STOCK_ENTRY = `${ROOT}/services/inventory/dist/src/cli/verify-stock.js`;
 
 /** Runs `work` over `items` with at most `limit` in flight. */
 async function inParallel<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
