@@ -29,6 +29,9 @@ import {
   waitForReady,
 } from './launcher';
 
+/** A line of a JavaScript stack (`    at main (…)`). */
+const STACK_LINE = /^\s+at \S/m;
+
 interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
@@ -244,7 +247,8 @@ describe('standalone monitoring: the check_rules schedule, console email, shared
       launcher = startLauncher({ ...env, EMBEDDED_PG_PORT: String(taken), CHECK_RULES_INTERVAL_SECONDS: '0' });
       const exit = await launcher.exited;
       expect(exit.code, describeOutput(launcher)).to.equal(1);
-      expect(launcher.stderr()).to.include(`EMBEDDED_PG_PORT ${taken} is in use by another program`);
+      expect(launcher.stderr()).to.include(`[standalone] failed: EMBEDDED_PG_PORT ${taken} is in use by another program`);
+      expect(launcher.stderr(), 'a failure the launcher expects is told without a stack').to.not.match(STACK_LINE);
       expect(stateOf(dataDir).postgres.port).to.equal(before);
       expectNothingLeft(dataDir);
     } finally {
@@ -264,7 +268,10 @@ describe('standalone monitoring: the check_rules schedule, console email, shared
       launcher = startLauncher({ ...env, EMBEDDED_PG_START_TIMEOUT_SECONDS: '3', CHECK_RULES_INTERVAL_SECONDS: '0' });
       const exit = await launcher.exited;
       expect(exit.code, describeOutput(launcher)).to.equal(1);
-      expect(launcher.stderr()).to.include('was not ready to accept connections within 3 s, and was stopped').and.include('entering standby mode');
+      expect(launcher.stderr())
+        .to.include('was not ready to accept connections within 3 s, and was stopped')
+        .and.include('entering standby mode')
+        .and.not.match(STACK_LINE);
       expectNothingLeft(dataDir);
     } finally {
       fs.rmSync(standbySignal, { force: true });

@@ -92,6 +92,14 @@ async function loadEmbeddedPostgres() {
   return server;
 }
 
+/**
+ * A start that failed for a reason its message explains (a port in use, a server that did not come up, with
+ * its last lines): the launcher prints the message alone, without a stack.
+ */
+export class StandaloneStartError extends Error {
+  override name = 'StandaloneStartError';
+}
+
 /** How long the embedded server may take to accept connections, crash recovery included, unless told otherwise. */
 export const EMBEDDED_READY_TIMEOUT_MS = 120_000;
 
@@ -131,7 +139,7 @@ export async function startEmbeddedPostgres(
     onError: (m: unknown) => remember(String(m)),
   });
   const failed = (what: string, err: unknown) =>
-    new Error(
+    new StandaloneStartError(
       `embedded PostgreSQL in ${databaseDir} (port ${state.postgres.port}) ${what}` +
         (err instanceof Error ? `: ${err.message}` : '') +
         (recent.length ? `\n  ${recent.join('\n  ')}` : ''),
@@ -255,9 +263,11 @@ export async function settleEmbeddedPort(dataDir: string, state: StandaloneState
   let note: string | undefined;
   if (await portTaken(wanted)) {
     if (await canConnect(databaseUrlOf({ ...state, postgres: { ...state.postgres, port: wanted } }), 1500)) {
-      throw new Error(`the embedded PostgreSQL of ${dataDir} is already running on port ${wanted} (is another \`npm start\` using this DATA_DIR?)`);
+      throw new StandaloneStartError(
+        `the embedded PostgreSQL of ${dataDir} is already running on port ${wanted} (is another \`npm start\` using this DATA_DIR?)`,
+      );
     }
-    if (requested !== undefined) throw new Error(`EMBEDDED_PG_PORT ${requested} is in use by another program: choose another port, or unset it`);
+    if (requested !== undefined) throw new StandaloneStartError(`EMBEDDED_PG_PORT ${requested} is in use by another program: choose another port, or unset it`);
     port = await freePort();
     note = `port ${wanted} is in use by another program: the embedded PostgreSQL moves to port ${port} (remembered in ${path.join(dataDir, STATE_FILE)})`;
   }

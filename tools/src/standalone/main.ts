@@ -15,6 +15,7 @@ import {
   migrateUp,
   settleEmbeddedPort,
   sharedSettingsOf,
+  StandaloneStartError,
   startEmbeddedPostgres,
   writeStandaloneState,
 } from '@pi/db';
@@ -28,7 +29,7 @@ const say = (message: string) => process.stdout.write(`[standalone] ${message}\n
 async function waitUntilAnswers(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${url} exited with code ${child.exitCode} before it was ready`);
+    if (child.exitCode !== null) throw new StandaloneStartError(`${url} exited with code ${child.exitCode} before it was ready`);
     try {
       const res = await fetch(url);
       if (res.ok) return;
@@ -37,7 +38,7 @@ async function waitUntilAnswers(url: string, child: ChildProcess, timeoutMs = 60
     }
     await new Promise((r) => setTimeout(r, 150));
   }
-  throw new Error(`${url} did not become ready in ${timeoutMs} ms`);
+  throw new StandaloneStartError(`${url} did not become ready in ${timeoutMs} ms`);
 }
 
 function startChild(spec: ChildSpec, env: NodeJS.ProcessEnv): ChildProcess {
@@ -182,6 +183,8 @@ function readConfig(): LauncherConfig {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`[standalone] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  // A failure the launcher expects says what happened in its message; any other keeps its stack for the report.
+  const told = err instanceof StandaloneStartError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`[standalone] failed: ${told}\n`);
   void shutdown(1);
 });
