@@ -138,7 +138,7 @@ export async function startEmbeddedPostgres(
     onLog: (m: unknown) => remember(String(m)),
     onError: (m: unknown) => remember(String(m)),
   });
-  const failed = (what: string, err: unknown) =>
+  const failed = (what: string, err?: unknown) =>
     new StandaloneStartError(
       `embedded PostgreSQL in ${databaseDir} (port ${state.postgres.port}) ${what}` +
         (err instanceof Error ? `: ${err.message}` : '') +
@@ -155,7 +155,7 @@ export async function startEmbeddedPostgres(
   });
   if (outcome === 'late') {
     await server.stop().catch(() => {});
-    throw failed(`was not ready to accept connections within ${readyTimeoutMs / 1000} s, and was stopped`, undefined);
+    throw failed(`was not ready to accept connections within ${readyTimeoutMs / 1000} s, and was stopped`);
   }
   try {
     await ensureDatabase(server.getPgClient(), state.postgres.database);

@@ -23,10 +23,10 @@ import { system, testDatabaseUrl } from '../../support/hooks';
 import { runToExit } from '../../support/processes';
 import { requireRedis } from '../../support/redis';
 import { Receiver, startReceiver } from '../../support/receiver';
+import { CHECK_RULES_ENTRY, VERIFY_STOCK_ENTRY } from '../../support/service-processes';
 import { count, query } from '../../support/sql';
 import { eventually, sleep } from '../../support/wait';
 import { ReplicaSet, startReplicaSet } from './replica-set';
-import { CHECK_RULES_ENTRY, VERIFY_STOCK_ENTRY } from '../../support/service-processes';
 
 /** The shared widget burst budget of this suite's gateways: small, and a window longer than any test. */
 const BURST = 20;
