@@ -49,8 +49,8 @@ const BUILT_IN_KEYS = [
 ];
 
 /** Runs the `validate()` middleware on a request-like object and answers what it passed to `next`. */
-function runValidate(schemas: Parameters<typeof validate>[0], req: { body?: unknown; query?: unknown; params?: unknown }) {
-  const request = { params: {}, query: Object.create(null), ...req } as any;
+function runValidate(schemas: Parameters<typeof validate>[0], req: { body?: unknown; query?: unknown; params?: unknown; originalUrl?: string }) {
+  const request = { originalUrl: '/', params: {}, query: Object.create(null), ...req } as any;
   let outcome: unknown = 'next was not called';
   validate(schemas)(request, {} as any, (err?: unknown) => {
     outcome = err;
@@ -150,5 +150,43 @@ describe('validate() and text the database cannot store', () => {
     for (let i = 0; i < 100_000; i++) deep = [deep];
     const fields = hostileTextFields(deep, 'body');
     expect(Object.keys(fields)).to.have.length(1);
+  });
+});
+
+describe('validate() and query parameters whose percent-encoding is not UTF-8', () => {
+  const query = Joi.object({ search: Joi.string(), page: Joi.number().integer() });
+  // What Node's query parser makes of each: the escape kept as sent, or U+FFFD for bytes that are not UTF-8.
+  const spellings: Array<[string, string, string]> = [
+    ['%ff', 'a byte that is not UTF-8', '\ufffd'],
+    ['%C0%AF', 'an overlong encoding', '\ufffd\ufffd'],
+    ['%ED%A0%80', 'an encoded surrogate', '\ufffd\ufffd\ufffd'],
+    ['50%', 'a bare %', '50%'],
+    ['%zz', 'a malformed escape', '%zz'],
+  ];
+  for (const [spelling, what, parsed] of spellings) {
+    it(`refuses ${what} (search=${spelling}), naming search, though the parsed text would pass the schema`, () => {
+      const { outcome } = runValidate({ query }, { originalUrl: `/items/?page=2&search=${spelling}`, query: { page: '2', search: parsed } });
+      expect(outcome).to.be.instanceOf(ValidationError);
+      expect((outcome as ValidationError).details).to.deep.equal({ search: 'search is not valid percent-encoding of UTF-8 text' });
+    });
+  }
+
+  it('refuses it in a route that has no query schema too', () => {
+    const { outcome } = runValidate({}, { originalUrl: '/items/?search=%ff', query: { search: '\ufffd' } });
+    expect((outcome as ValidationError).details).to.have.property('search');
+  });
+
+  it('names a parameter whose own name is badly encoded as it was sent', () => {
+    const { outcome } = runValidate({ query }, { originalUrl: '/items/?se%ffarch=x', query: { 'se\ufffdarch': 'x' } });
+    expect((outcome as ValidationError).details).to.deep.equal({ 'se%ffarch': 'se%ffarch is not valid percent-encoding of UTF-8 text' });
+  });
+
+  it('accepts UTF-8 escapes, + for a space, and empty pairs', () => {
+    const { outcome, request } = runValidate(
+      { query },
+      { originalUrl: '/items/?search=caf%C3%A9+cr%C3%A8me&&page=2', query: { search: 'café crème', page: '2' } },
+    );
+    expect(outcome).to.equal(undefined);
+    expect(request.query).to.deep.equal({ search: 'café crème', page: 2 });
   });
 });

@@ -41,6 +41,13 @@ describe('proxying', () => {
     expect(withoutApiKeyParam('/api/v1/widget/?api_key_hint=1')).to.equal('/api/v1/widget/?api_key_hint=1');
   });
 
+  it('forwards every other parameter as the client spelled it, so that the service judges the spelling', () => {
+    expect(withoutApiKeyParam('/api/v1/widget/?api_key=pik_x&search=caf%C3%A9+cr%c3%a8me&location_id=%ff')).to.equal(
+      '/api/v1/widget/?search=caf%C3%A9+cr%c3%a8me&location_id=%ff',
+    );
+    expect(withoutApiKeyParam('/api/v1/widget/?search=50%&api%5Fkey=pik_x')).to.equal('/api/v1/widget/?search=50%');
+  });
+
   it('routes every public path family to its owning service with the right authentication', () => {
     const cases: Array<[string, string, string]> = [
       ['/api/v1/widget/', 'inventory', 'api_key'],

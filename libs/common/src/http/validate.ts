@@ -4,13 +4,16 @@
  * prototype-free maps (field-map.ts) and a failed joi validation always refuses the request, so no key name a
  * client picks (`constructor`, `__proto__`, `toString` …) can switch validation off. Text the database
  * cannot store as sent (NUL, unpaired surrogates; hostile-text.ts) is refused in every part of a request,
- * including parts a route reads without a schema of its own.
+ * including parts a route reads without a schema of its own, and so is a query parameter whose
+ * percent-encoding is not UTF-8 (query-encoding.ts), which the query parser would have altered.
  */
 import type { RequestHandler } from 'express';
 import Joi from 'joi';
 import { ValidationError } from '../errors';
 import { FieldMap, addField, fieldMap, mergeFields } from './field-map';
 import { hostileTextFields } from './hostile-text';
+import { splitTarget } from './paths';
+import { badlyEncodedQueryFields } from './query-encoding';
 
 export interface RequestSchemas {
   body?: Joi.Schema;
@@ -79,8 +82,12 @@ export function validate(schemas: RequestSchemas): ValidatingHandler {
   const handler: RequestHandler = (req, _res, next) => {
     const fields = fieldMap();
     const cleaned: Partial<Record<keyof RequestSchemas, unknown>> = {};
+    // What the query parser made of a badly encoded parameter is not what the client sent: only its name is.
+    const badlyEncoded = badlyEncodedQueryFields(splitTarget(req.originalUrl).query);
+    mergeFields(fields, badlyEncoded);
     for (const part of ['params', 'query', 'body'] as const) {
       const schema = schemas[part];
+      if (part === 'query' && Object.keys(badlyEncoded).length) continue;
       if (!schema) {
         // A part the route validates elsewhere (an import's rows) or not at all is still no place for such text.
         if (part !== 'body' || typeof req.body === 'object') mergeFields(fields, hostileTextFields(req[part], part));

@@ -25,6 +25,7 @@
  * would fire together with the upstream one and destroy the client's connection before the 503 is written.
  */
 import http from 'node:http';
+import querystring from 'node:querystring';
 import type { Request, RequestHandler, Response } from 'express';
 import {
   AppError,
@@ -54,15 +55,20 @@ const isApiKeyParam = (name: string) =>
     .toLowerCase()
     .replace(/[^a-z0-9]/g, '') === 'apikey';
 
-/** Removes `api_key` (every spelling of it) from a path's query string. */
+/** A query pair's name as the query parser reads it (`+` a space, escapes decoded where they decode). */
+const paramName = (pair: string) => querystring.unescape(pair.split('=', 1)[0].replace(/\+/g, ' '));
+
+/**
+ * Removes `api_key` (every spelling of it) from a path's query string, and keeps every other pair as the
+ * client spelled it: the service checks the spelling too (a bad escape is refused there, naming the parameter).
+ */
 export function withoutApiKeyParam(path: string): string {
   const q = path.indexOf('?');
   if (q < 0) return path;
-  const params = new URLSearchParams(path.slice(q + 1));
-  const names = [...new Set(params.keys())].filter(isApiKeyParam);
-  if (!names.length) return path;
-  for (const name of names) params.delete(name);
-  const rest = params.toString();
+  const pairs = path.slice(q + 1).split('&');
+  const kept = pairs.filter((pair) => !isApiKeyParam(paramName(pair)));
+  if (kept.length === pairs.length) return path;
+  const rest = kept.join('&');
   return rest ? `${path.slice(0, q)}?${rest}` : path.slice(0, q);
 }
 
