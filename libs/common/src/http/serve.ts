@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from '../logger';
 import { shutdownTracing } from '../tracing/state';
+import { answerUnparsableRequest } from './unparsable-request';
 
 export interface ServeOptions {
   port: number;
@@ -61,6 +62,7 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<ht
     answers.add(res);
     res.once('close', () => answers.delete(res));
   });
+  server.on('clientError', answerUnparsableRequest);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
   return new Promise((resolve, reject) => {

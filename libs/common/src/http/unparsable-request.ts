@@ -1,0 +1,75 @@
+/**
+ * The answer to a request that Node's HTTP parser refused before any app saw it: a control character in a
+ * header value, a malformed request line or header name, headers over Node's size limit, headers that took
+ * longer than the server's `headersTimeout`. Node's own answer is a bare status line with no body; this one
+ * is in the error shape with a request id, as every other refusal is (docs/api/conventions.md).
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+
+interface ParserError extends Error {
+  code?: string;
+}
+
+interface Refusal {
+  status: number;
+  code: string;
+  error: string;
+  details: Record<string, string>;
+}
+
+/** Node's parser error codes for a header name or value with a character HTTP does not allow. */
+const BAD_HEADER = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_INVALID_HEADER_VALUE']);
+
+function refusalOf(err: ParserError): Refusal {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        status: 431,
+        code: 'headers_too_large',
+        error: 'The request headers are too large.',
+        details: { headers: `the headers are larger than ${http.maxHeaderSize} bytes` },
+      };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, code: 'request_timeout', error: 'The request headers did not arrive in time.', details: {} };
+    default:
+      return BAD_HEADER.has(err.code ?? '')
+        ? {
+            status: 400,
+            code: 'validation_error',
+            error: 'Malformed HTTP request.',
+            details: { headers: 'a header name or value holds a character HTTP does not allow' },
+          }
+        : { status: 400, code: 'validation_error', error: 'Malformed HTTP request.', details: { request: 'is not a well-formed HTTP/1.1 request' } };
+  }
+}
+
+/** The whole HTTP answer, closing the connection (the parser cannot read on after what it refused). */
+export function unparsableRequestAnswer(err: ParserError): string {
+  const { status, code, error, details } = refusalOf(err);
+  const requestId = randomUUID();
+  const body = JSON.stringify({ error, code, details, request_id: requestId });
+  return [
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/**
+ * A server's `clientError` listener. As Node's own: an answer only where nothing of another answer went out
+ * on the connection yet (a pipelined request behind one in flight gets none), and the connection closed.
+ */
+export function answerUnparsableRequest(err: ParserError, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  socket.end(unparsableRequestAnswer(err));
+}

@@ -1,0 +1,114 @@
+/**
+ * Requests spelled in ways a parser would otherwise guess at (docs/api/paths-and-hostile-input.md, "Hostile
+ * input"), through the gateway as clients send them:
+ * - a query parameter whose percent-encoding is not UTF-8 text is refused with 400 naming it, at the gateway's
+ *   own routes and at the services behind it (the proxy forwards the spelling, even where it takes the API key
+ *   out of the query), where the query parser would have searched for U+FFFD or a literal `%`;
+ * - a request Node's HTTP parser refuses (a control character in a header, headers over the limit, a request
+ *   line that is not HTTP) is answered in the error shape, by the gateway and by a service alike.
+ */
+import net from 'node:net';
+import { expect } from 'chai';
+import { expectValidationError } from '../support/assertions';
+import { randomGtin } from '../support/barcodes';
+import { TestCompany, buildCompany, buildProduct } from '../support/builders';
+import { system } from '../support/hooks';
+import { rawRequest } from '../support/raw-http';
+
+const BAD_SPELLINGS: Array<[string, string]> = [
+  ['%ff', 'a byte that is not UTF-8'],
+  ['%C0%AF', 'an overlong encoding'],
+  ['%ED%A0%80', 'an encoded surrogate'],
+  ['50%', 'a bare %'],
+  ['%zz', 'a malformed escape'],
+];
+
+describe('query parameters whose percent-encoding is not UTF-8 text', () => {
+  let company: TestCompany;
+  const barcode = randomGtin(13);
+
+  before(async () => {
+    company = await buildCompany();
+    await buildProduct(company, { name: 'Café crème', barcode });
+    await buildProduct(company, { name: 'Cafe noir' });
+  });
+
+  for (const [spelling, what] of BAD_SPELLINGS) {
+    it(`answers 400 naming search for ${what} (search=${spelling}) on a service's list`, async () => {
+      const res = await rawRequest('GET', `/api/v1/product-models/?search=${spelling}`, { token: company.token });
+      expectValidationError(res, 'search');
+      expect(res.body.details.search).to.equal('search is not valid percent-encoding of UTF-8 text');
+    });
+  }
+
+  it('searches for the text a UTF-8 spelling names, é as %C3%A9 and a space as +', async () => {
+    const res = await rawRequest('GET', '/api/v1/product-models/?search=caf%C3%A9+cr%C3%A8me', { token: company.token });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.results.map((p: { name: string }) => p.name)).to.deep.equal(['Café crème']);
+  });
+
+  it("answers 400 naming the parameter on the gateway's own routes too", async () => {
+    const res = await rawRequest('GET', '/api/v1/users/?ordering=%ff', { token: company.token });
+    expectValidationError(res, 'ordering');
+  });
+
+  it('names a parameter whose own name is badly encoded as it was sent', async () => {
+    const res = await rawRequest('GET', '/api/v1/product-models/?se%ffarch=x', { token: company.token });
+    expectValidationError(res, 'se%ffarch');
+  });
+
+  it('refuses it where the API key is given in the query too (which never reaches the answer)', async () => {
+    const res = await rawRequest('GET', `/api/v1/widget/?api_key=${company.apiKey}&location_id=%C0%AF`);
+    expectValidationError(res, 'location_id');
+    expect(JSON.stringify(res.body)).to.not.include(company.apiKey);
+    // The barcode with every digit escaped, as a careful client may spell it: decoded, it finds the product.
+    const escaped = [...barcode].map((digit) => `%${digit.charCodeAt(0).toString(16)}`).join('');
+    const fine = await rawRequest('GET', `/api/v1/widget/?api_key=${company.apiKey}&barcode=${escaped}`);
+    expect(fine.status, JSON.stringify(fine.body)).to.equal(200);
+    expect(fine.body.products.map((p: { name: string }) => p.name)).to.deep.equal(['Café crème']);
+  });
+});
+
+/** Sends `bytes` on a new connection to `url` and answers what came back until the server closed it. */
+function rawExchange(url: string, bytes: string): Promise<{ status: string; headers: string; body: any }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      const head = text.slice(0, split);
+      resolve({ status: head.split('\r\n')[0], headers: head, body: JSON.parse(text.slice(split + 4)) });
+    });
+  });
+}
+
+describe('requests the HTTP parser refuses', () => {
+  const targets = () => [
+    ['the gateway', system().url],
+    ['a service', system().serviceUrls.inventory],
+  ];
+
+  for (const which of [0, 1]) {
+    it(`answers a control character in a header with 400 validation_error naming headers, in the error shape (${['the gateway', 'a service'][which]})`, async () => {
+      const [, url] = targets()[which];
+      const answer = await rawExchange(url, 'GET /api/v1/locations/ HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: a\u0001b\r\n\r\n');
+      expect(answer.status).to.equal('HTTP/1.1 400 Bad Request');
+      expect(answer.body).to.have.all.keys('error', 'code', 'details', 'request_id');
+      expect(answer.body).to.deep.include({ code: 'validation_error', details: { headers: 'a header name or value holds a character HTTP does not allow' } });
+      expect(answer.headers).to.match(new RegExp(`^x-request-id: ${answer.body.request_id as string}$`, 'im'));
+    });
+  }
+
+  it('answers headers over 16 KB with 431 headers_too_large, and a request line that is not HTTP with 400 naming request', async () => {
+    const big = await rawExchange(system().url, `GET /api/v1/locations/ HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(big.status).to.equal('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(big.body).to.include({ code: 'headers_too_large' });
+    const junk = await rawExchange(system().url, 'HELLO THERE\r\n\r\n');
+    expect(junk.status).to.equal('HTTP/1.1 400 Bad Request');
+    expect(junk.body).to.deep.include({ code: 'validation_error', details: { request: 'is not a well-formed HTTP/1.1 request' } });
+  });
+});
