@@ -3,6 +3,7 @@ import net from 'node:net';
 import { expect } from 'chai';
 import express from 'express';
 import { closeServer, listen } from '../src';
+import { unparsableRequestAnswer } from '../src/http/unparsable-request';
 
 describe('listen: an Express app on its own server', () => {
   let server: http.Server;
@@ -124,6 +125,14 @@ describe('listen: requests the HTTP parser refuses', () => {
       details: { request: 'is not a well-formed HTTP/1.1 request' },
     });
     expect(reached).to.equal(0);
+  });
+
+  it('answers headers that took longer than headersTimeout with 408 request_timeout (the answer Node would send as a bare line)', () => {
+    const timeout = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+    const [head, body] = unparsableRequestAnswer(timeout).split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).to.equal('HTTP/1.1 408 Request Timeout');
+    expect(head).to.include(`Content-Length: ${Buffer.byteLength(body)}`);
+    expect(JSON.parse(body)).to.deep.include({ code: 'request_timeout', details: {} });
   });
 
   it('answers a well-formed request on the same server as usual', async () => {
