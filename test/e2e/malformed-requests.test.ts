@@ -4,6 +4,8 @@
  * - a query parameter whose percent-encoding is not UTF-8 text is refused with 400 naming it, at the gateway's
  *   own routes and at the services behind it (the proxy forwards the spelling, even where it takes the API key
  *   out of the query), where the query parser would have searched for U+FFFD or a literal `%`;
+ * - a JSON or CSV body with bytes that are not UTF-8 (and no charset that says what they are) is refused with
+ *   400 naming `body`, and nothing is created: decoding would have stored U+FFFD in their place;
  * - a request Node's HTTP parser refuses (a control character in a header, headers over the limit, a request
  *   line that is not HTTP) is answered in the error shape, by the gateway and by a service alike.
  */
@@ -66,6 +68,58 @@ describe('query parameters whose percent-encoding is not UTF-8 text', () => {
     const fine = await rawRequest('GET', `/api/v1/widget/?api_key=${company.apiKey}&barcode=${escaped}`);
     expect(fine.status, JSON.stringify(fine.body)).to.equal(200);
     expect(fine.body.products.map((p: { name: string }) => p.name)).to.deep.equal(['Café crème']);
+  });
+});
+
+describe('bodies with bytes that are not UTF-8', () => {
+  let company: TestCompany;
+  const names = async () =>
+    (await rawRequest('GET', '/api/v1/locations/?page_size=500', { token: company.token })).body.results.map((l: { name: string }) => l.name);
+
+  before(async () => {
+    company = await buildCompany();
+  });
+
+  it(`answers 400 naming body for "Café" in Latin-1 in a JSON body, on the gateway's own routes and those it proxies, and creates nothing`, async () => {
+    const before = await names();
+    const created = await rawRequest('POST', '/api/v1/locations/', {
+      token: company.token,
+      body: Buffer.from('{"name":"Caf\xe9 in Latin-1","type":"STORE"}', 'latin1'),
+    });
+    expectValidationError(created, 'body');
+    expect(created.body.details.body).to.equal('is not UTF-8 text');
+    const registered = await rawRequest('POST', '/api/v1/register/', {
+      body: Buffer.from(`{"company_name":"Caf\xe9 ${Date.now()}","username":"u","password":"p"}`, 'latin1'),
+    });
+    expectValidationError(registered, 'body');
+    expect(await names()).to.deep.equal(before);
+  });
+
+  it('answers 400 naming body for a CSV import in Latin-1 that does not say so, and imports nothing', async () => {
+    const before = await names();
+    const res = await rawRequest('POST', '/api/v1/locations/import/?dry_run=false', {
+      token: company.token,
+      headers: { 'content-type': 'text/csv' },
+      body: Buffer.from('name,type\r\nCaf\xe9 store,STORE\r\n', 'latin1'),
+    });
+    expectValidationError(res, 'body');
+    expect(await names()).to.deep.equal(before);
+  });
+
+  it('imports the same file with charset=latin1 in its Content-Type, and a UTF-8 file with its byte order mark, as Café', async () => {
+    const latin1 = await rawRequest('POST', '/api/v1/locations/import/?dry_run=false', {
+      token: company.token,
+      headers: { 'content-type': 'text/csv; charset=latin1' },
+      body: Buffer.from('name,type\r\nCaf\xe9 latin,STORE\r\n', 'latin1'),
+    });
+    expect(latin1.status, JSON.stringify(latin1.body)).to.equal(201);
+    const utf8 = await rawRequest('POST', '/api/v1/locations/import/?dry_run=false', {
+      token: company.token,
+      headers: { 'content-type': 'text/csv' },
+      body: Buffer.from('\ufeffname,type\r\nCafé utf8,STORE\r\n', 'utf8'),
+    });
+    expect(utf8.status, JSON.stringify(utf8.body)).to.equal(201);
+    expect(await names()).to.include.members(['Café latin', 'Café utf8']);
   });
 });
 

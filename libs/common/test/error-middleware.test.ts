@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DatabaseError } from 'sequelize';
-import { toAppError } from '../src';
+import { refuseBytesNotUtf8, toAppError } from '../src';
 
 /** An error as the `pg` driver raises it (the fields PostgreSQL reports). */
 const pgError = (code: string, constraint?: string) => Object.assign(new Error('from PostgreSQL'), { code, constraint, severity: 'ERROR' });
@@ -32,5 +32,34 @@ describe('toAppError and database bounds', () => {
     const answer = toAppError(err);
     expect(answer?.status).to.equal(400);
     expect(answer?.details).to.have.property('path');
+  });
+});
+
+describe('text bodies with bytes that are not UTF-8', () => {
+  const refusal = (body: Buffer, charset: string) => {
+    try {
+      refuseBytesNotUtf8(undefined, undefined, body, charset);
+      return undefined;
+    } catch (err) {
+      return err;
+    }
+  };
+
+  it('refuses "Café" in Latin-1 read as UTF-8, and answers it 400 validation_error naming body', () => {
+    const err = refusal(Buffer.from('{"name":"Caf\xe9"}', 'latin1'), 'utf-8');
+    const answer = toAppError(err);
+    expect(answer?.status).to.equal(400);
+    expect(answer?.code).to.equal('validation_error');
+    expect(answer?.details).to.deep.equal({ body: 'is not UTF-8 text' });
+  });
+
+  it('refuses an overlong encoding and an encoded surrogate, which decoders would turn into U+FFFD', () => {
+    expect(refusal(Buffer.from([0x22, 0xc0, 0xaf, 0x22]), 'utf-8')).to.be.instanceOf(Error);
+    expect(refusal(Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]), 'utf-8')).to.be.instanceOf(Error);
+  });
+
+  it('takes UTF-8 with or without a byte order mark, and a body whose Content-Type names another charset', () => {
+    expect(refusal(Buffer.from('\ufeffname\r\nCafé 📦\r\n', 'utf8'), 'utf-8')).to.equal(undefined);
+    expect(refusal(Buffer.from('name\r\nCaf\xe9\r\n', 'latin1'), 'iso-8859-1')).to.equal(undefined);
   });
 });

@@ -45,6 +45,9 @@ function databaseAnswer(err: unknown): AppError | undefined {
   return undefined;
 }
 
+/** The type of the error a text body with bytes that are not UTF-8 raises (json-body.ts `refuseBytesNotUtf8`). */
+export const BODY_NOT_UTF8 = 'entity.not.utf8';
+
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
   const bp = err as BodyParserError;
@@ -53,6 +56,7 @@ export function toAppError(err: unknown): AppError | undefined {
     return new ValidationError({ path: 'is not valid percent-encoding' }, 'The path is not valid percent-encoding.');
   }
   if (bp?.type === 'entity.parse.failed') return new ValidationError({ body: 'is not valid JSON' }, 'Malformed JSON in request body.');
+  if (bp?.type === BODY_NOT_UTF8) return new ValidationError({ body: 'is not UTF-8 text' }, bp.message);
   if (bp?.type === 'entity.too.large') return new PayloadTooLargeError(bp.limit ? `${bp.limit} bytes` : 'the configured size');
   if (bp?.type === 'encoding.unsupported') {
     return new AppError(415, 'unsupported_media_type', bp.message, { 'content-encoding': 'is not one of identity, gzip, deflate, br' });
