@@ -129,6 +129,32 @@ describe('dashboard (browser): spreadsheets', function () {
     });
   }
 
+  it('refuses a chosen file that is not UTF-8, naming the file, where reading it would have put U+FFFD in its names', async () => {
+    const company = await buildCompany();
+    const { page } = bp;
+    await signInWithKeyboard(page, company.admin.username, company.admin.password);
+    await navigate(page, 'Import & export');
+    const locations = page.getByRole('form', { name: 'Import locations' });
+    // "Café" as a spreadsheet program saves it in Windows-1252: é is the one byte E9.
+    await locations
+      .getByLabel('File (.csv)')
+      .setInputFiles({ name: 'locations.csv', mimeType: 'text/csv', buffer: Buffer.from('name,type\r\nCaf\xe9,STORE\r\n', 'latin1') });
+    await locations.getByLabel('Dry run: check only, import nothing').uncheck();
+    await locations.getByRole('button', { name: 'Import' }).click();
+    await locations.getByText('This file is not UTF-8 text. Save it in UTF-8 (a spreadsheet program calls it "CSV UTF-8") and choose it again.').waitFor();
+    expect((await get('/api/v1/locations/?type=STORE', { token: company.token })).body.count).to.equal(0);
+
+    // The same names saved as UTF-8 (with the byte order mark spreadsheet programs write) import as they read.
+    await locations
+      .getByLabel('File (.csv)')
+      .setInputFiles({ name: 'locations.csv', mimeType: 'text/csv', buffer: Buffer.from('\ufeffname,type\r\nCafé,STORE\r\n', 'utf8') });
+    await locations.getByRole('button', { name: 'Import' }).click();
+    await page.locator('.import-outcome', { hasText: '1 location(s) imported.' }).waitFor();
+    const stores = (await get('/api/v1/locations/?type=STORE', { token: company.token })).body.results as Array<{ name: string }>;
+    expect(stores.map((l) => l.name)).to.deep.equal(['Café']);
+    expect(unexpectedProblems(bp)).to.deep.equal([]);
+  });
+
   it('lets a viewer download spreadsheets and shows no import of locations or stock', async () => {
     const company = await buildCompany();
     await buildProduct(company, { name: 'Seen by a viewer' });

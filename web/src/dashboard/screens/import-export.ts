@@ -52,10 +52,22 @@ interface CsvImport {
   help: Array<string | HTMLElement>;
 }
 
+/**
+ * A chosen file's text. Only UTF-8 is read: `File.text()` would put U+FFFD in place of the accents of a
+ * spreadsheet saved in another charset, and the import would store them so (docs/api/spreadsheets.md).
+ */
+async function fileText(file: File): Promise<string> {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
+  } catch {
+    throw new FieldError('file', 'This file is not UTF-8 text. Save it in UTF-8 (a spreadsheet program calls it "CSV UTF-8") and choose it again.');
+  }
+}
+
 /** What an import form sends: the chosen file's text, else the pasted content; neither is a field error. */
 async function importedText(values: Values): Promise<{ file: File | null; content: string }> {
   const file = values.file as File | null;
-  const content = file ? await file.text() : str(values.content);
+  const content = file ? await fileText(file) : str(values.content);
   if (!text(content)) throw new FieldError('file', 'Choose a file or paste the content.');
   return { file, content };
 }
