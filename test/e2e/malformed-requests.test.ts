@@ -9,13 +9,12 @@
  * - a request Node's HTTP parser refuses (a control character in a header, headers over the limit, a request
  *   line that is not HTTP) is answered in the error shape, by the gateway and by a service alike.
  */
-import net from 'node:net';
 import { expect } from 'chai';
 import { expectValidationError } from '../support/assertions';
 import { randomGtin } from '../support/barcodes';
 import { TestCompany, buildCompany, buildProduct } from '../support/builders';
 import { system } from '../support/hooks';
-import { rawRequest } from '../support/raw-http';
+import { rawExchange, rawRequest } from '../support/raw-http';
 
 const BAD_SPELLINGS: Array<[string, string]> = [
   ['%ff', 'a byte that is not UTF-8'],
@@ -122,23 +121,6 @@ describe('bodies with bytes that are not UTF-8', () => {
     expect(await names()).to.include.members(['Café latin', 'Café utf8']);
   });
 });
-
-/** Sends `bytes` on a new connection to `url` and answers what came back until the server closed it. */
-function rawExchange(url: string, bytes: string): Promise<{ status: string; headers: string; body: any }> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      const head = text.slice(0, split);
-      resolve({ status: head.split('\r\n')[0], headers: head, body: JSON.parse(text.slice(split + 4)) });
-    });
-  });
-}
 
 describe('requests the HTTP parser refuses', () => {
   const targets = () => [

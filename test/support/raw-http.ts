@@ -2,8 +2,10 @@
  * Requests whose target and body go out exactly as written. `fetch` normalises a URL before sending it
  * (`/./`, `/../`, `%2e`, backslashes), and compresses nothing on request: the path-spelling and body-encoding
  * tests need both sent raw. Answers come back as the API client's `ApiResponse`, so the shared assertions apply.
+ * `rawExchange` goes further: bytes on a socket, for requests no HTTP client would send.
  */
 import http from 'node:http';
+import net from 'node:net';
 import type { ApiResponse } from './api';
 import { system } from './hooks';
 
@@ -45,5 +47,25 @@ export function rawRequest<T = any>(method: string, target: string, opts: RawOpt
     });
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/**
+ * Sends `bytes` on a new connection to `url` and answers what came back until the server closed it: its status
+ * line, its header lines and its body parsed as JSON.
+ */
+export function rawExchange(url: string, bytes: string): Promise<{ status: string; headers: string; body: any }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      const head = text.slice(0, split);
+      resolve({ status: head.split('\r\n')[0], headers: head, body: JSON.parse(text.slice(split + 4)) });
+    });
   });
 }
