@@ -92,7 +92,7 @@ describe('listen: the answer to a request the HTTP parser refuses', () => {
     ]);
   });
 
-  it('says which limit or rule the request broke: 431 for headers over the limit, 408 for headers too slow, 400 naming request otherwise', () => {
+  it('says which limit or rule the request broke: 431 for headers over the limit, 413 for chunk extensions, 408 for headers too slow, 400 naming request otherwise', () => {
     const of = (code: string) => {
       const { status, body } = parsedAnswer(unparsableRequestAnswer(parserError(code)));
       return { status, code: body.code, details: body.details };
@@ -101,6 +101,11 @@ describe('listen: the answer to a request the HTTP parser refuses', () => {
       status: 'HTTP/1.1 431 Request Header Fields Too Large',
       code: 'headers_too_large',
       details: { headers: `the headers are larger than ${http.maxHeaderSize} bytes` },
+    });
+    expect(of('HPE_CHUNK_EXTENSIONS_OVERFLOW')).to.deep.equal({
+      status: 'HTTP/1.1 413 Payload Too Large',
+      code: 'payload_too_large',
+      details: { body: 'its chunk extensions are too large' },
     });
     expect(of('ERR_HTTP_REQUEST_TIMEOUT')).to.deep.equal({ status: 'HTTP/1.1 408 Request Timeout', code: 'request_timeout', details: {} });
     expect(of('HPE_INVALID_METHOD')).to.deep.equal({

@@ -19,9 +19,6 @@ interface Refusal {
   details: Record<string, string>;
 }
 
-/** Node's parser error codes for a header name or value with a character HTTP does not allow. */
-const BAD_HEADER = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_INVALID_HEADER_VALUE']);
-
 function refusalOf(err: ParserError): Refusal {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
@@ -31,17 +28,20 @@ function refusalOf(err: ParserError): Refusal {
         error: 'The request headers are too large.',
         details: { headers: `the headers are larger than ${http.maxHeaderSize} bytes` },
       };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, code: 'payload_too_large', error: 'The request body is too large.', details: { body: 'its chunk extensions are too large' } };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return { status: 408, code: 'request_timeout', error: 'The request headers did not arrive in time.', details: {} };
+    // A header name or value with a character HTTP does not allow (a control character, say).
+    case 'HPE_INVALID_HEADER_TOKEN':
+      return {
+        status: 400,
+        code: 'validation_error',
+        error: 'Malformed HTTP request.',
+        details: { headers: 'a header name or value holds a character HTTP does not allow' },
+      };
     default:
-      return BAD_HEADER.has(err.code ?? '')
-        ? {
-            status: 400,
-            code: 'validation_error',
-            error: 'Malformed HTTP request.',
-            details: { headers: 'a header name or value holds a character HTTP does not allow' },
-          }
-        : { status: 400, code: 'validation_error', error: 'Malformed HTTP request.', details: { request: 'is not a well-formed HTTP/1.1 request' } };
+      return { status: 400, code: 'validation_error', error: 'Malformed HTTP request.', details: { request: 'is not a well-formed HTTP/1.1 request' } };
   }
 }
 
