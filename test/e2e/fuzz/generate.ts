@@ -507,8 +507,18 @@ function pathValue(name: string, op: FuzzOperation, world: FuzzWorld): fc.Arbitr
   );
 }
 
-/** The query of a request: documented parameters (valid or hostile), sometimes odd or repeated keys. */
-function queryOf(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<{ pairs: Array<[string, string]>; notes: string[] }> {
+/** A query value sent as it is spelled here, not percent-encoded: a spelling that is not UTF-8 (`%ff`, `50%`). */
+class SpelledAsSent {
+  constructor(readonly spelling: string) {}
+}
+
+type QueryPair = [string, string | SpelledAsSent];
+
+/** Percent-encoding that does not decode to UTF-8 text: a bare `%`, a bad escape, a stray byte, an overlong form, a surrogate. */
+const BAD_QUERY_SPELLINGS = ['%', '50%', '%zz', '%ff', '%C0%AF', '%ED%A0%80'].map((spelling) => new SpelledAsSent(spelling));
+
+/** The query of a request: documented parameters (valid or hostile, or spelled as no UTF-8 text is), sometimes odd or repeated keys. */
+function queryOf(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<{ pairs: QueryPair[]; notes: string[] }> {
   const scalar = (v: FuzzValue) => (v instanceof RawJson ? v.text : typeof v === 'string' ? v : JSON.stringify(v));
   const hostileText = hostileValue.map(scalar).filter((s) => s.length < 5000);
   const params = op.queryParams.map((p) =>
@@ -516,6 +526,7 @@ function queryOf(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<{ pairs: Arr
       { arbitrary: fc.constant<Array<[string, string]>>([]), weight: p.required ? 1 : 5 },
       { arbitrary: validValue(p.schema, p.name, op, world).map((v) => [[p.name, scalar(v)]] as Array<[string, string]>), weight: 5 },
       { arbitrary: hostileText.map((v) => [[p.name, v]] as Array<[string, string]>), weight: 2 },
+      { arbitrary: fc.constantFrom(...BAD_QUERY_SPELLINGS).map((v) => [[p.name, v]] as QueryPair[]), weight: 1 },
       {
         arbitrary: fc.tuple(validValue(p.schema, p.name, op, world), hostileText).map(
           ([a, b]) =>
@@ -610,7 +621,8 @@ export function requestFor(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<Fu
     }
     if (text !== undefined && b.contentType) headers['content-type'] = b.contentType;
     const pairs = [...query.pairs, ...auth.query];
-    const url = pairs.length ? `${p.path}?${pairs.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`).join('&')}` : p.path;
+    const spelled = (v: string | SpelledAsSent) => (v instanceof SpelledAsSent ? v.spelling : percentEncode(v));
+    const url = pairs.length ? `${p.path}?${pairs.map(([k, v]) => `${percentEncode(k)}=${spelled(v)}`).join('&')}` : p.path;
     const notes = [auth.note, ...(p.note ? [p.note] : []), ...query.notes, ...b.notes, ...extra.map(([h]) => `header ${h}`)];
     return { method: op.method, url, headers, body: text, notes };
   });
