@@ -51,6 +51,8 @@ export interface FuzzRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** How the body's text becomes bytes: UTF-8, or Latin-1 for a body that is not UTF-8 (`Café` as `43 61 66 E9`). */
+  bodyEncoding?: 'utf8' | 'latin1';
   /** What was bent, in words, for the failure report. */
   notes: string[];
 }
@@ -585,10 +587,20 @@ export function requestFor(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<Fu
     );
     return spelling ? { path: spelling[1](exact), note: `path spelled with ${spelling[0]}` } : { path: exact, note: undefined };
   });
-  type Body = { text?: string; contentType?: string; notes: string[]; json?: FuzzValue };
+  type Body = { text?: string; contentType?: string; notes: string[]; json?: FuzzValue; encoding?: 'latin1' };
   const body: fc.Arbitrary<Body> = op.body
     ? fc.oneof<fc.WeightedArbitrary<Body>[]>(
         { arbitrary: fc.tuple(jsonBody(op, world), contentTypes).map(([b, type]) => ({ json: b.body, contentType: type, notes: b.notes })), weight: 10 },
+        {
+          // The operation's own body with a "Café" in it, sent in Latin-1: not UTF-8, so refused naming `body`.
+          arbitrary: jsonBody(op, world).map((b) => ({
+            json: b.body && typeof b.body === 'object' && !Array.isArray(b.body) && !(b.body instanceof RawJson) ? withField(b.body, 'name', 'Café') : b.body,
+            contentType: 'application/json',
+            encoding: 'latin1' as const,
+            notes: [...b.notes, 'body in Latin-1'],
+          })),
+          weight: 1,
+        },
         {
           arbitrary: fc
             .constantFrom('{', '{"a":', '[1,2', 'null', '"string"', '\uFEFF{}', '{"a":1}{"b":2}', 'nul\u0000', '{"x": NaN}', '{"x": 0x10}')
@@ -596,7 +608,18 @@ export function requestFor(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<Fu
           weight: 1,
         },
         ...(op.otherBodyTypes.includes('text/csv')
-          ? [{ arbitrary: csvBody.map((c) => ({ text: c.text, contentType: 'text/csv', notes: [c.note] })), weight: 6 }]
+          ? [
+              { arbitrary: csvBody.map((c) => ({ text: c.text, contentType: 'text/csv', notes: [c.note] })), weight: 6 },
+              {
+                arbitrary: csvBody.map((c) => ({
+                  text: `${c.text}Café,\r\n`,
+                  contentType: 'text/csv',
+                  encoding: 'latin1' as const,
+                  notes: [c.note, 'CSV in Latin-1'],
+                })),
+                weight: 1,
+              },
+            ]
           : []),
         // Over the 1 MB body limit: 413.
         {
@@ -624,6 +647,6 @@ export function requestFor(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<Fu
     const spelled = (v: string | SpelledAsSent) => (v instanceof SpelledAsSent ? v.spelling : percentEncode(v));
     const url = pairs.length ? `${p.path}?${pairs.map(([k, v]) => `${percentEncode(k)}=${spelled(v)}`).join('&')}` : p.path;
     const notes = [auth.note, ...(p.note ? [p.note] : []), ...query.notes, ...b.notes, ...extra.map(([h]) => `header ${h}`)];
-    return { method: op.method, url, headers, body: text, notes };
+    return { method: op.method, url, headers, body: text, bodyEncoding: b.encoding, notes };
   });
 }

@@ -4,6 +4,7 @@
  * the companies' tables (count and content), the ledger's sum, the stock balances, and the number of
  * companies and users anywhere.
  */
+import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import { QueryTypes } from 'sequelize';
 import { system } from '../../support/hooks';
@@ -64,7 +65,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 export function send(request: FuzzRequest): Promise<Answer> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) headers[name] = Buffer.from(value, 'utf8').toString('latin1');
-  const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
+  const body = request.body === undefined ? undefined : Buffer.from(request.body, request.bodyEncoding ?? 'utf8');
   if (body) headers['content-length'] = String(body.length);
   return new Promise((resolve, reject) => {
     const req = http.request(`${system().url}${request.url}`, { method: request.method, headers, agent, timeout: 30_000 }, (res) => {
@@ -89,6 +90,10 @@ export function send(request: FuzzRequest): Promise<Answer> {
 export function problemsOf(request: FuzzRequest, answer: Answer, before: string, after: string): string[] {
   const problems: string[] = [];
   if (answer.status >= 500) problems.push(`answered ${answer.status}`);
+  // Bytes that are not UTF-8 (and a Content-Type that names no other charset) are never taken: they would be stored as U+FFFD.
+  if (request.bodyEncoding === 'latin1' && !isUtf8(Buffer.from(request.body ?? '', 'latin1')) && answer.status < 400) {
+    problems.push(`took a body that is not UTF-8 (${answer.status})`);
+  }
   if (answer.status >= 400) {
     problems.push(...errorShapeProblems(request, answer));
     if (before !== after) problems.push(`a refused request (${answer.status}) changed the database: ${diff(before, after)}`);
@@ -131,6 +136,9 @@ function diff(before: string, after: string): string {
 
 /** The request as a failure report shows it (long bodies cut). */
 export function describeRequest(request: FuzzRequest): string {
-  const body = request.body === undefined ? '' : `\n  body (${request.body.length} chars): ${JSON.stringify(request.body.slice(0, 400))}`;
+  const body =
+    request.body === undefined
+      ? ''
+      : `\n  body (${request.body.length} chars, ${request.bodyEncoding ?? 'utf8'}): ${JSON.stringify(request.body.slice(0, 400))}`;
   return `${request.method} ${request.url.slice(0, 600)}\n  headers: ${JSON.stringify(request.headers)}${body}\n  bent: ${request.notes.join('; ')}`;
 }
