@@ -86,6 +86,23 @@ export function send(request: FuzzRequest): Promise<Answer> {
   });
 }
 
+/** Whether a name or value of the URL's query is not valid percent-encoding of UTF-8 text (`50%`, `%ff`). */
+function badlySpelledQuery(url: string): boolean {
+  const q = url.indexOf('?');
+  if (q < 0) return false;
+  return url
+    .slice(q + 1)
+    .split(/[&=]/)
+    .some((component) => {
+      try {
+        decodeURIComponent(component);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+}
+
 /** Problems of one answer, given the state before and after it (empty when it is fine). */
 export function problemsOf(request: FuzzRequest, answer: Answer, before: string, after: string): string[] {
   const problems: string[] = [];
@@ -94,6 +111,7 @@ export function problemsOf(request: FuzzRequest, answer: Answer, before: string,
   if (request.bodyEncoding === 'latin1' && !isUtf8(Buffer.from(request.body ?? '', 'latin1')) && answer.status < 400) {
     problems.push(`took a body that is not UTF-8 (${answer.status})`);
   }
+  if (badlySpelledQuery(request.url) && answer.status < 400) problems.push(`took a query spelled as no UTF-8 text is (${answer.status})`);
   if (answer.status >= 400) {
     problems.push(...errorShapeProblems(request, answer));
     if (before !== after) problems.push(`a refused request (${answer.status}) changed the database: ${diff(before, after)}`);
@@ -101,9 +119,16 @@ export function problemsOf(request: FuzzRequest, answer: Answer, before: string,
   return problems;
 }
 
+/** A URL with its escapes of unreserved characters decoded, as the gateway reads it (`/%67o/` is `/go/`). */
+const unescapedUnreserved = (url: string) =>
+  url.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const ch = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9._~-]/.test(ch) ? ch : escape;
+  });
+
 /** The one error answer that is not JSON: the scan redirect's HTML page for an unknown code. */
 const htmlErrorPage = (request: FuzzRequest, answer: Answer) =>
-  /^\/go\//i.test(request.url) && answer.status === 404 && /^text\/html/.test(answer.headers.get('content-type') ?? '');
+  /^\/go\//.test(unescapedUnreserved(request.url)) && answer.status === 404 && /^text\/html/.test(answer.headers.get('content-type') ?? '');
 
 function errorShapeProblems(request: FuzzRequest, answer: Answer): string[] {
   if (request.method === 'HEAD' || htmlErrorPage(request, answer)) return [];

@@ -31,6 +31,25 @@ describe('OpenAPI document', () => {
     expect(YAML.parse(yaml.body)).to.deep.equal(json.body);
   });
 
+  it('declares every parameter of every path template as a required path parameter (GET /go/{code}/, which validates none, too)', async () => {
+    const { body } = await get('/api/schema/');
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries<Record<string, any>>(body.paths)) {
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      for (const [method, op] of Object.entries<any>(item)) {
+        const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path' && p.required === true).map((p: any) => p.name);
+        for (const name of names) if (!declared.includes(name)) missing.push(`${method.toUpperCase()} ${path}: ${name}`);
+      }
+    }
+    expect(missing).to.deep.equal([]);
+    expect(body.paths['/go/{code}/'].get.parameters.find((p: any) => p.in === 'path')).to.deep.equal({
+      name: 'code',
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    });
+  });
+
   it('answers 400 naming format for an unknown format', async () => {
     const res = await get('/api/schema/?format=xml');
     expect(res.status).to.equal(400);

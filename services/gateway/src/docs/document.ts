@@ -114,7 +114,7 @@ function operationObject(op: ApiOperation, shared: JsonSchema, proxied: boolean)
     summary: op.summary,
     ...(op.description || op.adminOnly ? { description: [op.description, op.adminOnly ? 'Company admins only.' : ''].filter(Boolean).join('\n\n') } : {}),
     security: securityOf(op),
-    parameters: [...parametersOf(op.request?.params, 'path', shared), ...parametersOf(op.request?.query, 'query', shared)],
+    parameters: [...pathParametersOf(op, shared), ...parametersOf(op.request?.query, 'query', shared)],
     ...requestBodyOf(op, shared),
     responses: sortedByStatus({ ...errorResponses(op, proxied), ...successResponses(op.responses, shared) }),
   };
@@ -124,6 +124,19 @@ function securityOf(op: ApiOperation) {
   if (op.security === 'bearer') return [{ bearerAuth: [] }];
   if (op.security === 'api_key') return [{ apiKeyQuery: [] }, { apiKeyHeader: [] }, { apiKeyBody: [] }];
   return [];
+}
+
+/**
+ * Every parameter of the path template, as OpenAPI requires: those the operation validates with their schema,
+ * any other (`/go/{code}/`, which takes any text so that a bad code gets the HTML page) as a plain string.
+ */
+function pathParametersOf(op: ApiOperation, shared: JsonSchema) {
+  const declared = parametersOf(op.request?.params, 'path', shared);
+  const undeclared = [...op.path.matchAll(/\{(\w+)\}/g)]
+    .map((m) => m[1])
+    .filter((name) => !declared.some((p) => p.name === name))
+    .map((name) => ({ name, in: 'path' as const, required: true, schema: { type: 'string' } }));
+  return [...declared, ...undeclared];
 }
 
 function parametersOf(schema: Joi.ObjectSchema | undefined, where: 'path' | 'query', shared: JsonSchema) {
