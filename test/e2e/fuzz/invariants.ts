@@ -7,6 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import { QueryTypes } from 'sequelize';
+import { cleanPathname, splitTarget } from '@pi/common';
 import { system } from '../../support/hooks';
 import type { FuzzRequest } from './generate';
 
@@ -119,16 +120,15 @@ export function problemsOf(request: FuzzRequest, answer: Answer, before: string,
   return problems;
 }
 
-/** A URL with its escapes of unreserved characters decoded, as the gateway reads it (`/%67o/` is `/go/`). */
-const unescapedUnreserved = (url: string) =>
-  url.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
-    const ch = String.fromCharCode(parseInt(hex, 16));
-    return /[A-Za-z0-9._~-]/.test(ch) ? ch : escape;
-  });
+/** Whether the gateway reads the URL's path as one under `/go/` (`/%67o/…` included: unreserved escapes are decoded). */
+function goPath(url: string): boolean {
+  const clean = cleanPathname(splitTarget(url).pathname);
+  return 'path' in clean && clean.path.startsWith('/go/');
+}
 
 /** The one error answer that is not JSON: the scan redirect's HTML page for an unknown code. */
 const htmlErrorPage = (request: FuzzRequest, answer: Answer) =>
-  /^\/go\//.test(unescapedUnreserved(request.url)) && answer.status === 404 && /^text\/html/.test(answer.headers.get('content-type') ?? '');
+  goPath(request.url) && answer.status === 404 && /^text\/html/.test(answer.headers.get('content-type') ?? '');
 
 function errorShapeProblems(request: FuzzRequest, answer: Answer): string[] {
   if (request.method === 'HEAD' || htmlErrorPage(request, answer)) return [];

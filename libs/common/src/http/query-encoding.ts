@@ -18,6 +18,9 @@ function decodesAsUtf8(component: string): boolean {
   }
 }
 
+/** A query parameter's name as the query parser reads it: `+` a space, escapes decoded where they decode. */
+export const queryParamName = (rawName: string): string => querystring.unescape(rawName.replace(/\+/g, ' '));
+
 /**
  * Each parameter of `rawQuery` (the URL's query, with or without its `?`) whose name or value is not valid
  * percent-encoded UTF-8, named as the query parser names it (a name that is itself badly encoded: as sent).
@@ -32,7 +35,7 @@ export function badlyEncodedQueryFields(rawQuery: string): FieldMap {
     const value = eq < 0 ? '' : pair.slice(eq + 1);
     const nameDecodes = decodesAsUtf8(name);
     if (nameDecodes && decodesAsUtf8(value)) continue;
-    const field = nameDecodes ? querystring.unescape(name.replace(/\+/g, ' ')) : name;
+    const field = nameDecodes ? queryParamName(name) : name;
     addField(fields, field, `${field} is not valid percent-encoding of UTF-8 text`);
   }
   return fields;

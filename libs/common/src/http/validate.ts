@@ -85,9 +85,10 @@ export function validate(schemas: RequestSchemas): ValidatingHandler {
     // What the query parser made of a badly encoded parameter is not what the client sent: only its name is.
     const badlyEncoded = badlyEncodedQueryFields(splitTarget(req.originalUrl).query);
     mergeFields(fields, badlyEncoded);
+    const queryBadlyEncoded = Object.keys(badlyEncoded).length > 0;
     for (const part of ['params', 'query', 'body'] as const) {
       const schema = schemas[part];
-      if (part === 'query' && Object.keys(badlyEncoded).length) continue;
+      if (part === 'query' && queryBadlyEncoded) continue;
       if (!schema) {
         // A part the route validates elsewhere (an import's rows) or not at all is still no place for such text.
         if (part !== 'body' || typeof req.body === 'object') mergeFields(fields, hostileTextFields(req[part], part));

@@ -25,7 +25,6 @@
  * would fire together with the upstream one and destroy the client's connection before the 503 is written.
  */
 import http from 'node:http';
-import querystring from 'node:querystring';
 import type { Request, RequestHandler, Response } from 'express';
 import {
   AppError,
@@ -37,6 +36,7 @@ import {
   UpstreamTimeoutError,
   errorBody,
   requestDeadlineHeader,
+  queryParamName,
   requestIdOf,
   Logger,
 } from '@pi/common';
@@ -55,9 +55,6 @@ const isApiKeyParam = (name: string) =>
     .toLowerCase()
     .replace(/[^a-z0-9]/g, '') === 'apikey';
 
-/** A query pair's name as the query parser reads it (`+` a space, escapes decoded where they decode). */
-const paramName = (pair: string) => querystring.unescape(pair.split('=', 1)[0].replace(/\+/g, ' '));
-
 /**
  * Removes `api_key` (every spelling of it) from a path's query string, and keeps every other pair as the
  * client spelled it: the service checks the spelling too (a bad escape is refused there, naming the parameter).
@@ -66,7 +63,7 @@ export function withoutApiKeyParam(path: string): string {
   const q = path.indexOf('?');
   if (q < 0) return path;
   const pairs = path.slice(q + 1).split('&');
-  const kept = pairs.filter((pair) => !isApiKeyParam(paramName(pair)));
+  const kept = pairs.filter((pair) => !isApiKeyParam(queryParamName(pair.split('=', 1)[0])));
   if (kept.length === pairs.length) return path;
   const rest = kept.join('&');
   return rest ? `${path.slice(0, q)}?${rest}` : path.slice(0, q);
