@@ -7,7 +7,9 @@
  * - a JSON or CSV body with bytes that are not UTF-8 (and no charset that says what they are) is refused with
  *   400 naming `body`, and nothing is created: decoding would have stored U+FFFD in their place;
  * - a request Node's HTTP parser refuses (a control character in a header, headers over the limit, a request
- *   line that is not HTTP) is answered in the error shape, by the gateway and by a service alike.
+ *   line that is not HTTP) is answered in the error shape, by the gateway and by a service alike;
+ * - so is a request the parser reads but HTTP/1.1 does not allow: no Host or two, an Expect other than
+ *   100-continue, a CONNECT.
  */
 import { expect } from 'chai';
 import { expectValidationError } from '../support/assertions';
@@ -147,4 +149,59 @@ describe('requests the HTTP parser refuses', () => {
     expect(junk.status).to.equal('HTTP/1.1 400 Bad Request');
     expect(junk.body).to.deep.include({ code: 'validation_error', details: { request: 'is not a well-formed HTTP/1.1 request' } });
   });
+});
+
+describe('requests HTTP/1.1 does not allow, which the parser reads', () => {
+  let company: TestCompany;
+  before(async () => (company = await buildCompany()));
+
+  const locationNames = async () => {
+    const res = await rawRequest<{ results: Array<{ name: string }> }>('GET', '/api/v1/locations/?page_size=500', { token: company.token });
+    return res.body.results.map((l) => l.name);
+  };
+  /** A location's creation as raw bytes, with `headers` (Host and Expect among them, as the case needs). */
+  const createLocation = (name: string, headers: string) => {
+    const body = JSON.stringify({ name, type: 'WAREHOUSE' });
+    return `POST /api/v1/locations/ HTTP/1.1\r\n${headers}Authorization: Bearer ${company.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  };
+
+  it('answers 400 naming headers to a request with no Host or with two, through the gateway, and creates nothing', async () => {
+    const none = await rawExchange(system().url, createLocation('No host store', 'X-Request-Id: e2e-no-host-0001\r\n'));
+    expect(none.status).to.equal('HTTP/1.1 400 Bad Request');
+    expect(none.body).to.deep.equal({
+      error: 'Malformed HTTP request.',
+      code: 'validation_error',
+      details: { headers: 'Host is required in an HTTP/1.1 request' },
+      request_id: 'e2e-no-host-0001',
+    });
+    const two = await rawExchange(system().url, createLocation('Two hosts store', 'Host: localhost\r\nHost: evil.example\r\n'));
+    expect(two.status).to.equal('HTTP/1.1 400 Bad Request');
+    expect(two.body).to.deep.include({ code: 'validation_error', details: { headers: 'Host must appear once' } });
+    expect(await locationNames()).to.not.include.members(['No host store', 'Two hosts store']);
+  });
+
+  it('answers 417 expectation_failed to an Expect it cannot meet and creates nothing, while 100-continue creates the location', async () => {
+    const refused = await rawExchange(system().url, createLocation('Expecting store', 'Host: localhost\r\nExpect: 200-ok\r\n'));
+    expect(refused.status).to.equal('HTTP/1.1 417 Expectation Failed');
+    expect(refused.body).to.deep.include({ code: 'expectation_failed', details: { headers: 'Expect may only be 100-continue' } });
+    const taken = await rawRequest('POST', '/api/v1/locations/', {
+      token: company.token,
+      headers: { expect: '100-continue' },
+      body: { name: 'Continuing store', type: 'WAREHOUSE' },
+    });
+    expect(taken.status, JSON.stringify(taken.body)).to.equal(201);
+    const names = await locationNames();
+    expect(names).to.include('Continuing store');
+    expect(names).to.not.include('Expecting store');
+  });
+
+  for (const which of ['the gateway', 'a service'] as const) {
+    it(`answers CONNECT with 405 method_not_allowed in the error shape instead of closing the connection (${which})`, async () => {
+      const url = which === 'the gateway' ? system().url : system().serviceUrls.inventory;
+      const answer = await rawExchange(url, 'CONNECT 127.0.0.1:5432 HTTP/1.1\r\nHost: 127.0.0.1:5432\r\n\r\n');
+      expect(answer.status).to.equal('HTTP/1.1 405 Method Not Allowed');
+      expect(answer.body).to.deep.include({ code: 'method_not_allowed', error: 'Method CONNECT not allowed.' });
+      expect(answer.headers).to.match(/^allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS$/im);
+    });
+  }
 });

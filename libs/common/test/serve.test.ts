@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { expect } from 'chai';
 import express from 'express';
 import { closeServer, listen } from '../src';
@@ -113,5 +114,96 @@ describe('listen: the answer to a request the HTTP parser refuses', () => {
       code: 'validation_error',
       details: { request: 'is not a well-formed HTTP/1.1 request' },
     });
+  });
+});
+
+describe('listen: requests HTTP/1.1 does not allow, refused before the app (http/request-framing.ts)', () => {
+  let server: http.Server;
+  let port: number;
+  let appCalls = 0;
+
+  before(async () => {
+    const app = express();
+    app.use((_req, _res, next) => {
+      appCalls++;
+      next();
+    });
+    app.post('/things/', express.json(), (req, res) => {
+      res.status(201).json({ got: req.body as unknown });
+    });
+    app.get('/things/', (_req, res) => {
+      res.json({ ok: true });
+    });
+    server = await listen(app, 0, '127.0.0.1');
+    port = (server.address() as { port: number }).port;
+  });
+  after(() => closeServer(server, 100));
+  beforeEach(() => (appCalls = 0));
+
+  /** Writes `bytes` on a new connection and reads until the server closes it. */
+  const exchange = (bytes: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
+
+  const refused = async (bytes: string) => {
+    const answer = parsedAnswer(await exchange(bytes));
+    return { status: answer.status, code: answer.body.code, details: answer.body.details, headers: answer.headers, requestId: answer.body.request_id };
+  };
+
+  it('answers 400 in the error shape to an HTTP/1.1 request without Host, where Node answered a bare 400', async () => {
+    const answer = await refused('GET /things/ HTTP/1.1\r\nX-Request-Id: probe-no-host-1\r\n\r\n');
+    expect(answer).to.deep.include({
+      status: 'HTTP/1.1 400 Bad Request',
+      code: 'validation_error',
+      details: { headers: 'Host is required in an HTTP/1.1 request' },
+      requestId: 'probe-no-host-1',
+    });
+    expect(answer.headers).to.include.members(['Connection: close', 'X-Request-Id: probe-no-host-1']);
+    expect(appCalls).to.equal(0);
+  });
+
+  it('answers 400 to a second Host, which Node dropped, and never reaches the app with it', async () => {
+    const answer = await refused(
+      'POST /things/ HTTP/1.1\r\nHost: a.example\r\nhost: b.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    expect(answer).to.deep.include({ status: 'HTTP/1.1 400 Bad Request', code: 'validation_error', details: { headers: 'Host must appear once' } });
+    expect(answer.requestId).to.match(/^[0-9a-f-]{36}$/);
+    expect(appCalls).to.equal(0);
+  });
+
+  it('lets through one Host in any case, and HTTP/1.0 without one', async () => {
+    const one = await exchange('GET /things/ HTTP/1.1\r\nHOST: a.example\r\nConnection: close\r\n\r\n');
+    expect(one).to.match(/^HTTP\/1\.1 200 OK/);
+    const old = await exchange('GET /things/ HTTP/1.0\r\n\r\n');
+    expect(old).to.match(/^HTTP\/1\.1 200 OK/);
+    expect(appCalls).to.equal(2);
+  });
+
+  it('answers 417 expectation_failed to an Expect other than 100-continue, and takes 100-continue', async () => {
+    const answer = await refused('POST /things/ HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    expect(answer).to.deep.include({
+      status: 'HTTP/1.1 417 Expectation Failed',
+      code: 'expectation_failed',
+      details: { headers: 'Expect may only be 100-continue' },
+    });
+    expect(appCalls).to.equal(0);
+    const continued = await exchange(
+      'POST /things/ HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{"n":1}',
+    );
+    expect(continued).to.match(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 Created/);
+    expect(continued).to.include('{"got":{"n":1}}');
+  });
+
+  it('answers 405 to CONNECT, with the methods the API takes, where Node closed the connection without a word', async () => {
+    const answer = await refused('CONNECT 127.0.0.1:5432 HTTP/1.1\r\nHost: 127.0.0.1:5432\r\n\r\n');
+    const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+    expect(answer).to.deep.include({ status: 'HTTP/1.1 405 Method Not Allowed', code: 'method_not_allowed', details: { allowed_methods: methods } });
+    expect(answer.headers).to.include.members([`Allow: ${methods.join(', ')}`, 'Connection: close']);
+    expect(appCalls).to.equal(0);
   });
 });

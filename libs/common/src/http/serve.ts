@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from '../logger';
 import { shutdownTracing } from '../tracing/state';
+import { answerConnect, answerExpectation, answerRefusal, hostRefusal } from './request-framing';
 import { answerUnparsableRequest } from './unparsable-request';
 
 export interface ServeOptions {
@@ -35,8 +36,14 @@ function createExpressServer(app: Express): http.Server {
     {
       IncomingMessage: madeOn<typeof http.IncomingMessage>(http.IncomingMessage, app.request),
       ServerResponse: madeOn<typeof http.ServerResponse>(http.ServerResponse, app.response),
+      // `hostRefusal` checks Host instead, in the error shape and for a second Host too (http/request-framing.ts).
+      requireHostHeader: false,
     },
-    app,
+    (req, res) => {
+      const refusal = hostRefusal(req);
+      if (refusal) answerRefusal(req, res, refusal);
+      else app(req, res);
+    },
   );
 }
 
@@ -63,6 +70,8 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<ht
     res.once('close', () => answers.delete(res));
   });
   server.on('clientError', answerUnparsableRequest);
+  server.on('checkExpectation', answerExpectation);
+  server.on('connect', answerConnect);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
   return new Promise((resolve, reject) => {

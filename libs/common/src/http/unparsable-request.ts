@@ -12,11 +12,14 @@ interface ParserError extends Error {
   code?: string;
 }
 
-interface Refusal {
+/** An answer in the error shape to a request refused before any app saw it. */
+export interface Refusal {
   status: number;
   code: string;
   error: string;
-  details: Record<string, string>;
+  details: Record<string, unknown>;
+  /** Headers of the answer besides its type, length, request id and `Connection: close`. */
+  headers?: Record<string, string>;
 }
 
 function refusalOf(err: ParserError): Refusal {
@@ -45,20 +48,30 @@ function refusalOf(err: ParserError): Refusal {
   }
 }
 
+/** A refusal's body and headers, closing the connection: what follows on it cannot be trusted to be framed. */
+export function refusalParts(refusal: Refusal, requestId: string = randomUUID()): { body: string; headers: Record<string, string> } {
+  const { error, code, details } = refusal;
+  const body = JSON.stringify({ error, code, details, request_id: requestId });
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': requestId,
+    ...refusal.headers,
+    Connection: 'close',
+  };
+  return { body, headers };
+}
+
+/** A refusal as the whole HTTP answer, for a socket no `ServerResponse` writes to. */
+export function rawRefusalAnswer(refusal: Refusal): string {
+  const { body, headers } = refusalParts(refusal);
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  return [`HTTP/1.1 ${refusal.status} ${http.STATUS_CODES[refusal.status]}`, ...lines, '', body].join('\r\n');
+}
+
 /** The whole HTTP answer, closing the connection (the parser cannot read on after what it refused). */
 export function unparsableRequestAnswer(err: ParserError): string {
-  const { status, code, error, details } = refusalOf(err);
-  const requestId = randomUUID();
-  const body = JSON.stringify({ error, code, details, request_id: requestId });
-  return [
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `X-Request-Id: ${requestId}`,
-    'Connection: close',
-    '',
-    body,
-  ].join('\r\n');
+  return rawRefusalAnswer(refusalOf(err));
 }
 
 /**
