@@ -11,7 +11,7 @@ import type { Identity } from '../identity';
 import type { ApiOperation } from '../openapi/operation';
 import type { IdOwner } from '../db/ownership';
 import { ownedFilters } from './owned-filters';
-import { ROUTER_OPTIONS } from './paths';
+import { ROUTER_OPTIONS, withTemplateParameters } from './paths';
 import { validate } from './validate';
 
 /**
@@ -67,7 +67,7 @@ export interface Endpoint<Ctx> extends ApiOperation {
 export const endpoints = <Ctx>(...list: Endpoint<Ctx>[]): Endpoint<Ctx>[] => list;
 
 /** `/api/v1/locations/{id}/` → `/api/v1/locations/:id/`. */
-export const expressPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');
+export const expressPath = (template: string): string => withTemplateParameters(template, (name) => `:${name}`);
 
 /** The lowest 2xx/3xx status the operation documents: what a plain return value is sent with. */
 function firstSuccessStatus(op: ApiOperation): number {

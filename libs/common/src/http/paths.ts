@@ -88,12 +88,23 @@ interface CompiledTemplate<T> {
   slash: boolean;
 }
 
-const isParameter = (segment: string) => /^\{[^}]+\}$/.test(segment);
+/** A path template's parameter, `{id}`: one whole segment, its name a word. */
+const TEMPLATE_PARAMETER = /\{(\w+)\}/g;
+
+/** Whether a template's segment is a parameter (`{id}`) rather than a literal. */
+export const isTemplateParameter = (segment: string): boolean => /^\{\w+\}$/.test(segment);
+
+/** The parameter names of a template, in order: `/api/v1/users/{id}/` → `['id']`. */
+export const templateParameters = (template: string): string[] => [...template.matchAll(TEMPLATE_PARAMETER)].map((m) => m[1]);
+
+/** A template with each parameter replaced: `withTemplateParameters('/a/{id}/', (name) => `:${name}`)` → `/a/:id/`. */
+export const withTemplateParameters = (template: string, value: (name: string) => string): string =>
+  template.replace(TEMPLATE_PARAMETER, (_, name: string) => value(name));
 
 function compile<T>(entry: PathEntry<T>): CompiledTemplate<T> {
   const slash = entry.template.endsWith('/');
   const body = entry.template.slice(1, slash ? -1 : undefined);
-  return { entry, segments: body === '' ? [] : body.split('/').map((s) => (isParameter(s) ? null : s)), slash };
+  return { entry, segments: body === '' ? [] : body.split('/').map((s) => (isTemplateParameter(s) ? null : s)), slash };
 }
 
 /**
@@ -125,7 +136,7 @@ export class PathTable<T> {
 
   constructor(entries: Array<PathEntry<T>>) {
     for (const e of entries) {
-      if ('reason' in cleanPathname(e.template.replace(/\{[^}]+\}/g, 'x'))) {
+      if ('reason' in cleanPathname(withTemplateParameters(e.template, () => 'x'))) {
         throw new Error(`not a clean path template: ${e.template}`);
       }
       if (e.prefix && !e.template.endsWith('/')) throw new Error(`a mount ends with /: ${e.template}`);

@@ -5,7 +5,7 @@
  */
 import Joi from 'joi';
 import parseJoi from 'joi-to-json';
-import { ApiOperation, ResponseSpec, ServiceApi, errorBodySchema } from '@pi/common';
+import { ApiOperation, ResponseSpec, ServiceApi, errorBodySchema, templateParameters } from '@pi/common';
 import type { Deprecation } from '../proxy/deprecations';
 
 /** A JSON Schema as joi-to-json writes it: the keywords this module reads, and any others. */
@@ -132,8 +132,7 @@ function securityOf(op: ApiOperation) {
  */
 function pathParametersOf(op: ApiOperation, shared: JsonSchema) {
   const declared = parametersOf(op.request?.params, 'path', shared);
-  const undeclared = [...op.path.matchAll(/\{(\w+)\}/g)]
-    .map((m) => m[1])
+  const undeclared = templateParameters(op.path)
     .filter((name) => !declared.some((p) => p.name === name))
     .map((name) => ({ name, in: 'path' as const, required: true, schema: { type: 'string' } }));
   return [...declared, ...undeclared];

@@ -21,7 +21,7 @@
  * run by the dispatcher between API key authentication and the proxy).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { AppError } from '@pi/common';
+import { AppError, isTemplateParameter } from '@pi/common';
 import type { ResolvedPath } from './public-paths';
 
 /** The order methods are listed in `Allow`. */
@@ -35,7 +35,7 @@ export function templatePattern(template: string): RegExp {
   const body = template
     .replace(/\/$/, '')
     .split('/')
-    .map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((segment) => (isTemplateParameter(segment) ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/');
   return new RegExp(`^${body}/?$`);
 }
