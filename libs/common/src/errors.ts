@@ -83,7 +83,8 @@ export function operatorMessage(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const failure = err instanceof DatabaseUnavailableError ? err.failure : undefined;
   if (!(failure instanceof Error)) return err.message;
-  const code = (failure as { code?: unknown }).code;
+  // Sequelize keeps PostgreSQL's SQLSTATE on the driver's error it wraps.
+  const { code = (failure as { parent?: { code?: unknown } }).parent?.code } = failure as { code?: unknown };
   const reason = typeof code === 'string' && !failure.message.includes(code) ? `${failure.message} (${code})` : failure.message;
   return `${err.message} Cause: ${reason}`;
 }

@@ -27,6 +27,23 @@ describe('toAppError and database bounds', () => {
     expect(toAppError(new DatabaseError(pgError('42601') as any))).to.equal(undefined);
   });
 
+  it('answers 503 service_unavailable, nothing changed, where the database is read-only (25006), full (53100) or out of memory or slots (53200, 53400)', () => {
+    for (const code of ['25006', '53100', '53200', '53400']) {
+      for (const err of [new DatabaseError(pgError(code) as any), pgError(code)]) {
+        const answer = toAppError(err);
+        expect({ code, status: answer?.status, answer: answer?.code, message: answer?.message }).to.deep.equal({
+          code,
+          status: 503,
+          answer: 'service_unavailable',
+          message: 'The database is unavailable; nothing was changed. Try again shortly.',
+        });
+      }
+    }
+    // An I/O error or a serialization failure is not one of them.
+    expect(toAppError(new DatabaseError(pgError('58030') as any))).to.equal(undefined);
+    expect(toAppError(new DatabaseError(pgError('40001') as any))).to.equal(undefined);
+  });
+
   it('answers 400 naming path when the router cannot percent-decode a path parameter', () => {
     const err = Object.assign(new URIError("Failed to decode param '%'"), { status: 400 });
     const answer = toAppError(err);

@@ -67,6 +67,19 @@ export function isPoolExhausted(err: unknown): boolean {
   return err instanceof ConnectionAcquireTimeoutError;
 }
 
+/**
+ * SQLSTATEs of a database that is up but refuses to do the work: 25006 read_only_sql_transaction (a standby
+ * after a failover, or a managed server that turned itself read-only when its storage filled up), 53100
+ * disk_full, 53200 out_of_memory, 53400 configuration_limit_exceeded. The statement failed and its
+ * transaction rolled back, so nothing changed, and the same request can succeed once the operator has acted.
+ */
+const REFUSED_FOR_WANT_OF_RESOURCES = new Set(['25006', '53100', '53200', '53400']);
+
+/** Whether the database refused the work because it is read-only or out of a resource (above). */
+export function isDatabaseRefusal(err: unknown): boolean {
+  return layers(err).some((e) => typeof e.code === 'string' && REFUSED_FOR_WANT_OF_RESOURCES.has(e.code));
+}
+
 /** 57014 query_canceled: statement_timeout fired (or the statement was cancelled). */
 export function isStatementCancelled(err: unknown): boolean {
   return layers(err).some((e) => e.code === '57014');
