@@ -37,15 +37,49 @@ const secret = () => randomBytes(32).toString('base64url');
 
 export function readStandaloneState(dataDir: string): StandaloneState | undefined {
   const file = path.join(dataDir, STATE_FILE);
-  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as StandaloneState) : undefined;
+  if (!fs.existsSync(file)) return undefined;
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as StandaloneState;
+  } catch (err) {
+    throw new StandaloneStartError(
+      `${file} is not valid JSON (${(err as Error).message}). It holds the embedded database's password and the secrets: restore it from a backup of DATA_DIR.`,
+    );
+  }
 }
 
 function freshSecrets(): StandaloneState['secrets'] {
   return { JWT_SECRET: secret(), INTERNAL_JWT_SECRET: secret(), QR_TOKEN_SECRET: secret(), SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
 }
 
+/**
+ * Replaces standalone.json whole or not at all. It holds the database password and the secrets, and every
+ * start rewrites it: written in place, a crash, a kill or a full disk in the middle left it cut short, and
+ * DATA_DIR with it unusable. The new text goes to a file of its own, reaches the disk, and is renamed over
+ * the old one, which stays as it was if anything fails before.
+ */
 export function writeStandaloneState(dataDir: string, state: StandaloneState) {
-  fs.writeFileSync(path.join(dataDir, STATE_FILE), JSON.stringify(state, null, 2), { mode: 0o600 });
+  const file = path.join(dataDir, STATE_FILE);
+  const next = `${file}.${process.pid}.tmp`;
+  try {
+    const fd = fs.openSync(next, 'w', 0o600);
+    try {
+      fs.writeFileSync(fd, JSON.stringify(state, null, 2));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(next, file);
+  } catch (err) {
+    fs.rmSync(next, { force: true });
+    throw err;
+  }
+  // The rename is the directory's change: on disk with it.
+  const dir = fs.openSync(dataDir, 'r');
+  try {
+    fs.fsyncSync(dir);
+  } finally {
+    fs.closeSync(dir);
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -6,6 +7,7 @@ import { expect } from 'chai';
 import {
   freePort,
   loadOrCreateStandaloneState,
+  StandaloneStartError,
   readStandaloneState,
   settleEmbeddedPort,
   sharedSettingsOf,
@@ -34,6 +36,36 @@ describe('standalone state (DATA_DIR/standalone.json)', () => {
     expect(new Set(Object.values(first.secrets)).size).to.equal(4);
     expect(fs.statSync(path.join(dir, 'standalone.json')).mode & 0o777).to.equal(0o600);
     expect(await loadOrCreateStandaloneState(dir)).to.deep.equal(first);
+  });
+
+  it('is replaced whole or not at all: a write that fails midway (a full disk, here a file size limit) leaves the old file as it was', async () => {
+    const before = await loadOrCreateStandaloneState(dir, 0);
+    const bigger = { ...before, settings: { PUBLIC_BASE_URL: `http://localhost:8000/${'x'.repeat(64 * 1024)}` } };
+    // A real fault: under `ulimit -f 8` the kernel refuses the writer's writes beyond 8 KB (EFBIG), as a full
+    // disk refuses them (ENOSPC). Written in place, the file was left cut short at 8 KB.
+    const writer = `require(${JSON.stringify(path.resolve(__dirname, '../src'))}).writeStandaloneState(process.argv[1], JSON.parse(process.argv[2]))`;
+    const run = spawnSync('sh', ['-c', 'ulimit -f 8; exec "$0" -e "$1" "$2" "$3"', process.execPath, writer, dir, JSON.stringify(bigger)], {
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).to.equal(1);
+    expect(run.stderr).to.include('EFBIG');
+    expect(readStandaloneState(dir)).to.deep.equal(before);
+    expect(fs.readdirSync(dir), 'the unfinished copy is removed').to.deep.equal(['standalone.json']);
+    // Where nothing stops it, the same write replaces the file.
+    writeStandaloneState(dir, bigger);
+    expect(readStandaloneState(dir)).to.deep.equal(bigger);
+    expect(fs.statSync(path.join(dir, 'standalone.json')).mode & 0o777).to.equal(0o600);
+  });
+
+  it('says which file is broken, and what it holds, when standalone.json is not JSON', async () => {
+    await loadOrCreateStandaloneState(dir, 0);
+    fs.writeFileSync(path.join(dir, 'standalone.json'), '{"postgres": {"port": 54');
+    expect(() => readStandaloneState(dir))
+      .to.throw(StandaloneStartError)
+      .with.property('message')
+      .that.matches(
+        /^\S+standalone\.json is not valid JSON \(.+\)\. It holds the embedded database's password and the secrets: restore it from a backup of DATA_DIR\.$/,
+      );
   });
 
   it('adds the secrets an older data directory lacks and keeps the ones it has', async () => {
