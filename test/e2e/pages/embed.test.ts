@@ -145,6 +145,37 @@ describe('Widget SDK: /widget/sdk.js embeds the widget on another site', functio
     await screenshotChecked(bp.page, 'embed-refused', WIDGET_CHECKS);
   });
 
+  it("refuses a key in an iframe written by hand on a site outside its allowed_domains, naming that site; a listed site's opens", async () => {
+    const { company, product } = await stocked();
+    const restricted = await buildApiKey(company, { permissions: ['read', 'write'], allowed_domains: ['https://shop.example.com'] });
+    const listed = await buildApiKey(company, { permissions: ['read', 'write'], allowed_domains: [site.origin] });
+    const handMade = async (apiKey: string) => {
+      const bp = await chromium.newPage();
+      await bp.page.goto(`${site.origin}/hand-made`);
+      await bp.page.waitForFunction('window.widgetMessages.some((m) => m && m.type === "ready")');
+      await bp.page.evaluate(
+        `document.getElementById('widget').contentWindow.postMessage(${JSON.stringify({ source: 'pi-inventory-widget', type: 'key', apiKey })}, ${JSON.stringify(system().url)})`,
+      );
+      return bp;
+    };
+
+    // Without the SDK's check the widget page itself must not let the key in: it speaks for the page around it.
+    const refused = await handMade(restricted.key);
+    const frame = refused.page.frameLocator('#widget');
+    await frame.getByRole('heading', { name: 'The widget cannot open' }).waitFor();
+    expect(await frame.locator('main').textContent()).to.include(`This key's allowed domains do not include ${site.origin}`);
+    await refused.page.waitForFunction('window.widgetMessages.some((m) => m && m.type === "error")');
+    const errors = await refused.page.evaluate<Array<Record<string, unknown>>>('window.widgetMessages.filter((m) => m.type === "error")');
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.deep.include({ code: 'origin_not_allowed', status: 403 });
+    expect(await frame.locator('.product-link').count()).to.equal(0);
+    await screenshotChecked(refused.page, 'embed-hand-made-refused', WIDGET_CHECKS);
+
+    const opened = await handMade(listed.key);
+    await opened.page.frameLocator('#widget').locator('.product-link', { hasText: product.name }).waitFor();
+    await opened.page.waitForFunction('window.widgetMessages.some((m) => m && m.type === "loaded")');
+  });
+
   it('refuses an invalid key and a missing one', async () => {
     const bp = await embeddingPage();
     const bad = await mount(bp.page, `pik_${'x'.repeat(40)}`);

@@ -19,10 +19,17 @@ export class WidgetApi {
   onUnauthorized: ((err: ApiError) => void) | undefined;
   private readonly client: ApiClient;
 
-  constructor(key: string) {
+  /**
+   * `embeddingOrigin`: in an iframe, the origin of the page that handed over the key, as the browser gave
+   * it. Each request names it, so that the key's `allowed_domains` judge that page, not this one
+   * (docs/api/widget-embedding.md).
+   */
+  constructor(key: string, embeddingOrigin?: string) {
+    const headers: Record<string, string> = { 'X-API-Key': key };
+    if (embeddingOrigin !== undefined) headers['X-Embedding-Origin'] = embeddingOrigin;
     this.client = new ApiClient({
       prefix: PREFIX,
-      credentials: { headers: () => ({ 'X-API-Key': key }) },
+      credentials: { headers: () => headers },
       onUnauthorized: (err) => this.onUnauthorized?.(err),
     });
   }

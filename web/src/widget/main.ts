@@ -9,7 +9,7 @@
 import { ApiError, WidgetApi, exchangeToken } from './api.js';
 import { showScreen, startApp } from './app.js';
 import { type Child, h } from '../kit/dom.js';
-import { errorText, waitText } from './messages.js';
+import { embeddedIn, errorText, waitText } from './messages.js';
 import { ScanSession, clearSession, loadSession, saveSession } from './session.js';
 import { needsSignIn, showSignIn, signedInNote } from './sign-in.js';
 import type { Location } from './types.js';
@@ -153,9 +153,10 @@ function bootEmbedded(): void {
       return;
     }
     embedder = event.origin;
+    embeddedIn(embedder);
     window.clearTimeout(waiting);
     watchHeight(post);
-    const api = new WidgetApi(handshake.apiKey);
+    const api = new WidgetApi(handshake.apiKey, embedder);
     let locations: Location[];
     try {
       // A cheap check of the key before anything is shown; the answer fills the locations cache.

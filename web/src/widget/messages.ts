@@ -12,6 +12,14 @@ export function waitText(seconds: number): string {
  * One readable sentence (or two) for an error of any call. `booking`: the call was a booking whose attempts
  * all failed without an answer, which is then said to be unknown (and safe to send again).
  */
+/** The page a key's allowed domains judge: this one, or the page the widget is embedded in (`embeddedIn`). */
+let judgedOrigin = window.location.origin;
+
+/** From now on the widget speaks for the page at `origin`, which embeds it. */
+export function embeddedIn(origin: string): void {
+  judgedOrigin = origin;
+}
+
 export function errorText(err: unknown, booking = false): string {
   if (!(err instanceof ApiError)) return `Something went wrong: ${err instanceof Error ? err.message : String(err)}`;
   if (booking && err.outcomeUnknown) return `${err.message} ${UNKNOWN_OUTCOME_TEXT}${err.requestId ? ` (Request ${err.requestId})` : ''}`;
@@ -21,7 +29,7 @@ export function errorText(err: unknown, booking = false): string {
     return `Too many requests. Please wait ${waitText(wait)} and try again.`;
   }
   if (err.code === 'origin_not_allowed') {
-    return `${err.message} This key's allowed domains do not include ${window.location.origin}; ask your administrator to add it.`;
+    return `${err.message} This key's allowed domains do not include ${judgedOrigin}; ask your administrator to add it.`;
   }
   if (err.code === 'permission_denied') return `${err.message} Ask your administrator for a key with this permission.`;
   if (err.status === 401) return `${err.message} Scan the code again to start a new session.`;

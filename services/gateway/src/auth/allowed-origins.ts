@@ -44,6 +44,22 @@ export function originAllowed(origin: string, allowed: string[]): boolean {
   });
 }
 
+/** The header in which the embedded widget names the page that embeds it (web/src/widget/api.ts). */
+export const EMBEDDING_ORIGIN_HEADER = 'x-embedding-origin';
+
+/**
+ * The origin a key's `allowed_domains` judge a request by: the browser's `Origin`, unless it is this service's
+ * own (or absent, as on a same-origin GET). Then the caller is the widget page, and when it is embedded it
+ * speaks for the page around it, whose origin it names in `X-Embedding-Origin`: the origin the browser gave
+ * the key message it received (docs/api/widget-embedding.md). Without it, an iframe written by hand on any
+ * site could use a key whose `allowed_domains` leave that site out. A caller other than a browser sends what
+ * it likes, as it can leave out `Origin`: the check guards keys in other sites' pages, not on servers.
+ */
+export function originToCheck(origin: string | undefined, embeddingOrigin: string | undefined, ownOrigin: string): string | undefined {
+  if (origin !== undefined && origin !== ownOrigin) return origin;
+  return embeddingOrigin ?? origin;
+}
+
 /**
  * Whether a key accepts a request from `origin`: any origin when it has no `allowed_domains`, the service's own
  * origin always (the widget page calls the API from it, scanned or embedded), else only the listed ones.

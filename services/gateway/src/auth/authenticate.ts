@@ -14,7 +14,7 @@ import {
   permissionForMethod,
   permissionsOfRole,
 } from '@pi/common';
-import { keyAllowsOrigin } from './allowed-origins';
+import { EMBEDDING_ORIGIN_HEADER, keyAllowsOrigin, originToCheck } from './allowed-origins';
 import type { CredentialCache } from './credential-cache';
 import type { UsageRecorder } from './usage-recorder';
 import { verifyUserToken } from './user-tokens';
@@ -50,7 +50,8 @@ export function authenticateUser(jwtSecret: string, credentials: CredentialCache
 
 /**
  * `ownOrigin` is the origin of PUBLIC_BASE_URL: the widget page this service serves calls the API from it,
- * scanned or embedded, so a key's `allowed_domains` (which name the embedding sites) never shut it out.
+ * scanned or embedded, so a key's `allowed_domains` (which name the embedding sites) never shut it out; an
+ * embedded widget page is judged by the page around it instead (`originToCheck`).
  */
 export function authenticateApiKey(
   usage: UsageRecorder,
@@ -73,7 +74,7 @@ export function authenticateApiKey(
     usage.record(key.id);
     const needed = permission ?? permissionForMethod(req.method);
     if (!key.permissions.includes(needed)) return next(new PermissionDeniedError(`API key lacks the '${needed}' permission.`));
-    const origin = req.get('origin');
+    const origin = originToCheck(req.get('origin'), req.get(EMBEDDING_ORIGIN_HEADER), ownOrigin);
     if (origin && !keyAllowsOrigin(origin, key.allowedDomains, ownOrigin)) {
       return next(new PermissionDeniedError('Origin not allowed for this API key.', 'origin_not_allowed'));
     }
