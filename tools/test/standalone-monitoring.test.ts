@@ -19,10 +19,12 @@ import {
   VERIFY_STOCK_CLI,
   cleanUp,
   describeOutput,
+  describeProcesses,
   distinctFreePorts,
   expectNothingLeft,
   http as call,
   logIn,
+  processesWithDataDir,
   runCli,
   startLauncher,
   stopLauncher,
@@ -181,7 +183,7 @@ describe('standalone monitoring: the check_rules schedule, console email, shared
     expectNothingLeft(dataDir);
   });
 
-  it('moves to a free port when another program holds the remembered one, and the commands use the running system with DATA_DIR alone', async () => {
+  it('moves to a free port when another program holds the remembered one, the commands use the running system with DATA_DIR alone, and a service that dies stops everything', async () => {
     expect(companyId, 'the first test must have run').to.be.a('string');
     const remembered: number = stateOf(dataDir).postgres.port;
     const squatter = await occupy(remembered);
@@ -231,8 +233,17 @@ describe('standalone monitoring: the check_rules schedule, console email, shared
       expect(deployed.code).to.not.equal(0);
       expect(deployed.stderr).to.include('migrate failed').and.include('ECONNREFUSED');
 
-      const exit = await stopLauncher(launcher);
-      expect(exit, describeOutput(launcher)).to.deep.equal({ code: 0, signal: null });
+      // A service that dies (here the inventory, killed) stops everything, exit 1, so that a supervisor
+      // starts the system again; the database is stopped cleanly. (SIGTERM's clean stop: the first test.)
+      const inventory = processesWithDataDir(dataDir).filter((pid) =>
+        fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('services/inventory/dist/src/main.js'),
+      );
+      expect(inventory, describeProcesses(processesWithDataDir(dataDir))).to.have.length(1);
+      process.kill(inventory[0], 'SIGKILL');
+      const exit = await Promise.race([launcher.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000))]);
+      expect(exit, describeOutput(launcher)).to.deep.equal({ code: 1, signal: null });
+      expect(launcher.stdout()).to.include('[standalone] inventory exited unexpectedly (SIGKILL); stopping everything');
+      expect(launcher.stdout()).to.include('[standalone] stopping embedded PostgreSQL');
       expectNothingLeft(dataDir);
     } finally {
       await new Promise((r) => squatter.close(() => r(undefined)));
