@@ -9,16 +9,14 @@
  * - a request Node's HTTP parser refuses (a control character in a header, headers over the limit, a request
  *   line that is not HTTP) is answered in the error shape, by the gateway and by a service alike;
  * - so is a request the parser reads but HTTP/1.1 does not allow: no Host or two, an Expect other than
- *   100-continue, a CONNECT;
- * - a client that closes its sending side right after its request still gets its answer.
+ *   100-continue, a CONNECT.
  */
 import { expect } from 'chai';
 import { expectValidationError } from '../support/assertions';
 import { randomGtin } from '../support/barcodes';
-import { TestCompany, buildCompany, buildProduct, buildStock } from '../support/builders';
+import { TestCompany, buildCompany, buildProduct } from '../support/builders';
 import { system } from '../support/hooks';
 import { rawExchange, rawRequest } from '../support/raw-http';
-import { balanceOf } from '../support/stock';
 
 const BAD_SPELLINGS: Array<[string, string]> = [
   ['%ff', 'a byte that is not UTF-8'],
@@ -206,19 +204,4 @@ describe('requests HTTP/1.1 does not allow, which the parser reads', () => {
       expect(answer.headers).to.match(/^allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS$/im);
     });
   }
-});
-
-describe('a client that closes its sending side after its request (a half-close)', () => {
-  it('gets the answer to its booking, which is booked once, where Node used to drop the answer and book anyway', async () => {
-    const { company, product, location } = await buildStock({ quantity: 5 });
-    const body = JSON.stringify({ operation: 'subtract', quantity: 1, location_id: location.id });
-    const answer = await rawExchange(
-      system().url,
-      `POST /api/v1/widget/${product.id}/transaction/ HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${company.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      { halfClose: true },
-    );
-    expect(answer.status).to.equal('HTTP/1.1 200 OK');
-    expect(answer.body).to.include({ success: true, operation: 'subtract' });
-    expect(await balanceOf(product.id, location.id)).to.equal(4);
-  });
 });

@@ -54,12 +54,11 @@ export function rawRequest<T = any>(method: string, target: string, opts: RawOpt
  * Sends `bytes` on a new connection to `url` and answers what came back until the server closed it: its status
  * line, its header lines and its body parsed as JSON.
  */
-export function rawExchange(url: string, bytes: string, opts: { halfClose?: boolean } = {}): Promise<{ status: string; headers: string; body: any }> {
+export function rawExchange(url: string, bytes: string): Promise<{ status: string; headers: string; body: any }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    // halfClose: the client closes its sending side with the request (a FIN after it), as `nc -N` does.
-    const socket = net.connect(Number(port), hostname, () => (opts.halfClose ? socket.end(bytes) : socket.write(bytes)));
+    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
     socket.on('close', () => {

@@ -117,52 +117,6 @@ describe('listen: the answer to a request the HTTP parser refuses', () => {
   });
 });
 
-describe('listen: a client that closes its sending side after its requests (a half-close)', () => {
-  let server: http.Server;
-  let port: number;
-  const finished: string[] = [];
-
-  before(async () => {
-    const app = express();
-    // Answers a moment later, as any handler that waits on a database does.
-    app.post('/slow/:n/', (req, res) => {
-      setTimeout(() => {
-        finished.push(req.params.n);
-        res.status(201).json({ n: req.params.n });
-      }, 50);
-    });
-    server = await listen(app, 0, '127.0.0.1');
-    port = (server.address() as { port: number }).port;
-  });
-  after(() => closeServer(server, 100));
-
-  /** Sends `bytes` and closes the sending side at once; resolves with what came back once the server closed. */
-  const halfClosed = (bytes: string): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      const socket = net.connect(port, '127.0.0.1', () => socket.end(bytes));
-      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    });
-
-  it('answers every request sent before the half-close, in order, and then closes: Node had dropped them unanswered', async () => {
-    const request = (n: number, connection = 'keep-alive') =>
-      `POST /slow/${n}/ HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: ${connection}\r\n\r\n{}`;
-    const one = await halfClosed(request(1, 'close'));
-    expect(one).to.match(/^HTTP\/1\.1 201 Created\r\n/);
-    expect(one).to.include('{"n":"1"}');
-    const two = await halfClosed(request(2) + request(3));
-    expect(two.match(/HTTP\/1\.1 201 Created/g)).to.have.length(2);
-    expect(two.indexOf('{"n":"2"}')).to.be.greaterThan(-1).and.lessThan(two.indexOf('{"n":"3"}'));
-    expect(finished).to.deep.equal(['1', '2', '3']);
-  });
-
-  it('closes a connection the client half-closed without a request', async () => {
-    expect(await halfClosed('')).to.equal('');
-  });
-});
-
 describe('listen: requests HTTP/1.1 does not allow, refused before the app (http/request-framing.ts)', () => {
   let server: http.Server;
   let port: number;

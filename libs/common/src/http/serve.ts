@@ -69,11 +69,6 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<ht
     answers.add(res);
     res.once('close', () => answers.delete(res));
   });
-  // A client may close its sending side once its request is sent (`Connection: close`, then a half-close).
-  // Node's default then aborts the request and ends the connection at once: the work was still done (a
-  // booking booked) but the client never got its answer. Half-open, the connection ends after the answer.
-  // (An undocumented property of Node's server, read by its own socketOnEnd and set by its own tests.)
-  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', answerUnparsableRequest);
   server.on('checkExpectation', answerExpectation);
   server.on('connect', answerConnect);
