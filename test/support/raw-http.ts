@@ -54,18 +54,21 @@ export function rawRequest<T = any>(method: string, target: string, opts: RawOpt
  * Sends `bytes` on a new connection to `url` and answers what came back until the server closed it: its status
  * line, its header lines and its body parsed as JSON.
  */
-export function rawExchange(url: string, bytes: string): Promise<{ status: string; headers: string; body: any }> {
+export async function rawExchange(url: string, bytes: string): Promise<{ status: string; headers: string; body: any }> {
+  const text = await rawText(url, bytes);
+  const split = text.indexOf('\r\n\r\n');
+  const head = text.slice(0, split);
+  return { status: head.split('\r\n')[0], headers: head, body: JSON.parse(text.slice(split + 4)) };
+}
+
+/** Everything the server sends back to `bytes` until it closes the connection (several answers, for pipelined requests). */
+export function rawText(url: string, bytes: string): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      const head = text.slice(0, split);
-      resolve({ status: head.split('\r\n')[0], headers: head, body: JSON.parse(text.slice(split + 4)) });
-    });
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
   });
 }

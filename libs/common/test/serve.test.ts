@@ -117,6 +117,55 @@ describe('listen: the answer to a request the HTTP parser refuses', () => {
   });
 });
 
+describe('listen: an answer written straight to the socket goes after the answers the connection owes (owed-answers.ts)', () => {
+  let server: http.Server;
+  let port: number;
+  const finished: string[] = [];
+
+  before(async () => {
+    const app = express();
+    // Answers a moment later, as any handler that waits on a database does.
+    app.post('/slow/:n/', (req, res) => {
+      setTimeout(() => {
+        finished.push(req.params.n);
+        res.status(201).json({ n: req.params.n });
+      }, 50);
+    });
+    server = await listen(app, 0, '127.0.0.1');
+    port = (server.address() as { port: number }).port;
+  });
+  after(() => closeServer(server, 100));
+
+  /** Sends `bytes` on a new connection; resolves with everything that came back once the server closed it. */
+  const exchange = (bytes: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
+  const slow = (n: number) => `POST /slow/${n}/ HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
+  const statuses = (text: string) => text.match(/HTTP\/1\.1 \d{3}/g);
+
+  it('answers a request it cannot read after the pipelined requests before it, in order: Node wrote the 400 first', async () => {
+    // Written at once, the refusal was the first answer on the connection: the client took it for the answer
+    // to /slow/1/, whose own answer was lost although the request was carried out.
+    const text = await exchange(`${slow(1)}${slow(2)}GET /x HTTP/1.1\r\nHost: a\r\nX-Bad: a\u0001b\r\n\r\n`);
+    expect(statuses(text)).to.deep.equal(['HTTP/1.1 201', 'HTTP/1.1 201', 'HTTP/1.1 400']);
+    expect(text.indexOf('{"n":"1"}')).to.be.greaterThan(-1).and.lessThan(text.indexOf('{"n":"2"}'));
+    expect(finished).to.deep.equal(['1', '2']);
+  });
+
+  it('answers a CONNECT after the requests before it, and at once where none is in flight', async () => {
+    expect(statuses(await exchange(`${slow(3)}CONNECT 127.0.0.1:5432 HTTP/1.1\r\nHost: 127.0.0.1:5432\r\n\r\n`))).to.deep.equal([
+      'HTTP/1.1 201',
+      'HTTP/1.1 405',
+    ]);
+    expect(statuses(await exchange('GET /x HTTP/1.1\r\nHost: a\r\nX-Bad: a\u0001b\r\n\r\n'))).to.deep.equal(['HTTP/1.1 400']);
+  });
+});
+
 describe('listen: requests HTTP/1.1 does not allow, refused before the app (http/request-framing.ts)', () => {
   let server: http.Server;
   let port: number;

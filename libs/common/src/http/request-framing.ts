@@ -11,6 +11,7 @@
  */
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { afterOwedAnswers, countOwedAnswer } from './owed-answers';
 import { wellFormedRequestId } from './request-id';
 import { rawRefusalAnswer, refusalParts, type Refusal } from './unparsable-request';
 
@@ -38,6 +39,7 @@ export function answerRefusal(req: http.IncomingMessage, res: http.ServerRespons
 
 /** A server's `checkExpectation` listener: Node calls it for an `Expect` other than `100-continue`. */
 export function answerExpectation(req: http.IncomingMessage, res: http.ServerResponse): void {
+  countOwedAnswer(req.socket, res); // Node emits no 'request' for it, which is where answers are counted
   answerRefusal(req, res, {
     status: 417,
     code: 'expectation_failed',
@@ -46,16 +48,14 @@ export function answerExpectation(req: http.IncomingMessage, res: http.ServerRes
   });
 }
 
-/** A server's `connect` listener: this server is no proxy. */
+/** A server's `connect` listener: this server is no proxy. Answered after what the connection still owes. */
 export function answerConnect(_req: http.IncomingMessage, socket: Duplex): void {
-  if (!socket.writable) return void socket.destroy();
-  socket.end(
-    rawRefusalAnswer({
-      status: 405,
-      code: 'method_not_allowed',
-      error: 'Method CONNECT not allowed.',
-      details: { allowed_methods: API_METHODS },
-      headers: { Allow: API_METHODS.join(', ') },
-    }),
-  );
+  const answer = rawRefusalAnswer({
+    status: 405,
+    code: 'method_not_allowed',
+    error: 'Method CONNECT not allowed.',
+    details: { allowed_methods: API_METHODS },
+    headers: { Allow: API_METHODS.join(', ') },
+  });
+  afterOwedAnswers(socket, () => (socket.writable ? socket.end(answer) : socket.destroy()));
 }

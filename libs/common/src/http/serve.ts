@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from '../logger';
 import { shutdownTracing } from '../tracing/state';
+import { countOwedAnswer } from './owed-answers';
 import { answerConnect, answerExpectation, answerRefusal, hostRefusal } from './request-framing';
 import { answerUnparsableRequest } from './unparsable-request';
 
@@ -65,9 +66,10 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<ht
   const server = createExpressServer(app);
   const answers = new Set<http.ServerResponse>();
   inProgress.set(server, answers);
-  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     answers.add(res);
     res.once('close', () => answers.delete(res));
+    countOwedAnswer(req.socket, res);
   });
   server.on('clientError', answerUnparsableRequest);
   server.on('checkExpectation', answerExpectation);

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { afterOwedAnswers } from './owed-answers';
 
 interface ParserError extends Error {
   code?: string;
@@ -75,14 +76,13 @@ export function unparsableRequestAnswer(err: ParserError): string {
 }
 
 /**
- * A server's `clientError` listener. As Node's own: an answer only where nothing of another answer went out
- * on the connection yet (a pipelined request behind one in flight gets none), and the connection closed.
+ * A server's `clientError` listener. The answer goes after those the connection still owes to the requests
+ * before the one refused (owed-answers.ts), and the connection is closed: nothing after it can be read.
  */
 export function answerUnparsableRequest(err: ParserError, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
-  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  socket.end(unparsableRequestAnswer(err));
+  afterOwedAnswers(socket, () => (socket.writable ? socket.end(unparsableRequestAnswer(err)) : socket.destroy()));
 }
