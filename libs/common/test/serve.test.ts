@@ -64,6 +64,17 @@ function parsedAnswer(raw: string) {
   return { status, headers, body: JSON.parse(body), length: Buffer.byteLength(body) };
 }
 
+/** Writes `bytes` on a new connection to `port`; resolves with everything that came back once the server closed it. */
+function exchangeOn(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
 const parserError = (code: string) => Object.assign(new Error('from the parser'), { code });
 
 describe('listen: the answer to a request the HTTP parser refuses', () => {
@@ -136,15 +147,7 @@ describe('listen: an answer written straight to the socket goes after the answer
   });
   after(() => closeServer(server, 100));
 
-  /** Sends `bytes` on a new connection; resolves with everything that came back once the server closed it. */
-  const exchange = (bytes: string): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
-      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    });
+  const exchange = (bytes: string) => exchangeOn(port, bytes);
   const slow = (n: number) => `POST /slow/${n}/ HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
   const statuses = (text: string) => text.match(/HTTP\/1\.1 \d{3}/g);
 
@@ -189,15 +192,7 @@ describe('listen: requests HTTP/1.1 does not allow, refused before the app (http
   after(() => closeServer(server, 100));
   beforeEach(() => (appCalls = 0));
 
-  /** Writes `bytes` on a new connection and reads until the server closes it. */
-  const exchange = (bytes: string): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
-      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    });
+  const exchange = (bytes: string) => exchangeOn(port, bytes);
 
   const refused = async (bytes: string) => {
     const answer = parsedAnswer(await exchange(bytes));
