@@ -60,8 +60,17 @@ export interface Answer {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
 /**
+ * The request target as spelled, only what a request line cannot hold (space, controls, anything beyond ASCII)
+ * percent-encoded as its UTF-8 bytes. Given a URL instead, Node's http.request parses it as browsers do: it
+ * took out dot segments (`/go/./x/` went as `/go/x/`) and turned `\` into `/`, so the gateway never saw
+ * those spellings while the checks judged the answer by them.
+ */
+const asSpelled = (target: string) =>
+  target.replace(/[^\u0021-\u007e]/gu, (c) => [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+
+/**
  * Sends the request to the test gateway as a raw client would: any method with any body, header values as
- * their UTF-8 bytes. A dropped connection or a hang (30 s) is an error.
+ * their UTF-8 bytes, the path as spelled. A dropped connection or a hang (30 s) is an error.
  */
 export function send(request: FuzzRequest): Promise<Answer> {
   const headers: Record<string, string> = {};
@@ -69,7 +78,9 @@ export function send(request: FuzzRequest): Promise<Answer> {
   const body = request.body === undefined ? undefined : Buffer.from(request.body, request.bodyEncoding ?? 'utf8');
   if (body) headers['content-length'] = String(body.length);
   return new Promise((resolve, reject) => {
-    const req = http.request(`${system().url}${request.url}`, { method: request.method, headers, agent, timeout: 30_000 }, (res) => {
+    const { hostname, port } = new URL(system().url);
+    const target = { host: hostname, port, path: asSpelled(request.url) };
+    const req = http.request({ ...target, method: request.method, headers, agent, timeout: 30_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
