@@ -84,7 +84,8 @@ export function operatorMessage(err: unknown): string {
   const failure = err instanceof DatabaseUnavailableError ? err.failure : undefined;
   if (!(failure instanceof Error)) return err.message;
   // Sequelize keeps PostgreSQL's SQLSTATE on the driver's error it wraps.
-  const { code = (failure as { parent?: { code?: unknown } }).parent?.code } = failure as { code?: unknown };
+  const { code: own, parent } = failure as { code?: unknown; parent?: { code?: unknown } };
+  const code = own ?? parent?.code;
   const reason = typeof code === 'string' && !failure.message.includes(code) ? `${failure.message} (${code})` : failure.message;
   return `${err.message} Cause: ${reason}`;
 }
