@@ -64,14 +64,23 @@ export async function waitForReady(launcher: Launcher): Promise<void> {
   }
 }
 
+/** How the launcher exited, if it does within `ms`; else a sentence saying it did not. */
+export async function exitWithin(launcher: Launcher, ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = `still running after ${ms / 1000} s`;
+  const timedOut = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(late), ms)));
+  try {
+    return await Promise.race([launcher.exited, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** SIGTERM (or Ctrl-C's SIGINT), then wait for the exit; SIGKILL (and a failed test) if it takes too long. */
 export async function stopLauncher(launcher: Launcher, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   launcher.child.kill(signal);
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), STOP_TIMEOUT_MS)));
-  const result = await Promise.race([launcher.exited, timedOut]);
-  clearTimeout(timer);
-  if (result === 'timeout') {
+  const result = await exitWithin(launcher, STOP_TIMEOUT_MS);
+  if (typeof result === 'string') {
     launcher.child.kill('SIGKILL');
     throw new Error(`launcher did not exit within ${STOP_TIMEOUT_MS} ms of ${signal}${describeOutput(launcher)}`);
   }

@@ -21,6 +21,7 @@ import {
   describeOutput,
   describeProcesses,
   distinctFreePorts,
+  exitWithin,
   expectNothingLeft,
   http as call,
   logIn,
@@ -240,7 +241,7 @@ describe('standalone monitoring: the check_rules schedule, console email, shared
       );
       expect(inventory, describeProcesses(processesWithDataDir(dataDir))).to.have.length(1);
       process.kill(inventory[0], 'SIGKILL');
-      const exit = await Promise.race([launcher.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000))]);
+      const exit = await exitWithin(launcher, 30_000);
       expect(exit, describeOutput(launcher)).to.deep.equal({ code: 1, signal: null });
       expect(launcher.stdout()).to.include('[standalone] inventory exited unexpectedly (SIGKILL); stopping everything');
       expect(launcher.stdout()).to.include('[standalone] stopping embedded PostgreSQL');

@@ -17,6 +17,7 @@ import {
   cleanUp,
   describeOutput,
   distinctFreePorts,
+  exitWithin,
   expectNothingLeft,
   http,
   logIn,
@@ -113,7 +114,7 @@ describe('standalone launcher and admin CLI (separate processes, embedded Postgr
     // (SIGTERM's clean stop: standalone-monitoring.test.ts; SIGINT's: below.)
     const postmaster = Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
     process.kill(postmaster, 'SIGKILL');
-    const exit = await Promise.race([launcher.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000))]);
+    const exit = await exitWithin(launcher, 30_000);
     expect(exit, describeOutput(launcher)).to.deep.equal({ code: 1, signal: null });
     expect(launcher.stdout()).to.include('[standalone] embedded PostgreSQL exited unexpectedly (SIGKILL); stopping everything');
     expect(launcher.stdout()).to.include('[standalone] stopped');

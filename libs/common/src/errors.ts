@@ -78,6 +78,12 @@ export class DatabaseUnavailableError extends ServiceUnavailableError {
   }
 }
 
+/**
+ * The database is up but refused the work: read-only, or out of disk, memory or a configured limit
+ * (db/connection-loss.ts `isDatabaseRefusal`). Nothing changed; the operator must act, so it is logged.
+ */
+export class DatabaseRefusalError extends DatabaseUnavailableError {}
+
 /** An error's message for an operator: with the connection failure behind it where there is one. */
 export function operatorMessage(err: unknown): string {
   if (!(err instanceof Error)) return String(err);

@@ -10,6 +10,7 @@ import { QueryTypes } from 'sequelize';
 import { cleanPathname, splitTarget } from '@pi/common';
 import { system } from '../../support/hooks';
 import type { FuzzRequest } from './generate';
+import { percentEncode } from './values';
 
 /** Company-scoped tables, with the columns that only a request itself may change. */
 const TABLES: Array<[table: string, columns: string]> = [
@@ -65,8 +66,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
  * took out dot segments (`/go/./x/` went as `/go/x/`) and turned `\` into `/`, so the gateway never saw
  * those spellings while the checks judged the answer by them.
  */
-const asSpelled = (target: string) =>
-  target.replace(/[^\u0021-\u007e]/gu, (c) => [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+const asSpelled = (target: string) => percentEncode(target, /[\u0021-\u007e]/);
 
 /**
  * Sends the request to the test gateway as a raw client would: any method with any body, header values as

@@ -189,12 +189,15 @@ export const hostileValue: fc.Arbitrary<FuzzValue> = fc.oneof(
   { arbitrary: wrongTypes, weight: 2 },
 );
 
-/** `text` percent-encoded byte by byte (UTF-8; a lone surrogate becomes U+FFFD, as any client would send it). */
-export function percentEncode(text: string): string {
+/**
+ * `text` percent-encoded byte by byte (UTF-8; a lone surrogate becomes U+FFFD, as any client would send it),
+ * but for the characters `keep` matches (by default the unreserved ones).
+ */
+export function percentEncode(text: string, keep: RegExp = /[A-Za-z0-9._~-]/): string {
   let out = '';
   for (const byte of Buffer.from(text, 'utf8')) {
     const ch = String.fromCharCode(byte);
-    out += /[A-Za-z0-9._~-]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    out += keep.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { DatabaseError, UniqueConstraintError } from 'sequelize';
 import {
   AppError,
   ConflictError,
+  DatabaseRefusalError,
   DatabaseUnavailableError,
   NotFoundError,
   PayloadTooLargeError,
@@ -87,7 +88,8 @@ export function toAppError(err: unknown): AppError | undefined {
   }
   // The resilient database layer answers lost connections itself; these are what escaped it (a transaction
   // begun without a callback): a 503, never a 500. A pool with every connection busy is an overload.
-  if (connectionFailureOf(err) || isDatabaseRefusal(err)) return new DatabaseUnavailableError(err);
+  if (connectionFailureOf(err)) return new DatabaseUnavailableError(err);
+  if (isDatabaseRefusal(err)) return new DatabaseRefusalError(err);
   if (isPoolExhausted(err)) return new ServiceUnavailableError('The service is busy. Try again shortly.');
   return databaseAnswer(err);
 }
@@ -114,7 +116,8 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     const known = toAppError(err);
     if (!known) logger.error({ err, request_id: requestIdOf(req) }, 'unhandled error');
     // The client gets a 503; the operator must learn why (a read-only or full database needs them).
-    else if (isDatabaseRefusal(err)) logger.error({ request_id: requestIdOf(req), cause: operatorMessage(known) }, 'the database refused the request');
+    else if (known instanceof DatabaseRefusalError)
+      logger.error({ request_id: requestIdOf(req), cause: operatorMessage(known) }, 'the database refused the request');
     const answer = known ?? new AppError(500, 'internal_error', 'An unexpected error occurred.');
     res.status(answer.status).json(errorBody(answer, requestIdOf(req)));
   };

@@ -6,7 +6,6 @@
  * client as the answer to the first request still in flight (a booking, say, which went on to be booked),
  * and that request's own answer was lost. Node's own handler does the same.
  */
-import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 
 interface Owed {
@@ -17,19 +16,22 @@ interface Owed {
 
 const owedBy = new WeakMap<Duplex, Owed>();
 
-/** Counts `res` as owed on `socket` until it closes (sent, or its connection gone). */
-export function countOwedAnswer(socket: Duplex, res: http.ServerResponse): void {
+/**
+ * Counts one more answer owed on `socket`; call what it returns once that answer closes (sent, or its
+ * connection gone). The caller's own `close` listener calls it, so an answer gets no second listener.
+ */
+export function countOwedAnswer(socket: Duplex): () => void {
   let owed = owedBy.get(socket);
   if (!owed) owedBy.set(socket, (owed = { count: 0 }));
   const entry = owed;
   entry.count++;
-  res.once('close', () => {
+  return () => {
     entry.count--;
     if (entry.count > 0 || !entry.then) return;
     const then = entry.then;
     entry.then = undefined;
     then();
-  });
+  };
 }
 
 /** Runs `write` now if `socket` owes no answer, else once the last one it owes is done. */

@@ -39,7 +39,7 @@ export function answerRefusal(req: http.IncomingMessage, res: http.ServerRespons
 
 /** A server's `checkExpectation` listener: Node calls it for an `Expect` other than `100-continue`. */
 export function answerExpectation(req: http.IncomingMessage, res: http.ServerResponse): void {
-  countOwedAnswer(req.socket, res); // Node emits no 'request' for it, which is where answers are counted
+  res.once('close', countOwedAnswer(req.socket)); // Node emits no 'request' for it, where answers are counted
   answerRefusal(req, res, {
     status: 417,
     code: 'expectation_failed',

@@ -68,8 +68,11 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<ht
   inProgress.set(server, answers);
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     answers.add(res);
-    res.once('close', () => answers.delete(res));
-    countOwedAnswer(req.socket, res);
+    const settle = countOwedAnswer(req.socket);
+    res.once('close', () => {
+      answers.delete(res);
+      settle();
+    });
   });
   server.on('clientError', answerUnparsableRequest);
   server.on('checkExpectation', answerExpectation);
