@@ -375,6 +375,77 @@ describe('gateway hardening: answers when a service behind it fails, and its own
     }
   });
 
+  describe('a service that answers before it has read the whole body', () => {
+    const started: Array<{ close(): Promise<void> }> = [];
+    const BIG_BODY = 'y'.repeat(4_000_000);
+
+    after(async () => {
+      for (const s of started.reverse()) await s.close();
+    });
+
+    async function gatewayBehind(onRequest: (socket: net.Socket) => void): Promise<RunningGateway> {
+      const fake = await FakeService.start(onRequest);
+      started.push(fake);
+      const gateway = await system().startGateway({ INVENTORY_URL: fake.url, PROXY_TIMEOUT_MS: String(PROXY_TIMEOUT_MS) });
+      started.push(gateway);
+      return gateway;
+    }
+
+    /** One request on `agent`; `port` is the client's end of the connection it went on. */
+    function send(agent: http.Agent, gateway: RunningGateway, method: string, body?: string): Promise<{ status?: number; body: string; port?: number }> {
+      return new Promise((resolve, reject) => {
+        const headers: Record<string, string | number> = { authorization: `Bearer ${company.token}` };
+        if (body !== undefined) Object.assign(headers, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) });
+        const req = http.request(`${gateway.url}/api/v1/locations/`, { method, agent, headers }, (res) => {
+          const port = res.socket.localPort;
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode, body: text, port }));
+        });
+        req.on('error', reject);
+        req.setTimeout(5000, () => req.destroy(new Error(`${method}: no answer within 5 s (the connection hangs)`)));
+        req.end(body);
+      });
+    }
+
+    /** A large body, then a second request on the same client connection: both answered, the connection kept. */
+    async function bodyThenNext(gateway: RunningGateway) {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const first = await send(agent, gateway, 'POST', BIG_BODY);
+        const next = await send(agent, gateway, 'GET');
+        return { first, next };
+      } finally {
+        agent.destroy();
+      }
+    }
+
+    it("answered without reading it: the answer is relayed, and the client's next request on its connection is answered too", async () => {
+      const answer = JSON.stringify({ error: 'Unsupported body.', code: 'validation_error', details: {}, request_id: 'fake' });
+      // Answers at once and never reads another byte from that connection.
+      const gateway = await gatewayBehind((socket) => {
+        socket.pause();
+        socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${answer.length}\r\n\r\n${answer}`);
+      });
+      const { first, next } = await bodyThenNext(gateway);
+      expect(first.status, first.body).to.equal(400);
+      expect(JSON.parse(first.body).error).to.equal('Unsupported body.');
+      expect(next.status, next.body).to.equal(400);
+      expect(next.port, 'the second request went on the same client connection').to.equal(first.port);
+    });
+
+    it("cut off after the head, mid-body: 503 service_unavailable (never sent whole, so never acted on), and the client's next request on its connection is answered too", async () => {
+      const gateway = await gatewayBehind((socket) => socket.destroy());
+      const { first, next } = await bodyThenNext(gateway);
+      expect(first.status, first.body).to.equal(503);
+      expect(JSON.parse(first.body).code).to.equal('service_unavailable');
+      expect(next.status, next.body).to.equal(503);
+      expect(JSON.parse(next.body).code).to.equal('service_unavailable');
+      expect(next.port, 'the second request went on the same client connection').to.equal(first.port);
+    });
+  });
+
   describe("the gateway's own refusals", () => {
     const cases: Array<{ what: string; method: string; path: string; opts: ApiOptions; status: number; code: string }> = [
       { what: 'an unknown path', method: 'GET', path: '/api/v1/no-such-thing/', opts: {}, status: 404, code: 'not_found' },

@@ -147,6 +147,20 @@ function relayAnswer(service: http.IncomingMessage, res: Response): void {
   service.pipe(res);
 }
 
+/**
+ * Called once the client's answer is complete. When the client is still sending its body (the service
+ * answered without reading all of it, or the exchange failed midway), nothing more goes to the service, whose
+ * connection is closed (it cannot carry another request with part of this one's body unsent), and the rest is
+ * read off the client's connection and dropped, as Node does for a body no handler read. Left piped, the
+ * client's request stayed paused and the next request on its keep-alive connection was never read.
+ */
+function stopForwardingBody(req: Request, toService: http.ClientRequest): void {
+  if (req.readableEnded) return;
+  req.unpipe(toService);
+  toService.destroy();
+  req.resume();
+}
+
 export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
   const target = new URL(opts.target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 60_000 });
@@ -214,6 +228,7 @@ export function createServiceProxy(opts: ServiceProxyOptions): RequestHandler {
     res.on('close', () => {
       if (!res.writableFinished) toService.destroy();
     });
+    res.once('finish', () => stopForwardingBody(req, toService));
     if (body !== undefined) toService.end(body);
     else if (req.readableEnded) toService.end();
     else req.pipe(toService);
