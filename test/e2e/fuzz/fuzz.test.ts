@@ -8,10 +8,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { get } from '../../support/api';
+import { system } from '../../support/hooks';
 import { openApiDocument } from '../../support/openapi';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { FuzzOperation, FuzzRequest, operationsOf, requestFor } from './generate';
-import { describeRequest, problemsOf, send, snapshot } from './invariants';
+import { describeRequest, hangReport, problemsOf, send, snapshot } from './invariants';
 import { fuzzSettings, operationSeed } from './settings';
 import { BuiltWorld, buildWorld } from './world';
 
@@ -50,13 +51,14 @@ describe(`fuzz: every operation of the OpenAPI document (${settings.runs} reques
       const property = fc.asyncProperty(requestFor(op, world), async (request) => {
         const before = state;
         let problems: string[];
+        const logLine = system().logs.lines.length;
         try {
           const answer = await send(request);
           state = await snapshot(companies);
           problems = problemsOf(request, answer, before, state);
         } catch (err) {
           state = await snapshot(companies);
-          problems = [`no answer: ${(err as Error).message}`];
+          problems = [`no answer: ${(err as Error).message}`, await hangReport(logLine)];
         }
         if (problems.length) {
           failure = { request, problems };

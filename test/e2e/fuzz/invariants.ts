@@ -98,6 +98,25 @@ export function send(request: FuzzRequest): Promise<Answer> {
   });
 }
 
+/**
+ * What the system was doing when a request went unanswered, for the failure report: the log lines written
+ * since `sinceLine`, and the database's sessions that were not idle (a lock wait shows there with its query).
+ */
+export async function hangReport(sinceLine: number): Promise<string> {
+  const lines = system()
+    .logs.lines.slice(sinceLine)
+    .map((line) => line.trim().slice(0, 500));
+  const sessions = await system().db.sequelize.query<Record<string, string>>(
+    `SELECT pid, application_name, state, wait_event_type, wait_event, now() - xact_start AS in_transaction, left(query, 200) AS query
+       FROM pg_stat_activity
+      WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`,
+    { type: QueryTypes.SELECT },
+  );
+  const logPart = lines.length ? lines.join('\n    ') : '(none)';
+  const sessionPart = sessions.length ? sessions.map((s) => JSON.stringify(s)).join('\n    ') : '(none)';
+  return `log lines meanwhile:\n    ${logPart}\n  database sessions not idle:\n    ${sessionPart}`;
+}
+
 /** Whether a name or value of the URL's query is not valid percent-encoding of UTF-8 text (`50%`, `%ff`). */
 function badlySpelledQuery(url: string): boolean {
   const q = url.indexOf('?');
