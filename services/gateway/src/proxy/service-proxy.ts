@@ -119,10 +119,20 @@ function parsedBody(req: Request): string | undefined {
   return JSON.stringify(req.body);
 }
 
+/**
+ * The headers the client's `Connection` header names: like `Connection` itself, they are for the client's
+ * connection to the gateway only, and a proxy must not forward them (RFC 9110, section 7.6.1).
+ */
+function namedByConnection(req: Request): string[] {
+  const connection = req.headers.connection;
+  return connection ? connection.split(',').map((name) => name.trim().toLowerCase()) : [];
+}
+
 function forwardedHeaders(req: Request, body: string | undefined): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {};
+  const hopByHop = namedByConnection(req);
   for (const [name, value] of Object.entries(req.headers)) {
-    if (NOT_FORWARDED.has(name) || (body !== undefined && BODY_FRAMING.has(name))) continue;
+    if (NOT_FORWARDED.has(name) || (body !== undefined && BODY_FRAMING.has(name)) || hopByHop.includes(name)) continue;
     headers[name] = value;
   }
   const client = req.socket.remoteAddress ?? '';
