@@ -82,6 +82,24 @@ export function writeStandaloneState(dataDir: string, state: StandaloneState) {
   }
 }
 
+/** Creates DATA_DIR on first use; a path that cannot be one fails with the reason, naming it (no stack). */
+function createDataDir(dataDir: string): void {
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    // As root the cluster runs as the `postgres` user, which must be able to traverse DATA_DIR.
+    if (process.getuid?.() === 0) fs.chmodSync(dataDir, 0o755);
+  } catch (err) {
+    throw new StandaloneStartError(`DATA_DIR ${dataDir} cannot be used: ${whyNoDataDir(err as NodeJS.ErrnoException)}`);
+  }
+}
+
+function whyNoDataDir(err: NodeJS.ErrnoException): string {
+  if (err.code === 'EEXIST' || err.code === 'ENOTDIR') return 'it, or a folder above it, is a file, not a folder';
+  // What a recursive mkdir answers when a folder above is a link to nothing (a volume that is not mounted, say).
+  if (err.code === 'ENOENT') return 'a folder above it is a link to something that does not exist';
+  return err.message;
+}
+
 /**
  * Reads the state of DATA_DIR, creating it (with fresh secrets and a free port) on first use. A data
  * directory from an older version gets the secrets it lacks, and keeps the ones it has.
@@ -96,9 +114,7 @@ export async function loadOrCreateStandaloneState(dataDir: string, preferredPort
     }
     return existing;
   }
-  fs.mkdirSync(dataDir, { recursive: true });
-  // As root the cluster runs as the `postgres` user, which must be able to traverse DATA_DIR.
-  if (process.getuid?.() === 0) fs.chmodSync(dataDir, 0o755);
+  createDataDir(dataDir);
   const state: StandaloneState = {
     postgres: { port: await pickPort(preferredPort ?? DEFAULT_PG_PORT), user: 'postgres', password: secret(), database: 'inventory' },
     secrets: freshSecrets(),

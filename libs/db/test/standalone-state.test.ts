@@ -68,6 +68,28 @@ describe('standalone state (DATA_DIR/standalone.json)', () => {
       );
   });
 
+  it('says why a DATA_DIR cannot be used, naming it: a file, a folder below a file, a folder below a link to nothing', async () => {
+    const file = path.join(dir, 'a-file');
+    fs.writeFileSync(file, 'not a folder');
+    const dangling = path.join(dir, 'volume');
+    fs.symlinkSync(path.join(dir, 'not-mounted'), dangling);
+    const cases = [
+      [file, 'it, or a folder above it, is a file, not a folder'],
+      [path.join(file, 'data'), 'it, or a folder above it, is a file, not a folder'],
+      [path.join(dangling, 'data'), 'a folder above it is a link to something that does not exist'],
+    ];
+    for (const [dataDir, reason] of cases) {
+      const failed = await loadOrCreateStandaloneState(dataDir, 0).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(failed, dataDir).to.be.instanceOf(StandaloneStartError);
+      expect((failed as Error).message).to.equal(`DATA_DIR ${dataDir} cannot be used: ${reason}`);
+    }
+    expect(fs.readFileSync(file, 'utf8')).to.equal('not a folder');
+    expect(fs.existsSync(path.join(dir, 'not-mounted'))).to.equal(false);
+  });
+
   it('adds the secrets an older data directory lacks and keeps the ones it has', async () => {
     const old = await loadOrCreateStandaloneState(dir, 0);
     const { QR_TOKEN_SECRET: _dropped, ...olderSecrets } = old.secrets;
