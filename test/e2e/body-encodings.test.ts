@@ -4,7 +4,7 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { MAX_JSON_DEPTH, signInternalToken } from '@pi/common';
+import { MAX_JSON_DEPTH, MAX_OBJECT_MEMBERS, signInternalToken } from '@pi/common';
 import { expectErrorShape, expectValidationError } from '../support/assertions';
 import { buildCompany, unique } from '../support/builders';
 import { system } from '../support/hooks';
@@ -157,5 +157,39 @@ describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
       });
       expectValidationError(encoded, 'body');
     }
+  });
+});
+
+describe(`JSON objects of more than ${MAX_OBJECT_MEMBERS} members`, () => {
+  // 90,002 members in 1 MB: the refusal named every one of them (3.6 MB) after two seconds of validation.
+  const wide = JSON.stringify({ name: 'Wide', type: 'WAREHOUSE', ...Object.fromEntries(Array.from({ length: 90_000 }, (_, i) => [`k${i}`, 1])) });
+  const refusal = { body: `body has 90002 fields; no request object has more than ${MAX_OBJECT_MEMBERS}` };
+
+  it('answer 400 naming body at once, at the gateway (its own routes and proxied ones), in a small answer, and change nothing', async () => {
+    const company = await buildCompany();
+    for (const [path, opts] of [
+      ['/api/v1/locations/', { token: company.token }],
+      ['/api/v1/widget/create_location/', { apiKey: company.apiKey }],
+      ['/api/v1/users/', { token: company.token }],
+      ['/api/token/', {}],
+    ] as const) {
+      const res = await rawRequest('POST', path, { ...opts, body: wide });
+      expectValidationError(res, 'body');
+      expect(res.body.details, path).to.deep.equal(refusal);
+      expect(JSON.stringify(res.body).length, path).to.be.below(500);
+    }
+    expect(await count("SELECT count(*) FROM locations WHERE company_id = $1 AND name = 'Wide'", [company.id])).to.equal(0);
+  });
+
+  it("the services' own JSON parser refuses them too (a request that did not come through the gateway)", async () => {
+    const company = await buildCompany();
+    const token = signInternalToken(
+      { companyId: company.id, principal: { kind: 'user', id: company.admin.id }, permissions: ['read', 'write', 'delete'], role: 'admin' },
+      'req-wide-json-1',
+      system().internalJwtSecret,
+    );
+    const res = await rawRequest('POST', '/api/v1/locations/', { baseUrl: system().serviceUrls.inventory, headers: { 'x-internal-auth': token }, body: wide });
+    expectValidationError(res, 'body');
+    expect(res.body.details).to.deep.equal(refusal);
   });
 });

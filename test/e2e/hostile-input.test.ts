@@ -370,3 +370,19 @@ describe('dates outside the years 0001–9999', () => {
     expect(res.status).to.equal(200);
   });
 });
+
+describe('bodies too wide to check field by field', () => {
+  it('names at most 100 of the bad items of a long list', async () => {
+    const company = await buildCompany();
+    const product = await buildProduct(company, { profile: 'SERIALIZED' });
+    const location = await buildLocation(company);
+    const serials = Array.from({ length: 5000 }, (_, i) => i);
+    const res = await post(
+      `/api/v1/widget/${product.id}/transaction/`,
+      { operation: 'add', quantity: 5000, location_id: location.id, serial_numbers: serials },
+      { apiKey: company.apiKey },
+    );
+    expectValidationError(res, 'serial_numbers.0');
+    expect(Object.keys(res.body.details)).to.have.length(100);
+  });
+});

@@ -15,6 +15,7 @@ export * from './http/validate';
 export * from './http/paths';
 export * from './http/field-map';
 export * from './http/hostile-text';
+export * from './http/json-breadth';
 export * from './http/query-encoding';
 export * from './http/owned-filters';
 export * from './http/pagination';

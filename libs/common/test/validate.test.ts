@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import Joi from 'joi';
-import { ValidationError, fieldsOf, hostileTextFields, validate, validateValue } from '../src';
+import { MANY_VALUES, MAX_ARRAY_ITEMS, MAX_NAMED, MAX_OBJECT_MEMBERS, ValidationError, fieldsOf, hostileTextFields, validate, validateValue } from '../src';
 
 describe('validateValue', () => {
   const schema = Joi.object({ name: Joi.string().max(3).required(), nested: Joi.object({ count: Joi.number().integer() }) });
@@ -188,5 +188,55 @@ describe('validate() and query parameters whose percent-encoding is not UTF-8', 
     );
     expect(outcome).to.equal(undefined);
     expect(request.query).to.deep.equal({ search: 'café crème', page: 2 });
+  });
+});
+
+describe('validate() and values too wide to check one by one', () => {
+  const schema = Joi.object({ name: Joi.string().required(), serials: Joi.array().items(Joi.string().max(100)).max(MAX_ARRAY_ITEMS), part: Joi.object() });
+  const refusal = (value: unknown): ValidationError => {
+    try {
+      validateValue(schema, value);
+    } catch (err) {
+      return err as ValidationError;
+    }
+    throw new Error('the value was taken');
+  };
+  const members = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 1]));
+
+  it(`refuses an object of more than ${MAX_OBJECT_MEMBERS} members at once, naming it, not each unknown key`, () => {
+    expect(refusal({ name: 'a', ...members(90_000) }).details).to.deep.equal({
+      body: `body has 90001 fields; no request object has more than ${MAX_OBJECT_MEMBERS}`,
+    });
+    expect(refusal({ name: 'a', part: members(MAX_OBJECT_MEMBERS + 1) }).details).to.deep.equal({
+      part: `part has ${MAX_OBJECT_MEMBERS + 1} fields; no request object has more than ${MAX_OBJECT_MEMBERS}`,
+    });
+  });
+
+  it(`refuses an array of more than ${MAX_ARRAY_ITEMS} items at once, naming it by its path`, () => {
+    const serials = Array.from({ length: MAX_ARRAY_ITEMS + 1 }, (_, i) => i);
+    expect(refusal({ name: 'a', serials }).details).to.deep.equal({
+      serials: `serials has ${MAX_ARRAY_ITEMS + 1} items; no request takes more than ${MAX_ARRAY_ITEMS}`,
+    });
+  });
+
+  it(`takes the widest value a request may send: ${MAX_ARRAY_ITEMS} items, objects of ${MAX_OBJECT_MEMBERS} members`, () => {
+    const serials = Array.from({ length: MAX_ARRAY_ITEMS }, (_, i) => `SN-${i}`);
+    expect(validateValue(schema, { name: 'a', serials, part: members(MAX_OBJECT_MEMBERS) }))
+      .to.have.property('serials')
+      .with.length(MAX_ARRAY_ITEMS);
+  });
+
+  it(`names every bad field of a value of up to ${MANY_VALUES} values, and only the first of a larger one`, () => {
+    const few = refusal({ name: 'a', serials: Array.from({ length: 50 }, (_, i) => i) });
+    expect(Object.keys(few.details)).to.have.length(50);
+    const many = refusal({ name: 'a', serials: Array.from({ length: MANY_VALUES }, (_, i) => i) });
+    expect(Object.keys(many.details)).to.deep.equal(['serials.0']);
+  });
+
+  it(`names at most ${MAX_NAMED} fields in one refusal, however many are bad`, () => {
+    const bad = refusal({ name: 'a', serials: Array.from({ length: 5000 }, (_, i) => i) });
+    expect(Object.keys(bad.details)).to.have.length(MAX_NAMED);
+    const nul = Object.fromEntries(Array.from({ length: 900 }, (_, i) => [`k${i}`, 'x\u0000']));
+    expect(Object.keys(hostileTextFields(nul, 'body'))).to.have.length(MAX_NAMED);
   });
 });

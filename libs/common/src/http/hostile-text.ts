@@ -6,13 +6,17 @@
  *   jsonb refuses it outright;
  * - a key named `__proto__`: JSON.parse makes it an own key, but joi and object spreads drop it silently,
  *   so it would be neither validated nor refused. It is refused like any unknown field.
- * Each problem is named by its field path (dotted, as joi names fields). The walk is iterative, so a deeply
- * nested body cannot overflow the stack here.
+ * Each problem is named by its field path (dotted, as joi names fields), up to MAX_NAMED of them: a body of
+ * thousands of such strings gets a refusal of a bounded size. The walk is iterative, so a deeply nested body
+ * cannot overflow the stack here.
  */
 import { FieldMap, addField, fieldMap } from './field-map';
 
 // eslint-disable-next-line no-control-regex -- NUL is the character this check refuses
 const NUL = /\u0000/;
+/** The most problems one refusal names. */
+export const MAX_NAMED = 100;
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** What is wrong with a string, or undefined when the database can store it as it is. */
@@ -28,6 +32,11 @@ export function textProblem(text: string): string | undefined {
  */
 export function hostileTextFields(value: unknown, root: string): FieldMap {
   const fields = fieldMap();
+  let named = 0;
+  const record = (field: string, message: string) => {
+    addField(fields, field, message);
+    named += 1;
+  };
   // Each entry links to its parent, so a path is only spelled out for a problem (depth costs nothing).
   interface Entry {
     value: unknown;
@@ -43,24 +52,24 @@ export function hostileTextFields(value: unknown, root: string): FieldMap {
   // Messages start with the field's own name, as joi's do ("name is required").
   const label = (path: string[]) => (path.length ? path[path.length - 1] : root);
   const stack: Entry[] = [{ value }];
-  while (stack.length) {
+  while (stack.length && named < MAX_NAMED) {
     const entry = stack.pop()!;
     const current = entry.value;
     if (typeof current === 'string') {
       const problem = textProblem(current);
       if (problem) {
         const path = pathOf(entry);
-        addField(fields, name(path), `${label(path)} ${problem}`);
+        record(name(path), `${label(path)} ${problem}`);
       }
     } else if (Array.isArray(current)) {
       current.forEach((item, i) => stack.push({ value: item, key: String(i), parent: entry }));
     } else if (current !== null && typeof current === 'object') {
       for (const key of Object.keys(current)) {
         const keyProblem = textProblem(key);
-        if (key === '__proto__') addField(fields, name([...pathOf(entry), key]), `${key} is not allowed`);
+        if (key === '__proto__') record(name([...pathOf(entry), key]), `${key} is not allowed`);
         else if (keyProblem) {
           const path = pathOf(entry);
-          addField(fields, name(path), `${label(path)} has a key that ${keyProblem.replace(/^must not contain/, 'contains')}`);
+          record(name(path), `${label(path)} has a key that ${keyProblem.replace(/^must not contain/, 'contains')}`);
         } else stack.push({ value: (current as Record<string, unknown>)[key], key, parent: entry });
       }
     }

@@ -8,12 +8,15 @@
  * - then the nesting depth: a body nested deeper than MAX_JSON_DEPTH objects or arrays is a 400 naming `body`.
  *   JSON.parse takes any depth, but what comes after it recurses (JSON.stringify when the gateway forwards the
  *   body, validation, logging) and runs out of stack on a few thousand levels, which the gateway used to
- *   report as an unavailable service. No request of this API nests beyond a handful of levels.
+ *   report as an unavailable service. No request of this API nests beyond a handful of levels;
+ * - then the breadth (json-breadth.ts): an object of more than MAX_OBJECT_MEMBERS members or an array of more
+ *   than MAX_ARRAY_ITEMS items is a 400 naming it, before anything checks its members one by one.
  */
 import { isUtf8 } from 'node:buffer';
 import express, { RequestHandler } from 'express';
 import { ValidationError } from '../errors';
 import { BODY_NOT_UTF8 } from './error-middleware';
+import { breadthOf } from './json-breadth';
 
 export const MAX_JSON_DEPTH = 32;
 
@@ -46,6 +49,12 @@ export function jsonBody(opts: { limit: string; maxDepth?: number }): RequestHan
       if (nestsDeeperThan(req.body, maxDepth)) {
         req.body = undefined;
         return next(new ValidationError({ body: `nests objects or arrays more than ${maxDepth} levels deep` }, 'The JSON body is nested too deeply.'));
+      }
+      // Refused here too, so that the gateway neither serializes such a body again nor forwards it.
+      const { tooWide } = breadthOf(req.body, 'body');
+      if (tooWide) {
+        req.body = undefined;
+        return next(new ValidationError(tooWide));
       }
       next();
     });

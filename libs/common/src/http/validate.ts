@@ -11,7 +11,8 @@ import type { RequestHandler } from 'express';
 import Joi from 'joi';
 import { ValidationError } from '../errors';
 import { FieldMap, addField, fieldMap, mergeFields } from './field-map';
-import { hostileTextFields } from './hostile-text';
+import { MAX_NAMED, hostileTextFields } from './hostile-text';
+import { MANY_VALUES, breadthOf } from './json-breadth';
 import { splitTarget } from './paths';
 import { badlyEncodedQueryFields } from './query-encoding';
 
@@ -27,6 +28,9 @@ const OPTIONS: Joi.ValidationOptions = {
   errors: { wrap: { label: false } },
 };
 
+/** For a value of more than MANY_VALUES values: up to its first problem (json-breadth.ts). */
+const FIRST_PROBLEM: Joi.ValidationOptions = { ...OPTIONS, abortEarly: true };
+
 /**
  * Each schema with OPTIONS baked in, made once: joi caches the merged options of a schema's own preferences,
  * whereas options passed to every `validate` call are cloned and merged on each one (three per request).
@@ -39,12 +43,12 @@ function prepared(schema: Joi.Schema): Joi.Schema {
 }
 
 /**
- * Turns a joi error into `{ "field.path": "message" }`, first message per field. An error about the value
+ * Turns a joi error into `{ "field.path": "message" }`, first message per field, for at most MAX_NAMED fields. An error about the value
  * as a whole (no path) is named `rootName`.
  */
 export function fieldsOf(error: Joi.ValidationError, rootName = 'body'): FieldMap {
   const fields = fieldMap();
-  for (const d of error.details) {
+  for (const d of error.details.slice(0, MAX_NAMED)) {
     const path = d.path.length ? d.path.join('.') : rootName;
     addField(fields, path, d.path.length ? d.message : d.message.replace(/^value\b/, rootName));
   }
@@ -54,14 +58,25 @@ export function fieldsOf(error: Joi.ValidationError, rootName = 'body'): FieldMa
 }
 
 /**
+ * joi's result. A schema with preferences of its own keeps them over OPTIONS, as when OPTIONS are passed per
+ * call; baked-in preferences would also win over FIRST_PROBLEM, so that one goes with the schema as given.
+ */
+function validated(schema: Joi.Schema, value: unknown, firstProblemOnly: boolean): Joi.ValidationResult<unknown> {
+  if (firstProblemOnly) return schema.validate(value, FIRST_PROBLEM);
+  const ready = prepared(schema);
+  return ready === schema ? schema.validate(value, OPTIONS) : ready.validate(value);
+}
+
+/**
  * `value` checked by `schema` (after the text checks of hostile-text.ts): the clean value, or the field errors
  * of both. `name` labels an error of the value as a whole.
  */
 function check(schema: Joi.Schema, value: unknown, name: string): { clean: unknown; fields?: FieldMap } {
+  // Bounded before joi, whose work grows with the problems it finds (json-breadth.ts).
+  const breadth = breadthOf(value, name);
+  if (breadth.tooWide) return { clean: value, fields: breadth.tooWide };
   const fields = hostileTextFields(value, name);
-  const ready = prepared(schema);
-  // A schema with preferences of its own keeps them over OPTIONS, as when OPTIONS are passed per call.
-  const result: Joi.ValidationResult<unknown> = ready === schema ? schema.validate(value, OPTIONS) : ready.validate(value);
+  const result = validated(schema, value, breadth.values > MANY_VALUES);
   const { error } = result;
   const clean: unknown = result.value;
   if (error) mergeFields(fields, fieldsOf(error, name));
