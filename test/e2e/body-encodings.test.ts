@@ -6,13 +6,30 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { MAX_JSON_DEPTH, MAX_OBJECT_MEMBERS, signInternalToken } from '@pi/common';
 import { expectErrorShape, expectValidationError } from '../support/assertions';
-import { buildCompany, unique } from '../support/builders';
+import { TestCompany, buildCompany, unique } from '../support/builders';
 import { system } from '../support/hooks';
 import { rawRequest } from '../support/raw-http';
 import { count } from '../support/sql';
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 const nested = (depth: number, leaf = '1') => '['.repeat(depth) + leaf + ']'.repeat(depth);
+
+/** A route of each kind that takes a JSON body: proxied (bearer, widget key) and the gateway's own (bearer, none). */
+const bodyRoutes = (company: TestCompany) =>
+  [
+    ['/api/v1/locations/', { token: company.token }],
+    ['/api/v1/widget/create_location/', { apiKey: company.apiKey }],
+    ['/api/v1/users/', { token: company.token }],
+    ['/api/token/', {}],
+  ] as const;
+
+/** The internal token the gateway would send for the company's admin: a service called without the gateway. */
+const adminInternalToken = (company: TestCompany, requestId: string) =>
+  signInternalToken(
+    { companyId: company.id, principal: { kind: 'user', id: company.admin.id }, permissions: ['read', 'write', 'delete'], role: 'admin' },
+    requestId,
+    system().internalJwtSecret,
+  );
 
 describe('Content-Encoding that does not match the body', () => {
   const encodings = ['gzip', 'deflate', 'br', 'GZIP', 'Br'];
@@ -109,12 +126,7 @@ describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
     const name = unique('Deep');
     for (const depth of [MAX_JSON_DEPTH + 1, 1_000, 20_000, 100_000]) {
       const deep = `{"name":"${name}","type":"WAREHOUSE","parent_id":${nested(depth)}}`;
-      for (const [path, opts] of [
-        ['/api/v1/locations/', { token: company.token }],
-        ['/api/v1/widget/create_location/', { apiKey: company.apiKey }],
-        ['/api/v1/users/', { token: company.token }],
-        ['/api/token/', {}],
-      ] as const) {
+      for (const [path, opts] of bodyRoutes(company)) {
         const res = await rawRequest('POST', path, { ...opts, body: deep });
         expectValidationError(res, 'body');
         expect(res.body.details.body, `${depth} ${path}`).to.include(String(MAX_JSON_DEPTH));
@@ -137,12 +149,7 @@ describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
 
   it("the services' own JSON parser refuses it too (a request that did not come through the gateway)", async () => {
     const company = await buildCompany();
-    const token = signInternalToken(
-      { companyId: company.id, principal: { kind: 'user', id: company.admin.id }, permissions: ['read', 'write', 'delete'], role: 'admin' },
-      'req-deep-json-1',
-      system().internalJwtSecret,
-    );
-    const headers = { 'x-internal-auth': token };
+    const headers = { 'x-internal-auth': adminInternalToken(company, 'req-deep-json-1') };
     for (const [service, path] of [
       ['inventory', '/api/v1/locations/'],
       ['monitor', '/api/v1/monitoring-rules/'],
@@ -167,12 +174,7 @@ describe(`JSON objects of more than ${MAX_OBJECT_MEMBERS} members`, () => {
 
   it('answer 400 naming body at once, at the gateway (its own routes and proxied ones), in a small answer, and change nothing', async () => {
     const company = await buildCompany();
-    for (const [path, opts] of [
-      ['/api/v1/locations/', { token: company.token }],
-      ['/api/v1/widget/create_location/', { apiKey: company.apiKey }],
-      ['/api/v1/users/', { token: company.token }],
-      ['/api/token/', {}],
-    ] as const) {
+    for (const [path, opts] of bodyRoutes(company)) {
       const res = await rawRequest('POST', path, { ...opts, body: wide });
       expectValidationError(res, 'body');
       expect(res.body.details, path).to.deep.equal(refusal);
@@ -183,12 +185,8 @@ describe(`JSON objects of more than ${MAX_OBJECT_MEMBERS} members`, () => {
 
   it("the services' own JSON parser refuses them too (a request that did not come through the gateway)", async () => {
     const company = await buildCompany();
-    const token = signInternalToken(
-      { companyId: company.id, principal: { kind: 'user', id: company.admin.id }, permissions: ['read', 'write', 'delete'], role: 'admin' },
-      'req-wide-json-1',
-      system().internalJwtSecret,
-    );
-    const res = await rawRequest('POST', '/api/v1/locations/', { baseUrl: system().serviceUrls.inventory, headers: { 'x-internal-auth': token }, body: wide });
+    const headers = { 'x-internal-auth': adminInternalToken(company, 'req-wide-json-1') };
+    const res = await rawRequest('POST', '/api/v1/locations/', { baseUrl: system().serviceUrls.inventory, headers, body: wide });
     expectValidationError(res, 'body');
     expect(res.body.details).to.deep.equal(refusal);
   });

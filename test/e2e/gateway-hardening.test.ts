@@ -73,6 +73,15 @@ class FakeService {
   }
 }
 
+/** A gateway whose inventory is a FakeService; both go on `started`, to be closed after the suite. */
+async function gatewayBehindFake(onRequest: (socket: net.Socket) => void, started: Array<{ close(): Promise<void> }>): Promise<RunningGateway> {
+  const fake = await FakeService.start(onRequest);
+  started.push(fake);
+  const gateway = await system().startGateway({ INVENTORY_URL: fake.url, PROXY_TIMEOUT_MS: String(PROXY_TIMEOUT_MS) });
+  started.push(gateway);
+  return gateway;
+}
+
 /** `api()` with a hard client-side deadline: a hang fails the test instead of the whole run. */
 async function timed(method: string, path: string, opts: ApiOptions, deadlineMs: number): Promise<ApiResponse & { ms: number }> {
   const started = Date.now();
@@ -295,13 +304,7 @@ describe('gateway hardening: answers when a service behind it fails, and its own
       for (const s of started.reverse()) await s.close();
     });
 
-    async function gatewayBehind(onRequest: (socket: net.Socket) => void): Promise<RunningGateway> {
-      const fake = await FakeService.start(onRequest);
-      started.push(fake);
-      const gateway = await system().startGateway({ INVENTORY_URL: fake.url, PROXY_TIMEOUT_MS: String(PROXY_TIMEOUT_MS) });
-      started.push(gateway);
-      return gateway;
-    }
+    const gatewayBehind = (onRequest: (socket: net.Socket) => void) => gatewayBehindFake(onRequest, started);
 
     it('closed after reading the request, before any byte of answer: 503 in the error shape at once', async () => {
       const gateway = await gatewayBehind((socket) => socket.destroy());
@@ -383,13 +386,7 @@ describe('gateway hardening: answers when a service behind it fails, and its own
       for (const s of started.reverse()) await s.close();
     });
 
-    async function gatewayBehind(onRequest: (socket: net.Socket) => void): Promise<RunningGateway> {
-      const fake = await FakeService.start(onRequest);
-      started.push(fake);
-      const gateway = await system().startGateway({ INVENTORY_URL: fake.url, PROXY_TIMEOUT_MS: String(PROXY_TIMEOUT_MS) });
-      started.push(gateway);
-      return gateway;
-    }
+    const gatewayBehind = (onRequest: (socket: net.Socket) => void) => gatewayBehindFake(onRequest, started);
 
     /** One request on `agent`; `port` is the client's end of the connection it went on. */
     function send(agent: http.Agent, gateway: RunningGateway, method: string, body?: string): Promise<{ status?: number; body: string; port?: number }> {
