@@ -13,9 +13,19 @@ export function fieldMap(entries: Iterable<readonly [string, string]> = []): Fie
   return fields;
 }
 
-/** Records `message` for `field` unless the field already has one (the first problem of a field is kept). */
+/**
+ * The most fields one refusal names: a body with thousands of bad values gets a refusal of a bounded size
+ * (json-breadth.ts bounds the work of finding them).
+ */
+export const MAX_NAMED = 100;
+
+/**
+ * Records `message` for `field` unless the field already has one (the first problem of a field is kept) or
+ * the map already names MAX_NAMED fields.
+ */
 export function addField(fields: FieldMap, field: string, message: string): void {
-  if (!Object.prototype.hasOwnProperty.call(fields, field)) fields[field] = message;
+  if (Object.prototype.hasOwnProperty.call(fields, field) || Object.keys(fields).length >= MAX_NAMED) return;
+  fields[field] = message;
 }
 
 /** Adds every field of `more` that `fields` does not name yet. */

@@ -6,17 +6,13 @@
  *   jsonb refuses it outright;
  * - a key named `__proto__`: JSON.parse makes it an own key, but joi and object spreads drop it silently,
  *   so it would be neither validated nor refused. It is refused like any unknown field.
- * Each problem is named by its field path (dotted, as joi names fields), up to MAX_NAMED of them: a body of
- * thousands of such strings gets a refusal of a bounded size. The walk is iterative, so a deeply nested body
- * cannot overflow the stack here.
+ * Each problem is named by its field path (dotted, as joi names fields); the walk stops at MAX_NAMED of them
+ * (field-map.ts). It is iterative, so a deeply nested body cannot overflow the stack here.
  */
-import { FieldMap, addField, fieldMap } from './field-map';
+import { FieldMap, MAX_NAMED, addField, fieldMap } from './field-map';
 
 // eslint-disable-next-line no-control-regex -- NUL is the character this check refuses
 const NUL = /\u0000/;
-/** The most problems one refusal names. */
-export const MAX_NAMED = 100;
-
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** What is wrong with a string, or undefined when the database can store it as it is. */

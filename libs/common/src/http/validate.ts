@@ -10,8 +10,8 @@
 import type { RequestHandler } from 'express';
 import Joi from 'joi';
 import { ValidationError } from '../errors';
-import { FieldMap, addField, fieldMap, mergeFields } from './field-map';
-import { MAX_NAMED, hostileTextFields } from './hostile-text';
+import { FieldMap, MAX_NAMED, addField, fieldMap, mergeFields } from './field-map';
+import { hostileTextFields } from './hostile-text';
 import { MANY_VALUES, breadthOf } from './json-breadth';
 import { splitTarget } from './paths';
 import { badlyEncodedQueryFields } from './query-encoding';
@@ -43,8 +43,8 @@ function prepared(schema: Joi.Schema): Joi.Schema {
 }
 
 /**
- * Turns a joi error into `{ "field.path": "message" }`, first message per field, for at most MAX_NAMED fields. An error about the value
- * as a whole (no path) is named `rootName`.
+ * Turns a joi error into `{ "field.path": "message" }`, first message per field, for at most MAX_NAMED fields
+ * (field-map.ts). An error about the value as a whole (no path) is named `rootName`.
  */
 export function fieldsOf(error: Joi.ValidationError, rootName = 'body'): FieldMap {
   const fields = fieldMap();
