@@ -120,6 +120,24 @@ describe('Content-Encoding that does not match the body', () => {
   });
 });
 
+describe('JSON in a charset other than UTF-8', () => {
+  it("a UTF-16 body is read as such on a proxied route too, as on the gateway's own: the service gets it as UTF-8", async () => {
+    const company = await buildCompany();
+    const name = unique('Café 16 ✓');
+    for (const charset of ['utf-16le', 'utf-16']) {
+      const text = JSON.stringify({ name: `${name} ${charset}`, type: 'SHELF' });
+      const body = charset === 'utf-16' ? Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]) : Buffer.from(text, 'utf16le');
+      const created = await rawRequest('POST', '/api/v1/locations/', {
+        token: company.token,
+        headers: { 'content-type': `application/json; charset=${charset}` },
+        body,
+      });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      expect(created.body.name).to.equal(`${name} ${charset}`);
+    }
+  });
+});
+
 describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, () => {
   it('answers 400 naming body at the gateway (its own routes and proxied ones), and changes nothing', async () => {
     const company = await buildCompany();

@@ -104,8 +104,11 @@ const NOT_FORWARDED = new Set([
   'te',
   'trailer',
 ]);
-/** A re-serialized body replaces the client's framing and encoding. */
-const BODY_FRAMING = new Set(['content-length', 'transfer-encoding', 'content-encoding']);
+/**
+ * A re-serialized body replaces the client's framing, encoding and type: it is JSON in UTF-8 whatever charset
+ * the client's was in (a UTF-16 body labelled as such reached the service as UTF-8 bytes read as UTF-16).
+ */
+const BODY_FRAMING = new Set(['content-length', 'transfer-encoding', 'content-encoding', 'content-type']);
 /** Answer headers of the service's own connection, not the client's. */
 const ANSWER_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 
@@ -140,7 +143,10 @@ function forwardedHeaders(req: Request, body: string | undefined): http.Outgoing
   headers['x-forwarded-for'] = forwardedFor ? `${String(forwardedFor)}, ${client}` : client;
   headers['x-forwarded-proto'] = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
   if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
-  if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json; charset=utf-8';
+    headers['content-length'] = Buffer.byteLength(body);
+  }
   return headers;
 }
 
