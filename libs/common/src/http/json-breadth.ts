@@ -1,7 +1,7 @@
 /**
  * How wide a request's parsed value is, measured before joi sees it. joi's work, and the refusal it builds,
  * grow with the number of problems it finds: a 1 MB body of 90,000 unknown keys took the inventory 2.2 s of
- * CPU and came back as a 3.6 MB refusal naming every key (docs/api/conventions.md "Hostile input"). So:
+ * CPU and came back as a 3.6 MB refusal naming every key (docs/api/conventions.md, "Validation errors"). So:
  * - an object with more than MAX_OBJECT_MEMBERS members, or an array with more than MAX_ARRAY_ITEMS items, is
  *   refused at once, naming it: no request of this API comes near either (the longest list any takes is
  *   10,000 serial numbers);
