@@ -15,6 +15,7 @@ import { TestCompany, TestStock, buildStock, unique } from '../../support/builde
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { SessionKiller } from '../../support/pg-faults';
 import { balanceOf, movementCount } from '../../support/stock';
+import { eventually } from '../../support/wait';
 
 /** The in-process test system's connections (test/support/system.ts). */
 const SYSTEM_SESSIONS = ['pi-test-system'];
@@ -25,10 +26,15 @@ describe('faults: a database that is up but read-only', function () {
   let stock: TestStock;
   let company: TestCompany;
 
-  /** New sessions of the test database are read-only (or not); the system's idle ones end, to start anew. */
+  /**
+   * New sessions of the test database are read-only (or not), and every session of the system opened before
+   * the change ends, to start anew. A session busy at that moment (the gateway's usage flush, say) is ended
+   * once it is idle: left in the pool, it kept the old setting for the next request that took it.
+   */
   async function makeReadOnly(readOnly: boolean): Promise<void> {
     const admin = new Client({ connectionString: testDatabaseUrl(), application_name: 'pi-test-fault-injector' });
     await admin.connect();
+    let changedAt: string;
     try {
       // This session too starts read-only once the database is; ALTER DATABASE is a write.
       await admin.query('SET default_transaction_read_only = off');
@@ -37,10 +43,15 @@ describe('faults: a database that is up but read-only', function () {
       await admin.query(
         readOnly ? `ALTER DATABASE ${database} SET default_transaction_read_only = on` : `ALTER DATABASE ${database} RESET default_transaction_read_only`,
       );
+      changedAt = (await admin.query<{ now: string }>('SELECT clock_timestamp()::text AS now')).rows[0].now;
     } finally {
       await admin.end();
     }
-    await killer.terminateIdle(SYSTEM_SESSIONS);
+    const older = `backend_start < '${changedAt}'::timestamptz`;
+    await eventually(async () => {
+      await killer.terminate(SYSTEM_SESSIONS, `state = 'idle' AND ${older}`, 5000);
+      return (await killer.sessions(SYSTEM_SESSIONS, older)) === 0;
+    }, "the system's sessions from before the change to end");
   }
 
   before(async () => {
