@@ -7,9 +7,10 @@
  * - a key named `__proto__`: JSON.parse makes it an own key, but joi and object spreads drop it silently,
  *   so it would be neither validated nor refused. It is refused like any unknown field.
  * Each problem is named by its field path (dotted, as joi names fields); the walk stops at MAX_NAMED of them
- * (field-map.ts). It is iterative, so a deeply nested body cannot overflow the stack here.
+ * (field-map.ts). The walk is iterative (value-walk.ts).
  */
 import { FieldMap, MAX_NAMED, addField, fieldMap } from './field-map';
+import { WalkEntry, fieldNameOf, keysTo } from './value-walk';
 
 // eslint-disable-next-line no-control-regex -- NUL is the character this check refuses
 const NUL = /\u0000/;
@@ -33,28 +34,17 @@ export function hostileTextFields(value: unknown, root: string): FieldMap {
     addField(fields, field, message);
     named += 1;
   };
-  // Each entry links to its parent, so a path is only spelled out for a problem (depth costs nothing).
-  interface Entry {
-    value: unknown;
-    key?: string;
-    parent?: Entry;
-  }
-  const pathOf = (entry: Entry | undefined): string[] => {
-    const path: string[] = [];
-    for (let e = entry; e?.key !== undefined; e = e.parent) path.push(e.key);
-    return path.reverse();
-  };
-  const name = (path: string[]) => (path.length ? path.join('.') : root);
+  const name = (path: string[]) => fieldNameOf(path, root);
   // Messages start with the field's own name, as joi's do ("name is required").
   const label = (path: string[]) => (path.length ? path[path.length - 1] : root);
-  const stack: Entry[] = [{ value }];
+  const stack: WalkEntry[] = [{ value }];
   while (stack.length && named < MAX_NAMED) {
     const entry = stack.pop()!;
     const current = entry.value;
     if (typeof current === 'string') {
       const problem = textProblem(current);
       if (problem) {
-        const path = pathOf(entry);
+        const path = keysTo(entry);
         record(name(path), `${label(path)} ${problem}`);
       }
     } else if (Array.isArray(current)) {
@@ -62,9 +52,9 @@ export function hostileTextFields(value: unknown, root: string): FieldMap {
     } else if (current !== null && typeof current === 'object') {
       for (const key of Object.keys(current)) {
         const keyProblem = textProblem(key);
-        if (key === '__proto__') record(name([...pathOf(entry), key]), `${key} is not allowed`);
+        if (key === '__proto__') record(name([...keysTo(entry), key]), `${key} is not allowed`);
         else if (keyProblem) {
-          const path = pathOf(entry);
+          const path = keysTo(entry);
           record(name(path), `${label(path)} has a key that ${keyProblem.replace(/^must not contain/, 'contains')}`);
         } else stack.push({ value: (current as Record<string, unknown>)[key], key, parent: entry });
       }

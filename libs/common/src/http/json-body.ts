@@ -5,12 +5,13 @@
  *   (error-middleware.ts translates body-parser's errors);
  * - bytes that are not UTF-8 in a body read as UTF-8 are a 400 naming `body` (`refuseBytesNotUtf8`): decoding
  *   would have made U+FFFD of them, and `"Café"` sent in Latin-1 would have been stored as `"Caf�"`;
- * - then the nesting depth: a body nested deeper than MAX_JSON_DEPTH objects or arrays is a 400 naming `body`.
- *   JSON.parse takes any depth, but what comes after it recurses (JSON.stringify when the gateway forwards the
- *   body, validation, logging) and runs out of stack on a few thousand levels, which the gateway used to
- *   report as an unavailable service. No request of this API nests beyond a handful of levels;
- * - then the breadth (json-breadth.ts): an object of more than MAX_OBJECT_MEMBERS members or an array of more
- *   than MAX_ARRAY_ITEMS items is a 400 naming it, before anything checks its members one by one.
+ * - then, in one walk (json-breadth.ts), the nesting depth: a body nested deeper than MAX_JSON_DEPTH objects
+ *   or arrays is a 400 naming `body`. JSON.parse takes any depth, but what comes after it recurses
+ *   (JSON.stringify when the gateway forwards the body, validation, logging) and runs out of stack on a few
+ *   thousand levels, which the gateway used to report as an unavailable service. No request of this API
+ *   nests beyond a handful of levels;
+ * - and the breadth: an object of more than MAX_OBJECT_MEMBERS members or an array of more than
+ *   MAX_ARRAY_ITEMS items is a 400 naming it, before anything checks its members one by one.
  */
 import { isUtf8 } from 'node:buffer';
 import express, { RequestHandler } from 'express';
@@ -19,18 +20,6 @@ import { BODY_NOT_UTF8 } from './error-middleware';
 import { breadthOf } from './json-breadth';
 
 export const MAX_JSON_DEPTH = 32;
-
-/** True when `value` has objects or arrays nested more than `max` deep (the top level is 1); iterative. */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > max) return true;
-    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-  }
-  return false;
-}
 
 /**
  * body-parser's `verify` for a text body (JSON, CSV): refuses one that is to be read as UTF-8 and holds bytes
@@ -46,12 +35,13 @@ export function jsonBody(opts: { limit: string; maxDepth?: number }): RequestHan
   return (req, res, next) =>
     parse(req, res, (err?: unknown) => {
       if (err) return next(err);
-      if (nestsDeeperThan(req.body, maxDepth)) {
+      // One walk for both bounds; too wide is refused here too, so that the gateway neither serializes such
+      // a body again nor forwards it.
+      const { tooDeep, tooWide } = breadthOf(req.body, 'body', maxDepth);
+      if (tooDeep) {
         req.body = undefined;
         return next(new ValidationError({ body: `nests objects or arrays more than ${maxDepth} levels deep` }, 'The JSON body is nested too deeply.'));
       }
-      // Refused here too, so that the gateway neither serializes such a body again nor forwards it.
-      const { tooWide } = breadthOf(req.body, 'body');
       if (tooWide) {
         req.body = undefined;
         return next(new ValidationError(tooWide));
