@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { del, get, patch, post } from '../support/api';
+import { expectErrorShape } from '../support/assertions';
 import { buildCompany, buildUser, unique } from '../support/builders';
+import { holdRowLock } from '../support/row-lock';
+import { count } from '../support/sql';
 
 describe('/api/v1/register/', () => {
   it('creates the company, its admin, its two VIRTUAL system locations and a working widget key (shown once)', async () => {
@@ -87,6 +90,42 @@ describe('/api/v1/users/', () => {
     expect((await del(`/api/v1/users/${company.admin.id}/`, { token: company.token })).status).to.equal(409);
     const other = await buildUser(company, { role: 'admin' });
     expect((await del(`/api/v1/users/${company.admin.id}/`, { token: other.token })).status).to.equal(204);
+  });
+
+  it('names is_active when deactivating the last active admin is refused, and role when demoting them is', async () => {
+    const company = await buildCompany();
+    const deactivate = await patch(`/api/v1/users/${company.admin.id}/`, { is_active: false }, { token: company.token });
+    expectErrorShape(deactivate, 409, 'last_admin');
+    expect(deactivate.body.details).to.have.all.keys('is_active');
+    const demote = await patch(`/api/v1/users/${company.admin.id}/`, { role: 'viewer' }, { token: company.token });
+    expect(demote.body.details).to.have.all.keys('role');
+  });
+
+  it('keeps one active admin when two admins demote each other at the same moment: one 200, one 409, never a deadlock', async () => {
+    const company = await buildCompany();
+    const other = await buildUser(company, { role: 'admin' });
+    // Hold the other admin's row so that both demotions are inside their transactions before either can finish.
+    const lock = await holdRowLock('SELECT id FROM users WHERE id = $1 FOR UPDATE', [other.id]);
+    const demotions: ReturnType<typeof patch>[] = [];
+    try {
+      // The first waits on that row; the second, sent then, holds its own row and wants the other's too.
+      demotions.push(patch(`/api/v1/users/${other.id}/`, { role: 'viewer' }, { token: company.token }));
+      await lock.waitForWaiters(1);
+      demotions.push(patch(`/api/v1/users/${company.admin.id}/`, { role: 'viewer' }, { token: other.token }));
+      await lock.waitForWaiters(2);
+    } finally {
+      await lock.release();
+    }
+    const answers = await Promise.all(demotions);
+    const statuses = answers.map((res) => res.status).sort();
+    expect(statuses, JSON.stringify(answers.map((res) => res.body))).to.deep.equal([200, 409]);
+    expectErrorShape(
+      answers.find((res) => res.status === 409)!,
+      409,
+      'last_admin',
+    );
+    const admins = await count("SELECT count(*) FROM users WHERE company_id = $1 AND role = 'admin' AND is_active", [company.id]);
+    expect(admins).to.equal(1);
   });
 
   it('refuses a username that exists in any company, whatever its case (409 already_exists)', async () => {

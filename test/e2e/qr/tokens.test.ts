@@ -15,8 +15,8 @@ import sinon from 'sinon';
 import { api, del, get, patch, post } from '../../support/api';
 import { expectErrorShape, expectPermissionDenied } from '../../support/assertions';
 import { TestCompany, buildCompany, buildProduct, generateCode } from '../../support/builders';
-import { Client } from 'pg';
-import { system, testDatabaseUrl } from '../../support/hooks';
+import { system } from '../../support/hooks';
+import { holdRowLock } from '../../support/row-lock';
 import { count, query, row } from '../../support/sql';
 
 const MINUTE = 60_000;
@@ -169,30 +169,16 @@ describe('QR tokens: revoking the widget key while a scan is being exchanged', (
     const company = await buildCompany();
     const code = await generateCode(company);
     const token = await scan(code);
-    const blocker = new Client({ connectionString: testDatabaseUrl() });
-    await blocker.connect();
-    const waiting = async (n: number) => {
-      for (let i = 0; i < 200; i++) {
-        // Inside a transaction pg_stat_activity is a snapshot taken once: clear it before each look.
-        await blocker.query('SELECT pg_stat_clear_snapshot()');
-        const r = await blocker.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
-        if (r.rows[0].n >= n) return;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      throw new Error(`never saw ${n} sessions waiting on a lock`);
-    };
+    const lock = await holdRowLock('SELECT id FROM api_keys WHERE id = $1 FOR UPDATE', [company.apiKeyId]);
     let revoking: Promise<any>;
     let exchanging: Promise<any>;
     try {
-      await blocker.query('BEGIN');
-      await blocker.query('SELECT id FROM api_keys WHERE id = $1 FOR UPDATE', [company.apiKeyId]);
       revoking = del(`/api/v1/api-keys/${company.apiKeyId}/`, { token: company.token });
-      await waiting(1);
+      await lock.waitForWaiters(1);
       exchanging = exchange(token);
-      await waiting(2);
+      await lock.waitForWaiters(2);
     } finally {
-      await blocker.query('COMMIT').catch(() => undefined);
-      await blocker.end();
+      await lock.release();
     }
     const [revoked, exchanged] = await Promise.all([revoking!, exchanging!]);
     expect(revoked.status, JSON.stringify(revoked.body)).to.equal(204);
@@ -203,6 +189,32 @@ describe('QR tokens: revoking the widget key while a scan is being exchanged', (
     // What matters is that no key works; whether the loser is refused (409) or its key revoked (401) is the fix's choice.
     if (exchanged.status === 200) expect(minted, `a key minted from the revoked widget key still works: ${outcome}`).to.equal(401);
     else expectErrorShape(exchanged, 409, 'widget_key_unavailable');
+  });
+});
+
+describe('QR tokens: rotating the widget key while a user signs in to a scan', () => {
+  it('ends the scan either way, and never deadlocks: the sign-in waits for the rotation and is refused (401)', async () => {
+    const company = await buildCompany();
+    const code = await generateCode(company);
+    const scanned = await scanKey(code);
+    // Hold the widget key so that the rotation, then the sign-in, are both inside their transactions before either finishes.
+    const lock = await holdRowLock('SELECT id FROM api_keys WHERE id = $1 FOR UPDATE', [company.apiKeyId]);
+    let rotating: ReturnType<typeof post>;
+    let signingIn: ReturnType<typeof post>;
+    try {
+      rotating = post(`/api/v1/api-keys/${company.apiKeyId}/rotate/`, undefined, { token: company.token });
+      await lock.waitForWaiters(1);
+      const credentials = { username: company.admin.username, password: company.admin.password };
+      signingIn = post('/api/v1/widget/sign_in/', credentials, { apiKey: scanned.key });
+      await lock.waitForWaiters(2);
+    } finally {
+      await lock.release();
+    }
+    const [rotated, signedIn] = await Promise.all([rotating!, signingIn!]);
+    expect(rotated.status, JSON.stringify(rotated.body)).to.equal(200);
+    expectErrorShape(signedIn, 401, 'authentication_failed');
+    expect(await count('SELECT count(*) FROM api_keys WHERE qr_code = $1 AND revoked_at IS NULL', [code])).to.equal(0);
+    expectErrorShape(await widgetList(scanned.key), 401, 'authentication_failed');
   });
 });
 

@@ -4,7 +4,7 @@
  * once); a user of the company signs in inside the scanned widget, which replaces the scan's key with one that
  * names the user (each key names one user or none for its whole life, so the ledger's attribution never changes).
  */
-import { QueryTypes, Transaction } from 'sequelize';
+import { QueryTypes, Sequelize, Transaction } from 'sequelize';
 import {
   permissionsOfRole,
   AccessDeniedError,
@@ -74,6 +74,20 @@ export function revokeScanSession({ sequelize }: GatewayContext, identity: Ident
   });
 }
 
+/**
+ * Locks the widget key a scan key was minted from (FOR KEY SHARE, what the new key's reference to it takes
+ * anyway), before the scan key itself. A rotation or revocation of the widget key locks it and then the keys
+ * minted from it; taking them in the same order makes a sign-in wait for the rotation (and then find its key
+ * revoked) instead of each holding one row while waiting for the other's (a deadlock).
+ */
+async function lockWidgetKeyOf(sequelize: Sequelize, scanKeyId: string, transaction: Transaction): Promise<void> {
+  await sequelize.query('SELECT id FROM api_keys WHERE id = (SELECT parent_key_id FROM api_keys WHERE id = $1) FOR KEY SHARE', {
+    bind: [scanKeyId],
+    transaction,
+    type: QueryTypes.SELECT,
+  });
+}
+
 const BAD_CREDENTIALS = 'No active account of this company found with the given credentials.';
 
 /**
@@ -88,6 +102,7 @@ export async function signInToScan(ctx: GatewayContext, identity: Identity, user
   const passwordOk = await verifyPassword(password, user?.passwordHash ?? (await decoyHash(config.PASSWORD_HASH_COST)));
   if (!user || !passwordOk || !user.isActive || user.companyId !== identity.companyId) throw new AuthenticationError(BAD_CREDENTIALS);
   return sequelize.transaction(async (transaction) => {
+    await lockWidgetKeyOf(sequelize, identity.principal.id, transaction);
     const old = await ApiKey.findOne({ where: { id: identity.principal.id, companyId: identity.companyId }, transaction, lock: transaction.LOCK.UPDATE });
     if (!old || old.revokedAt || !old.qrCode) throw new AuthenticationError('Invalid API key.');
     const value = generateKeyValue();

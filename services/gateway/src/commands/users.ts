@@ -15,6 +15,7 @@ import {
   rethrowAlreadyExists,
   sequelizeOrder,
 } from '@pi/common';
+import type { Transaction } from 'sequelize';
 import type { GatewayContext } from '../context';
 import { assertStrongPassword } from '../auth/password-policy';
 import { hashPassword } from '../auth/passwords';
@@ -98,7 +99,12 @@ export interface UserChanges {
   is_active?: boolean;
 }
 
-/** Applies changes; a company never loses its last active admin. */
+/**
+ * Applies changes; a company never loses its last active admin. A change that can take an admin away locks
+ * the company's active admins first, in id order, and only then the user: two admins demoting each other at
+ * once then wait in line, and the second sees the first's change, instead of each holding its own row while
+ * waiting for the other's (a deadlock).
+ */
 export async function updateUser(
   { sequelize, config }: GatewayContext,
   identity: Identity,
@@ -109,10 +115,11 @@ export async function updateUser(
   if (changes.password) await assertStrongNewPassword(identity, id, changes.password, changes.email);
   const passwordHash = changes.password ? await hashPassword(changes.password, config.PASSWORD_HASH_COST) : undefined;
   return sequelize.transaction(async (transaction) => {
+    const activeAdminIds = removesAnAdmin(changes) ? await lockActiveAdmins(identity.companyId, transaction) : [];
     const user = await findOwned(User, id, identity.companyId, { transaction, lock: true, what: 'User' });
     const before = auditedUser(user);
-    const losesAdmin = user.role === 'admin' && user.isActive && ((changes.role !== undefined && changes.role !== 'admin') || changes.is_active === false);
-    if (losesAdmin) await assertAnotherActiveAdmin(identity.companyId, user.id, transaction);
+    const losesAdmin = user.role === 'admin' && user.isActive && removesAnAdmin(changes);
+    if (losesAdmin && !activeAdminIds.some((adminId) => adminId !== user.id)) throw lastAdminError(changes);
     if (changes.email !== undefined) user.email = changes.email;
     if (changes.role !== undefined) user.role = changes.role;
     if (changes.is_active !== undefined) user.isActive = changes.is_active;
@@ -130,10 +137,25 @@ export async function updateUser(
   });
 }
 
-async function assertAnotherActiveAdmin(companyId: string, exceptUserId: string, transaction: import('sequelize').Transaction) {
-  // Lock the company's admins so two concurrent demotions cannot both pass this check.
-  const admins = await User.findAll({ where: { companyId, role: 'admin', isActive: true }, lock: true, transaction, attributes: ['id'] });
-  if (!admins.some((a) => a.id !== exceptUserId)) {
-    throw new ConflictError('last_admin', 'A company needs at least one active admin.', { role: 'cannot remove the last active admin' });
-  }
+/** Whether these changes, made to an active admin, leave them no longer one. */
+function removesAnAdmin(changes: UserChanges): boolean {
+  return (changes.role !== undefined && changes.role !== 'admin') || changes.is_active === false;
+}
+
+/** The ids of the company's active admins, each row locked, in one order for every caller. */
+async function lockActiveAdmins(companyId: string, transaction: Transaction): Promise<string[]> {
+  const admins = await User.findAll({
+    where: { companyId, role: 'admin', isActive: true },
+    order: [['id', 'ASC']],
+    lock: true,
+    transaction,
+    attributes: ['id'],
+  });
+  return admins.map((admin) => admin.id);
+}
+
+/** 409 naming the field whose change would leave the company without an active admin. */
+function lastAdminError(changes: UserChanges): ConflictError {
+  const field = changes.is_active === false ? 'is_active' : 'role';
+  return new ConflictError('last_admin', 'A company needs at least one active admin.', { [field]: 'cannot remove the last active admin' });
 }

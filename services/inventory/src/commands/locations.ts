@@ -99,6 +99,7 @@ export interface LocationChanges {
 export function updateLocation(ctx: InventoryContext, identity: Identity, id: string, changes: LocationChanges, action: 'update' | 'deactivate' = 'update') {
   const { sequelize } = ctx;
   return sequelize.transaction(async (transaction) => {
+    if (changes.parent_id) await lockLocationTree(identity.companyId, transaction);
     const location = await findOwned(Location, id, identity.companyId, { transaction, lock: true, what: 'Location' });
     if (location.systemRole) throw new ConflictError('system_location', 'System locations cannot be changed.');
     const before = auditedLocation(location);
@@ -126,6 +127,19 @@ async function assertEmpty(locationId: string, transaction: Transaction) {
     transaction,
   });
   if (rows.length) throw new ConflictError('location_has_stock', 'This location still holds stock: transfer it out before deactivating.');
+}
+
+/** The first of the location tree lock's two keys: every other advisory lock takes one bigint key, a key space of its own. */
+const LOCATION_TREE_LOCK = 1;
+
+/**
+ * Moves under a new parent take turns within a company, before each locks its location. Each checks for a
+ * loop on the tree as committed, so two moves that close one only between them (A under B and B under A, or
+ * the two halves of a longer loop) would both pass if they overlapped; and two that locked their own rows
+ * first would each wait for the other's row (the parent reference) and deadlock.
+ */
+async function lockLocationTree(companyId: string, transaction: Transaction) {
+  await Location.sequelize!.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', { bind: [LOCATION_TREE_LOCK, companyId], transaction });
 }
 
 /** A location may not become its own ancestor. */

@@ -1,0 +1,90 @@
+/**
+ * The location tree stays a tree: a location never becomes its own ancestor, however the moves that would
+ * make it one are spelled or interleaved (docs/api/catalog-and-records.md, Locations).
+ */
+import { expect } from 'chai';
+import { patch } from '../../support/api';
+import { expectErrorShape } from '../../support/assertions';
+import { TestCompany, buildCompany, buildLocation } from '../../support/builders';
+import { holdRowLock } from '../../support/row-lock';
+import { query } from '../../support/sql';
+
+const moveUnder = (company: TestCompany, id: string, parentId: string) => patch(`/api/v1/locations/${id}/`, { parent_id: parentId }, { token: company.token });
+
+/** Each location's parent, by id, as stored. */
+async function parents(ids: string[]): Promise<Record<string, string | null>> {
+  const rows = await query<{ id: string; parent_id: string | null }>('SELECT id, parent_id FROM locations WHERE id = ANY($1::uuid[])', [ids]);
+  return Object.fromEntries(rows.map((r) => [r.id, r.parent_id]));
+}
+
+/** Whether following parents from any of `ids` comes back to where it started. */
+function hasLoop(parentOf: Record<string, string | null>): boolean {
+  return Object.keys(parentOf).some((start) => {
+    let at = parentOf[start];
+    for (let steps = 0; at && steps < 100; steps++, at = parentOf[at] ?? null) if (at === start) return true;
+    return false;
+  });
+}
+
+/** Sends `moves` one after another, each once the one before waits on a lock, then lets go of `lock`. */
+async function sendWhileLocked(lock: Awaited<ReturnType<typeof holdRowLock>>, moves: Array<() => ReturnType<typeof patch>>) {
+  const answers: ReturnType<typeof patch>[] = [];
+  try {
+    for (const move of moves) {
+      answers.push(move());
+      await lock.waitForWaiters(answers.length);
+    }
+  } finally {
+    await lock.release();
+  }
+  return Promise.all(answers);
+}
+
+describe('the location tree', () => {
+  it('refuses to make a location its own parent or put it under its own descendant (400 naming parent_id), and changes nothing', async () => {
+    const company = await buildCompany();
+    const site = await buildLocation(company);
+    const hall = await buildLocation(company);
+    const shelf = await buildLocation(company);
+    expect((await moveUnder(company, hall.id, site.id)).status).to.equal(200);
+    expect((await moveUnder(company, shelf.id, hall.id)).status).to.equal(200);
+    for (const [id, parentId] of [
+      [site.id, site.id],
+      [site.id, hall.id],
+      [site.id, shelf.id],
+    ]) {
+      const refused = await moveUnder(company, id, parentId);
+      expectErrorShape(refused, 400, 'validation_error');
+      expect(refused.body.details).to.have.all.keys('parent_id');
+    }
+    expect(await parents([site.id, hall.id, shelf.id])).to.deep.equal({ [site.id]: null, [hall.id]: site.id, [shelf.id]: hall.id });
+  });
+
+  it('takes two moves that would close a loop between them one after the other: A under B and B under A give one 200 and one 400, never a 500', async () => {
+    const company = await buildCompany();
+    const a = await buildLocation(company);
+    const b = await buildLocation(company);
+    // Both rows held: each move waits on its own location, then both start together.
+    const lock = await holdRowLock('SELECT id FROM locations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [[a.id, b.id]]);
+    const answers = await sendWhileLocked(lock, [() => moveUnder(company, a.id, b.id), () => moveUnder(company, b.id, a.id)]);
+    expect(answers.map((res) => res.status).sort(), JSON.stringify(answers.map((res) => res.body))).to.deep.equal([200, 400]);
+    expectErrorShape(
+      answers.find((res) => res.status === 400)!,
+      400,
+      'validation_error',
+    );
+    expect(hasLoop(await parents([a.id, b.id]))).to.equal(false);
+  });
+
+  it('refuses the second half of a longer loop made at the same moment (1 under 2, 3 under 4, with 2 under 3 and 4 under 1 already)', async () => {
+    const company = await buildCompany();
+    const [one, two, three, four] = [await buildLocation(company), await buildLocation(company), await buildLocation(company), await buildLocation(company)];
+    expect((await moveUnder(company, two.id, three.id)).status).to.equal(200);
+    expect((await moveUnder(company, four.id, one.id)).status).to.equal(200);
+    // The new parents held: each move has checked for a loop on the tree as committed before it waits here.
+    const lock = await holdRowLock('SELECT id FROM locations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [[two.id, four.id]]);
+    const answers = await sendWhileLocked(lock, [() => moveUnder(company, one.id, two.id), () => moveUnder(company, three.id, four.id)]);
+    expect(answers.map((res) => res.status).sort(), JSON.stringify(answers.map((res) => res.body))).to.deep.equal([200, 400]);
+    expect(hasLoop(await parents([one.id, two.id, three.id, four.id]))).to.equal(false);
+  });
+});

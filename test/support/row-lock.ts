@@ -1,0 +1,37 @@
+/**
+ * Holding rows locked from outside the system, to line concurrent requests up behind them: a test locks a
+ * row, sends requests that will wait on it, waits until they do, then lets go and sees how they finish.
+ */
+import { Client } from 'pg';
+import { testDatabaseUrl } from './hooks';
+
+export interface RowLock {
+  /** Resolves once `n` sessions of the test database are waiting on a lock (fails after about 2 s). */
+  waitForWaiters(n: number): Promise<void>;
+  /** Ends the locking transaction and its connection. */
+  release(): Promise<void>;
+}
+
+/** Runs `lockingSelect` (a `SELECT … FOR UPDATE`) in a transaction that stays open until `release`. */
+export async function holdRowLock(lockingSelect: string, bind: unknown[]): Promise<RowLock> {
+  const blocker = new Client({ connectionString: testDatabaseUrl() });
+  await blocker.connect();
+  await blocker.query('BEGIN');
+  await blocker.query(lockingSelect, bind);
+  return {
+    async waitForWaiters(n) {
+      for (let i = 0; i < 200; i++) {
+        // Inside a transaction pg_stat_activity is a snapshot taken once: clear it before each look.
+        await blocker.query('SELECT pg_stat_clear_snapshot()');
+        const r = await blocker.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        if (r.rows[0].n >= n) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`never saw ${n} sessions waiting on a lock`);
+    },
+    async release() {
+      await blocker.query('COMMIT').catch(() => undefined);
+      await blocker.end();
+    },
+  };
+}
