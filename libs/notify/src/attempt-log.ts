@@ -2,7 +2,7 @@
  * The attempt log of a delivery, written around the send so that no row lock and no database connection is
  * held while a receiver answers (docs/api/monitoring-and-notifications.md "Delivery guarantees"):
  *
- * 1. claim (one short transaction, the delivery row locked with SKIP LOCKED): the attempt row is written as
+ * 1. claim (one short transaction, the channel row locked, then the delivery row with SKIP LOCKED): the attempt row is written as
  *    STARTED, the delivery's `attempts` counts it, and its `next_attempt_at` becomes the attempt's lease
  *    (start + ATTEMPT_LEASE_MS). While the lease runs, nobody else claims the delivery.
  * 2. the send, with no transaction open;
@@ -100,7 +100,7 @@ export async function finishAttempt(
   result: AttemptResult,
 ): Promise<DeliveryMove | undefined> {
   const finishedAt = new Date(attempt.startedAt.getTime() + result.durationMs);
-  // The delivery first, then the attempt: the order a claim locks them in.
+  // The delivery, then the attempt, after the caller's lock on the channel: the order a claim locks them in.
   const delivery = await NotificationDelivery.findByPk(attempt.deliveryId, { transaction, lock: transaction.LOCK.UPDATE });
   if (!delivery || delivery.attempts !== attempt.number) return undefined;
   const [closed] = await sequelize.query<{ id: string }>(

@@ -37,6 +37,21 @@ export async function lockChannel(sequelize: Sequelize, transaction: Transaction
   return row;
 }
 
+/**
+ * Locks the channel of a delivery, as `lockChannel` does, before the delivery itself is locked: every
+ * transaction that locks both takes the channel first (a channel's delete cascades from it to its deliveries),
+ * so none waits for a channel while holding a delivery that a delete of that channel waits for.
+ */
+export async function lockChannelOfDelivery(sequelize: Sequelize, transaction: Transaction, deliveryId: string): Promise<ChannelGateRow | undefined> {
+  const [row] = await sequelize.query<ChannelGateRow>(
+    `SELECT id, company_id, is_active, paused_at, next_probe_at FROM notification_channels
+      WHERE id = (SELECT channel_id FROM notification_deliveries WHERE id = $1)
+        FOR NO KEY UPDATE`,
+    { bind: [deliveryId], type: QueryTypes.SELECT, transaction },
+  );
+  return row;
+}
+
 /** Attempts in flight to the channel at `now`: STARTED, with their lease still running. */
 export async function sendsInFlight(sequelize: Sequelize, transaction: Transaction, channelId: string, now: Date): Promise<number> {
   const [row] = await sequelize.query<{ n: number }>(

@@ -22,7 +22,7 @@ import { QueryTypes } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
 import { NotificationAttempt, NotificationChannel, NotificationDelivery, type Logger, withSpan } from '@pi/common/core';
 import { AttemptResult, finishAttempt, recordInterrupted, startAttempt, startedAttempt } from './attempt-log';
-import { gateAttempt, lockChannel, recordOnChannel } from './breaker';
+import { gateAttempt, lockChannel, lockChannelOfDelivery, recordOnChannel } from './breaker';
 import { createMailer, renderEventEmail, type Mailer } from './email';
 import { parseEventBody } from './payload';
 import type { DeliveryQueue } from './queue';
@@ -222,6 +222,7 @@ async function sendAndRecord(
   };
 
   const recorded = await sequelize.transaction(async (transaction) => {
+    await lockChannel(sequelize, transaction, channel.id); // the channel before the delivery, as the claim (breaker.ts)
     const move = await finishAttempt(sequelize, transaction, attempt, result);
     if (move === undefined) return undefined;
     const breaker = await recordOnChannel(sequelize, transaction, channel.id, result, settings, now);
@@ -260,6 +261,7 @@ type Claim =
 function claimAttempt(sequelize: Sequelize, deliveryId: string, settings: DeliverySettings, now: Date, opts: AttemptOptions): Promise<Claim> {
   const logger = opts.logger;
   return sequelize.transaction(async (transaction) => {
+    const gate = await lockChannelOfDelivery(sequelize, transaction, deliveryId);
     const delivery = await NotificationDelivery.findOne({ where: { id: deliveryId }, transaction, lock: transaction.LOCK.UPDATE, skipLocked: true });
     if (!delivery) return { kind: 'done', outcome: 'skipped' }; // gone, or another worker is claiming or recording it right now
     const done = (outcome: AttemptOutcome): Claim => ({ kind: 'done', outcome, channelId: delivery.channelId });
@@ -275,7 +277,6 @@ function claimAttempt(sequelize: Sequelize, deliveryId: string, settings: Delive
     }
     if (delivery.nextAttemptAt.getTime() > now.getTime()) return done(interrupted ?? 'skipped');
 
-    const gate = await lockChannel(sequelize, transaction, delivery.channelId);
     if (!gate || gate.company_id !== delivery.companyId || !gate.is_active) {
       const reason = !gate || gate.company_id !== delivery.companyId ? 'channel deleted' : 'channel inactive';
       await delivery.update({ status: 'FAILED', lastError: reason }, { transaction });

@@ -15,6 +15,7 @@ import { expectErrorShape, expectNotFound, expectPermissionDenied, expectValidat
 import { TestCompany, buildCompany, buildUser } from '../../support/builders';
 import { system } from '../../support/hooks';
 import type { RunningGateway } from '../../support/system';
+import { holdRowLock } from '../../support/row-lock';
 import { count, query, row } from '../../support/sql';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { REDIS_URL, requireRedis } from '../../support/redis';
@@ -211,6 +212,28 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('deletes a channel while one of its deliveries is being sent (204), and the send ends without a 500', async () => {
+    const receiver = await startReceiver();
+    const created = await buildChannel(company, { url: receiver.url });
+    // Hold the channel: the delete queues on it first, then the test send, which has locked its new delivery.
+    const lock = await holdRowLock('SELECT id FROM notification_channels WHERE id = $1 FOR NO KEY UPDATE', [created.id]);
+    let deleting: ReturnType<typeof del>;
+    let sending: ReturnType<typeof post>;
+    try {
+      deleting = del(`/api/v1/notification-channels/${created.id}/`, { token: company.token });
+      await lock.waitForWaiters(1);
+      sending = post(`/api/v1/notification-channels/${created.id}/test/`, undefined, { token: company.token });
+      await lock.waitForWaiters(2);
+    } finally {
+      await lock.release();
+      await receiver.close();
+    }
+    const [deleted, sent] = await Promise.all([deleting!, sending!]);
+    expect(deleted.status, JSON.stringify(deleted.body)).to.equal(204);
+    expect(sent.status, JSON.stringify(sent.body)).to.be.below(500);
+    expect(await count('SELECT count(*) FROM notification_deliveries WHERE channel_id = $1', [created.id])).to.equal(0);
   });
 
   it('answers 404 for a channel that exists nowhere on every endpoint, and 400 naming id for a malformed one', async () => {
