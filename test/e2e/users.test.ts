@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { del, get, patch, post } from '../support/api';
 import { expectErrorShape } from '../support/assertions';
 import { buildCompany, buildUser, unique } from '../support/builders';
-import { holdRowLock } from '../support/row-lock';
+import { holdLock } from '../support/held-lock';
 import { count } from '../support/sql';
 
 describe('/api/v1/register/', () => {
@@ -105,7 +105,7 @@ describe('/api/v1/users/', () => {
     const company = await buildCompany();
     const other = await buildUser(company, { role: 'admin' });
     // Hold the other admin's row so that both demotions are inside their transactions before either can finish.
-    const lock = await holdRowLock('SELECT id FROM users WHERE id = $1 FOR UPDATE', [other.id]);
+    const lock = await holdLock('SELECT id FROM users WHERE id = $1 FOR UPDATE', [other.id]);
     const demotions: ReturnType<typeof patch>[] = [];
     try {
       // The first waits on that row; the second, sent then, holds its own row and wants the other's too.

@@ -15,7 +15,7 @@ import { expectErrorShape, expectNotFound, expectPermissionDenied, expectValidat
 import { TestCompany, buildCompany, buildUser } from '../../support/builders';
 import { system } from '../../support/hooks';
 import type { RunningGateway } from '../../support/system';
-import { holdRowLock } from '../../support/row-lock';
+import { holdLock } from '../../support/held-lock';
 import { count, query, row } from '../../support/sql';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { REDIS_URL, requireRedis } from '../../support/redis';
@@ -218,7 +218,7 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
     const receiver = await startReceiver();
     const created = await buildChannel(company, { url: receiver.url });
     // Hold the channel: the delete queues on it first, then the test send, which has locked its new delivery.
-    const lock = await holdRowLock('SELECT id FROM notification_channels WHERE id = $1 FOR NO KEY UPDATE', [created.id]);
+    const lock = await holdLock('SELECT id FROM notification_channels WHERE id = $1 FOR NO KEY UPDATE', [created.id]);
     let deleting: ReturnType<typeof del>;
     let sending: ReturnType<typeof post>;
     try {

@@ -16,7 +16,7 @@ import { api, del, get, patch, post } from '../../support/api';
 import { expectErrorShape, expectPermissionDenied } from '../../support/assertions';
 import { TestCompany, buildCompany, buildProduct, generateCode } from '../../support/builders';
 import { system } from '../../support/hooks';
-import { holdRowLock } from '../../support/row-lock';
+import { holdLock } from '../../support/held-lock';
 import { count, query, row } from '../../support/sql';
 
 const MINUTE = 60_000;
@@ -169,7 +169,7 @@ describe('QR tokens: revoking the widget key while a scan is being exchanged', (
     const company = await buildCompany();
     const code = await generateCode(company);
     const token = await scan(code);
-    const lock = await holdRowLock('SELECT id FROM api_keys WHERE id = $1 FOR UPDATE', [company.apiKeyId]);
+    const lock = await holdLock('SELECT id FROM api_keys WHERE id = $1 FOR UPDATE', [company.apiKeyId]);
     let revoking: Promise<any>;
     let exchanging: Promise<any>;
     try {
@@ -198,7 +198,7 @@ describe('QR tokens: rotating the widget key while a user signs in to a scan', (
     const code = await generateCode(company);
     const scanned = await scanKey(code);
     // Hold the widget key so that the rotation, then the sign-in, are both inside their transactions before either finishes.
-    const lock = await holdRowLock('SELECT id FROM api_keys WHERE id = $1 FOR UPDATE', [company.apiKeyId]);
+    const lock = await holdLock('SELECT id FROM api_keys WHERE id = $1 FOR UPDATE', [company.apiKeyId]);
     let rotating: ReturnType<typeof post>;
     let signingIn: ReturnType<typeof post>;
     try {

@@ -17,9 +17,14 @@ export async function bookableProduct(identity: Identity, productId: string, tra
   return product;
 }
 
-/** An active physical location of the company; `field` names the request field in errors. */
+/**
+ * An active physical location of the company; `field` names the request field in errors. In a transaction it
+ * is key-share-locked, as the one-statement booking does (migration 0022): a deactivation waits for the
+ * booking, and a booking that comes after it reads the location as inactive.
+ */
 export async function physicalLocation(identity: Identity, locationId: string, field: string, transaction?: Tx): Promise<Location> {
-  const location = await findOwned(Location, locationId, identity.companyId, { transaction, what: 'Location' });
+  const lock = transaction ? transaction.LOCK.KEY_SHARE : undefined;
+  const location = await findOwned(Location, locationId, identity.companyId, { transaction, lock, what: 'Location' });
   if (location.type === 'VIRTUAL') throw virtualLocation(field);
   if (!location.isActive) throw inactiveLocation(field);
   return location;

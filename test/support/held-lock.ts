@@ -1,19 +1,20 @@
 /**
- * Holding rows locked from outside the system, to line concurrent requests up behind them: a test locks a
- * row, sends requests that will wait on it, waits until they do, then lets go and sees how they finish.
+ * Holding a lock from outside the system, to line concurrent requests up behind it: a test locks a row (or
+ * takes an advisory lock the system takes), sends requests that will wait on it, waits until they do, then
+ * lets go and sees how they finish.
  */
 import { Client } from 'pg';
 import { testDatabaseUrl } from './hooks';
 
-export interface RowLock {
+export interface HeldLock {
   /** Resolves once `n` sessions of the test database are waiting on a lock (fails after about 2 s). */
   waitForWaiters(n: number): Promise<void>;
   /** Ends the locking transaction and its connection. */
   release(): Promise<void>;
 }
 
-/** Runs `lockingSelect` (a `SELECT … FOR UPDATE`) in a transaction that stays open until `release`. */
-export async function holdRowLock(lockingSelect: string, bind: unknown[]): Promise<RowLock> {
+/** Runs `lockingSelect` (a `SELECT … FOR UPDATE`, say) in a transaction that stays open until `release`. */
+export async function holdLock(lockingSelect: string, bind: unknown[]): Promise<HeldLock> {
   const blocker = new Client({ connectionString: testDatabaseUrl() });
   await blocker.connect();
   await blocker.query('BEGIN');

@@ -1,13 +1,14 @@
 /**
- * The location tree stays a tree: a location never becomes its own ancestor, however the moves that would
- * make it one are spelled or interleaved (docs/api/catalog-and-records.md, Locations).
+ * Location changes that race other requests (docs/api/catalog-and-records.md, Locations): the tree stays a
+ * tree however the moves that would loop it are spelled or interleaved, and a deactivated location never
+ * holds stock, whatever booking was under way as it was deactivated.
  */
 import { expect } from 'chai';
-import { patch } from '../../support/api';
+import { patch, post } from '../../support/api';
 import { expectErrorShape } from '../../support/assertions';
-import { TestCompany, buildCompany, buildLocation } from '../../support/builders';
-import { holdRowLock } from '../../support/row-lock';
-import { query } from '../../support/sql';
+import { Profile, TestCompany, buildCompany, buildLocation, buildProduct } from '../../support/builders';
+import { HeldLock, holdLock } from '../../support/held-lock';
+import { query, row } from '../../support/sql';
 
 const moveUnder = (company: TestCompany, id: string, parentId: string) => patch(`/api/v1/locations/${id}/`, { parent_id: parentId }, { token: company.token });
 
@@ -27,7 +28,7 @@ function hasLoop(parentOf: Record<string, string | null>): boolean {
 }
 
 /** Sends `moves` one after another, each once the one before waits on a lock, then lets go of `lock`. */
-async function sendWhileLocked(lock: Awaited<ReturnType<typeof holdRowLock>>, moves: Array<() => ReturnType<typeof patch>>) {
+async function sendWhileLocked(lock: HeldLock, moves: Array<() => ReturnType<typeof patch>>) {
   const answers: ReturnType<typeof patch>[] = [];
   try {
     for (const move of moves) {
@@ -65,7 +66,7 @@ describe('the location tree', () => {
     const a = await buildLocation(company);
     const b = await buildLocation(company);
     // Both rows held: each move waits on its own location, then both start together.
-    const lock = await holdRowLock('SELECT id FROM locations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [[a.id, b.id]]);
+    const lock = await holdLock('SELECT id FROM locations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [[a.id, b.id]]);
     const answers = await sendWhileLocked(lock, [() => moveUnder(company, a.id, b.id), () => moveUnder(company, b.id, a.id)]);
     expect(answers.map((res) => res.status).sort(), JSON.stringify(answers.map((res) => res.body))).to.deep.equal([200, 400]);
     expectErrorShape(
@@ -82,9 +83,44 @@ describe('the location tree', () => {
     expect((await moveUnder(company, two.id, three.id)).status).to.equal(200);
     expect((await moveUnder(company, four.id, one.id)).status).to.equal(200);
     // The new parents held: each move has checked for a loop on the tree as committed before it waits here.
-    const lock = await holdRowLock('SELECT id FROM locations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [[two.id, four.id]]);
+    const lock = await holdLock('SELECT id FROM locations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [[two.id, four.id]]);
     const answers = await sendWhileLocked(lock, [() => moveUnder(company, one.id, two.id), () => moveUnder(company, three.id, four.id)]);
     expect(answers.map((res) => res.status).sort(), JSON.stringify(answers.map((res) => res.body))).to.deep.equal([200, 400]);
     expect(hasLoop(await parents([one.id, two.id, three.id, four.id]))).to.equal(false);
   });
+
+  for (const profile of ['STANDARD', 'BATCH'] as Profile[]) {
+    it(`does not deactivate a location while a booking into it is under way: the booking counts, the deactivation answers 409 (${profile})`, async () => {
+      const company = await buildCompany();
+      const product = await buildProduct(company, { profile });
+      const location = await buildLocation(company);
+      // The booking's stock lock held: the booking has checked the location and waits here.
+      const lock = await holdLock('SELECT pg_advisory_xact_lock(ledger_lock_key($1::uuid, $2::uuid))', [product.id, location.id]);
+      let booking: ReturnType<typeof post>;
+      let deactivation: ReturnType<typeof patch>;
+      let deactivationWaited: boolean;
+      try {
+        const batch = profile === 'BATCH' ? { batch: { code: 'LOT-1', expiration_date: '2031-01-01' } } : {};
+        booking = post(
+          `/api/v1/widget/${product.id}/transaction/`,
+          { operation: 'add', quantity: 5, location_id: location.id, ...batch },
+          { apiKey: company.apiKey },
+        );
+        await lock.waitForWaiters(1);
+        deactivation = patch(`/api/v1/locations/${location.id}/`, { is_active: false }, { token: company.token });
+        deactivationWaited = await Promise.race([deactivation.then(() => false), lock.waitForWaiters(2).then(() => true)]);
+      } finally {
+        await lock.release();
+      }
+      const [booked, deactivated] = await Promise.all([booking!, deactivation!]);
+      expect(booked.status, JSON.stringify(booked.body)).to.equal(200);
+      expectErrorShape(deactivated, 409, 'location_has_stock');
+      expect(deactivationWaited, 'the deactivation waited for the booking').to.equal(true);
+      const stored = await row<{ is_active: boolean; stock: number }>(
+        'SELECT l.is_active, (SELECT COALESCE(sum(quantity), 0) FROM stock_balances WHERE location_id = l.id)::int AS stock FROM locations l WHERE l.id = $1',
+        [location.id],
+      );
+      expect(stored).to.deep.equal({ is_active: true, stock: 5 });
+    });
+  }
 });
