@@ -311,6 +311,29 @@ describe('signing in inside a scanned widget (staff)', () => {
     expect(after.body.count, 'nothing booked').to.equal(before.body.count);
   });
 
+  for (const [change, body] of [
+    ['turned viewer', { role: 'viewer' }],
+    ['given a new password', { password: 'a brand new pass phrase 7' }],
+  ] as const) {
+    it(`ends a member's signed-in scan once they are ${change}, as it ends their tokens (401), and nothing more is booked`, async () => {
+      const w = await buildWorld();
+      await setPolicy(w.company, 'staff');
+      const member = await buildUser(w.company);
+      const { key } = await scanKey(w.code);
+      const signedIn = await post('/api/v1/widget/sign_in/', { username: member.username, password: member.password }, { apiKey: key });
+      expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(200);
+      const staffKey: string = signedIn.body.api_key;
+      expect((await send(staffKey, CASES[4].request(w))).status).to.equal(200);
+
+      expect((await patch(`/api/v1/users/${member.id}/`, body, { token: w.company.token })).status).to.equal(200);
+      const before = await get(`/api/v1/movements/?product_id=${w.product.id}`, { token: w.company.token });
+      expectErrorShape(await send(staffKey, CASES[4].request(w)), 401, 'authentication_failed');
+      expectErrorShape(await get('/api/v1/widget/', { apiKey: staffKey }), 401, 'authentication_failed');
+      const after = await get(`/api/v1/movements/?product_id=${w.product.id}`, { token: w.company.token });
+      expect(after.body.count, 'nothing booked').to.equal(before.body.count);
+    });
+  }
+
   it("a user of another company cannot sign in to a company's scan, and the company's own keys cannot sign in at all", async () => {
     const w = await buildWorld();
     const stranger = await buildCompany();

@@ -79,10 +79,11 @@ export function authenticateApiKey(
       return next(new PermissionDeniedError('Origin not allowed for this API key.', 'origin_not_allowed'));
     }
     if (key.scan?.userId) {
-      // A scan signed in by a user lasts only while that user may log in (deactivation ends it at once).
+      // A scan signed in by a user lasts only while that user's tokens would: a deactivation, or a change of
+      // role or password (which moves the token version), ends it at once.
       const user = await credentials.user(key.scan.userId);
-      if (!user || !user.isActive || user.companyId !== key.companyId)
-        return next(new AuthenticationError('The user who signed in to this scan is no longer active.'));
+      if (!user || !user.isActive || user.companyId !== key.companyId || user.tokenVersion !== key.scanUserTokenVersion)
+        return next(new AuthenticationError('The user who signed in to this scan was deactivated, or their role or password changed: scan the code again.'));
     }
     // What the CORS answer asks the key (http/cors.ts, widgetKeyCors).
     res.locals.apiKeyAllowedDomains = key.allowedDomains;

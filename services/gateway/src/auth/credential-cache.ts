@@ -24,6 +24,8 @@ export interface CachedApiKey {
   parentKeyId: string | null;
   /** Keys minted by a QR scan: their reach (migration 0012). */
   scan: ScanScope | null;
+  /** A scan a user signed in to: that user's token version at the sign-in (migration 0023; none counts as 0). */
+  scanUserTokenVersion: number;
 }
 
 export interface CachedUser {
@@ -89,6 +91,7 @@ interface ApiKeyRow {
   scan_target_id: string | null;
   scan_product_id: string | null;
   scan_user_id: string | null;
+  scan_user_token_version: number | null;
 }
 
 interface UserRow {
@@ -201,7 +204,7 @@ export class CredentialCache {
   private async readApiKey(hash: string): Promise<CachedApiKey | undefined> {
     const [row] = await this.sequelize.query<ApiKeyRow>(
       `SELECT id, company_id, permissions, allowed_domains, tier, expires_at, revoked_at, parent_key_id,
-              qr_code, scan_policy, scan_target_type, scan_target_id, scan_product_id, scan_user_id
+              qr_code, scan_policy, scan_target_type, scan_target_id, scan_product_id, scan_user_id, scan_user_token_version
          FROM api_keys WHERE key_hash = $1`,
       { bind: [hash], type: QueryTypes.SELECT },
     );
@@ -226,6 +229,7 @@ export class CredentialCache {
               userId: row.scan_user_id,
             }
           : null,
+      scanUserTokenVersion: row.scan_user_token_version ?? 0,
     };
   }
 

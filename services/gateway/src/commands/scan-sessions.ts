@@ -127,6 +127,7 @@ export async function signInToScan(ctx: GatewayContext, identity: Identity, user
         scanTargetId: old.scanTargetId,
         scanProductId: old.scanProductId,
         scanUserId: user.id,
+        scanUserTokenVersion: user.tokenVersion,
         createdByUserId: user.id,
       },
       { transaction },

@@ -66,4 +66,8 @@ export class ApiKey extends CompanyOwnedModel {
 
   @Column(DataType.UUID)
   declare scanUserId: string | null;
+
+  /** The signed-in user's token version at the sign-in (migration 0023): the key stops when it moves. */
+  @Column(DataType.INTEGER)
+  declare scanUserTokenVersion: number | null;
 }
