@@ -14,7 +14,7 @@ import jwt from 'jsonwebtoken';
 import sinon from 'sinon';
 import { api, del, get, patch, post } from '../../support/api';
 import { expectErrorShape, expectPermissionDenied } from '../../support/assertions';
-import { TestCompany, buildCompany, buildProduct, generateCode } from '../../support/builders';
+import { TestCompany, buildCompany, buildLocation, buildProduct, configuredCode, generateCode } from '../../support/builders';
 import { system } from '../../support/hooks';
 import { holdLock } from '../../support/held-lock';
 import { count, query, row } from '../../support/sql';
@@ -263,6 +263,51 @@ describe('QR tokens: the minted key follows the company widget key', () => {
 
     expectErrorShape(await exchange(token), 409, 'widget_key_unavailable');
     expect(await mintedFor(code)).to.equal(1);
+  });
+
+  it('follows a change of the widget key at once: fewer permissions, other allowed_domains, an earlier expiry reach the keys already minted', async () => {
+    const company = await buildCompany();
+    const product = await buildProduct(company);
+    const code = await configuredCode(company, product.id);
+    const location = await buildLocation(company);
+    const { key } = await scanKey(code);
+    const book = () => post(`/api/v1/widget/${product.id}/transaction/`, { operation: 'add', quantity: 1, location_id: location.id }, { apiKey: key });
+    expect((await book()).status).to.equal(200);
+
+    const expiry = new Date(Date.now() + HOUR);
+    const changes = { permissions: ['read'], allowed_domains: ['https://shop.example.com'], expires_at: expiry.toISOString() };
+    expect((await patch(`/api/v1/api-keys/${company.apiKeyId}/`, changes, { token: company.token })).status).to.equal(200);
+    const stored = await row<{ permissions: string[]; allowed_domains: string[]; expires_at: Date }>(
+      'SELECT permissions, allowed_domains, expires_at FROM api_keys WHERE qr_code = $1',
+      [code],
+    );
+    expect(stored).to.deep.equal({ permissions: ['read'], allowed_domains: ['https://shop.example.com'], expires_at: expiry });
+    expectErrorShape(await book(), 403, 'permission_denied');
+    expect((await widgetList(key, { origin: 'https://shop.example.com' })).status).to.equal(200);
+    expectErrorShape(await widgetList(key, { origin: 'https://other.example.com' }), 403, 'origin_not_allowed');
+
+    // Widening the widget key again widens no minted key: what a scan was given is the most it keeps.
+    expect(
+      (await patch(`/api/v1/api-keys/${company.apiKeyId}/`, { permissions: ['read', 'write'], expires_at: null }, { token: company.token })).status,
+    ).to.equal(200);
+    expect(await row('SELECT permissions, expires_at FROM api_keys WHERE qr_code = $1', [code])).to.deep.equal({ permissions: ['read'], expires_at: expiry });
+  });
+
+  it('ends an anonymous scan left with no permission by a change of the widget key, while a signed-in scan keeps its role', async () => {
+    const company = await buildCompany();
+    const anonymous = await scanKey(await generateCode(company));
+    const anonymousToSignIn = await scanKey(await generateCode(company));
+    const signedIn = await post(
+      '/api/v1/widget/sign_in/',
+      { username: company.admin.username, password: company.admin.password },
+      { apiKey: anonymousToSignIn.key },
+    );
+    expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(200);
+
+    const changed = await patch(`/api/v1/api-keys/${company.apiKeyId}/`, { permissions: ['delete'] }, { token: company.token });
+    expect(changed.status, JSON.stringify(changed.body)).to.equal(200);
+    expectErrorShape(await widgetList(anonymous.key), 401, 'authentication_failed');
+    expect((await widgetList(signedIn.body.api_key)).status).to.equal(200);
   });
 
   it("inherits the widget key's permissions: a read-only widget key mints a read-only key (GET 200, POST 403) and the code stays VIRGIN", async () => {

@@ -129,9 +129,35 @@ export function updateApiKey({ sequelize }: GatewayContext, identity: Identity, 
     if (changes.allowed_domains !== undefined) row.allowedDomains = changes.allowed_domains;
     if (changes.expires_at !== undefined) row.expiresAt = changes.expires_at;
     await row.save({ transaction });
+    if (changes.permissions !== undefined || changes.allowed_domains !== undefined || changes.expires_at !== undefined) {
+      await narrowMintedFrom(row, transaction);
+    }
     await auditKey(transaction, identity, identity.companyId, 'update', row, before);
     return row;
   });
+}
+
+/**
+ * Keys minted from a key (QR scans) follow a change of it at once, and never gain by it: an anonymous scan
+ * keeps only the permissions the key still has (and ends when none is left; a signed-in scan keeps its user's
+ * role's), every scan takes the key's allowed_domains, and none expires later than the key. The key is locked
+ * first, then its minted keys, as a rotation does.
+ */
+async function narrowMintedFrom(parent: ApiKey, transaction: Transaction) {
+  await parent.sequelize.query(
+    `WITH kept AS (
+       SELECT id, ARRAY(SELECT p FROM unnest(permissions) WITH ORDINALITY AS u(p, n) WHERE p = ANY ($2::varchar[]) ORDER BY n)::varchar[] AS permissions
+         FROM api_keys WHERE parent_key_id = $1 AND revoked_at IS NULL
+     )
+     UPDATE api_keys k
+        SET permissions = CASE WHEN k.scan_user_id IS NULL AND cardinality(kept.permissions) > 0 THEN kept.permissions ELSE k.permissions END,
+            revoked_at = CASE WHEN k.scan_user_id IS NULL AND cardinality(kept.permissions) = 0 THEN now() END,
+            allowed_domains = $3::varchar[],
+            expires_at = LEAST(k.expires_at, $4::timestamptz)
+       FROM kept
+      WHERE k.id = kept.id`,
+    { bind: [parent.id, parent.permissions, parent.allowedDomains, parent.expiresAt], transaction },
+  );
 }
 
 /** Keys minted from a key (QR scans) live only as long as it does: rotation and revocation end them. */
