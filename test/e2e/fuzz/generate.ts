@@ -520,8 +520,10 @@ type QueryPair = [string, string | SpelledAsSent];
 const BAD_QUERY_SPELLINGS = ['%', '50%', '%zz', '%ff', '%C0%AF', '%ED%A0%80'].map((spelling) => new SpelledAsSent(spelling));
 
 /** The query of a request: documented parameters (valid or hostile, or spelled as no UTF-8 text is), sometimes odd or repeated keys. */
+/** A value as a query parameter's text. */
+const scalar = (v: FuzzValue) => (v instanceof RawJson ? v.text : typeof v === 'string' ? v : JSON.stringify(v));
+
 function queryOf(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<{ pairs: QueryPair[]; notes: string[] }> {
-  const scalar = (v: FuzzValue) => (v instanceof RawJson ? v.text : typeof v === 'string' ? v : JSON.stringify(v));
   const hostileText = hostileValue.map(scalar).filter((s) => s.length < 5000);
   const params = op.queryParams.map((p) =>
     fc.oneof(
@@ -648,5 +650,46 @@ export function requestFor(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<Fu
     const url = pairs.length ? `${p.path}?${pairs.map(([k, v]) => `${percentEncode(k)}=${spelled(v)}`).join('&')}` : p.path;
     const notes = [auth.note, ...(p.note ? [p.note] : []), ...query.notes, ...b.notes, ...extra.map(([h]) => `header ${h}`)];
     return { method: op.method, url, headers, body: text, bodyEncoding: b.encoding, notes };
+  });
+}
+
+/**
+ * A request as its documentation asks for it: valid parameters and body naming the caller's own records, the
+ * operation's own credentials in a header, nothing bent. races.test.ts sends these together, so that changes
+ * meet on the same records instead of being refused one by one.
+ */
+export function plainRequestFor(op: FuzzOperation, world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
+  // Ids of the caller's own records wherever the single-request suite would draw another company's.
+  world = { ...world, foreign: world.own };
+  const params = fc.tuple(...op.pathParams.map((p) => (p.name === 'code' ? validString({}, 'code', op, world) : idOf(kindOf(p.name, op.template), world))));
+  const query = fc.tuple(
+    ...op.queryParams.map((p) => {
+      const pair = validValue(p.schema, p.name, op, world).map((v) => [[p.name, scalar(v)]] as Array<[string, string]>);
+      return p.required ? pair : fc.oneof(fc.constant<Array<[string, string]>>([]), pair);
+    }),
+  );
+  const body = op.body
+    ? op.template === '/api/v1/product-models/import/'
+      ? importDocument()
+      : validValue(op.body, 'body', op, world)
+    : fc.constant(undefined);
+  const headers: Record<string, string> =
+    op.security === 'bearer'
+      ? { authorization: `Bearer ${world.credentials.token}` }
+      : op.security === 'api_key'
+        ? { 'x-api-key': world.credentials.apiKey }
+        : {};
+  return fc.tuple(params, query, body).map(([values, pairs, json]) => {
+    const path = op.pathParams.reduce((template, p, i) => template.replace(`{${p.name}}`, percentEncode(String(values[i] as string | number))), op.template);
+    const flat = pairs.flat();
+    const url = flat.length ? `${path}?${flat.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`).join('&')}` : path;
+    const text = json === undefined ? undefined : toJsonText(json);
+    return {
+      method: op.method,
+      url,
+      headers: text === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      body: text,
+      notes: ['as documented'],
+    };
   });
 }

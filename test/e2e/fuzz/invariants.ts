@@ -58,6 +58,7 @@ export interface Answer {
   text: string;
 }
 
+/** The agent of requests sent one at a time; `send` takes another for requests sent together. */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
 /**
@@ -72,7 +73,7 @@ const asSpelled = (target: string) => percentEncode(target, /[\u0021-\u007e]/);
  * Sends the request to the test gateway as a raw client would: any method with any body, header values as
  * their UTF-8 bytes, the path as spelled. A dropped connection or a hang (30 s) is an error.
  */
-export function send(request: FuzzRequest): Promise<Answer> {
+export function send(request: FuzzRequest, through: http.Agent = agent): Promise<Answer> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) headers[name] = Buffer.from(value, 'utf8').toString('latin1');
   const body = request.body === undefined ? undefined : Buffer.from(request.body, request.bodyEncoding ?? 'utf8');
@@ -80,7 +81,7 @@ export function send(request: FuzzRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const { hostname, port } = new URL(system().url);
     const target = { host: hostname, port, path: asSpelled(request.url) };
-    const req = http.request({ ...target, method: request.method, headers, agent, timeout: 30_000 }, (res) => {
+    const req = http.request({ ...target, method: request.method, headers, agent: through, timeout: 30_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
@@ -136,6 +137,13 @@ function badlySpelledQuery(url: string): boolean {
 
 /** Problems of one answer, given the state before and after it (empty when it is fine). */
 export function problemsOf(request: FuzzRequest, answer: Answer, before: string, after: string): string[] {
+  const problems = answerProblems(request, answer);
+  if (answer.status >= 400 && before !== after) problems.push(`a refused request (${answer.status}) changed the database: ${diff(before, after)}`);
+  return problems;
+}
+
+/** Problems of one answer in itself: a 5xx, a body or query that should have been refused, an error out of shape. */
+export function answerProblems(request: FuzzRequest, answer: Answer): string[] {
   const problems: string[] = [];
   if (answer.status >= 500) problems.push(`answered ${answer.status}`);
   // Bytes that are not UTF-8 (and a Content-Type that names no other charset) are never taken: they would be stored as U+FFFD.
@@ -143,10 +151,7 @@ export function problemsOf(request: FuzzRequest, answer: Answer, before: string,
     problems.push(`took a body that is not UTF-8 (${answer.status})`);
   }
   if (badlySpelledQuery(request.url) && answer.status < 400) problems.push(`took a query spelled as no UTF-8 text is (${answer.status})`);
-  if (answer.status >= 400) {
-    problems.push(...errorShapeProblems(request, answer));
-    if (before !== after) problems.push(`a refused request (${answer.status}) changed the database: ${diff(before, after)}`);
-  }
+  if (answer.status >= 400) problems.push(...errorShapeProblems(request, answer));
   return problems;
 }
 
