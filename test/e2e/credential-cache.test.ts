@@ -9,11 +9,13 @@
  * whether it read its cache or the database.
  */
 import { expect } from 'chai';
-import { generateKeyValue } from '@pi/common';
-import { LISTENER_APPLICATION_NAME } from '@pi/gateway';
+import { Client } from 'pg';
+import sinon from 'sinon';
+import { createLogger, generateKeyValue } from '@pi/common';
+import { AuthChangeListener, LISTENER_APPLICATION_NAME } from '@pi/gateway';
 import { del, get, patch, post } from '../support/api';
 import { TestCompany, buildApiKey, buildCompany, buildUser, generateCode } from '../support/builders';
-import { system } from '../support/hooks';
+import { system, testDatabaseUrl } from '../support/hooks';
 import { query } from '../support/sql';
 import type { RunningGateway } from '../support/system';
 import { eventually } from '../support/wait';
@@ -159,5 +161,33 @@ describe('credential cache', () => {
       value.hash,
     ]);
     expect(await everywhere(value.value)).to.deep.equal([200, 200]);
+  });
+});
+
+describe('the credential change listener', () => {
+  it('sends one query at a time on its connection, however many fences and acknowledgements meet', async () => {
+    const inFlight = new Map<Client, number>();
+    let most = 0;
+    const original = Client.prototype.query as (this: Client, ...args: unknown[]) => Promise<unknown>;
+    function counted(this: Client, ...args: unknown[]): Promise<unknown> {
+      inFlight.set(this, (inFlight.get(this) ?? 0) + 1);
+      most = Math.max(most, inFlight.get(this)!);
+      const answer = original.apply(this, args);
+      const settled = () => inFlight.set(this, inFlight.get(this)! - 1);
+      answer.then(settled, settled);
+      return answer;
+    }
+    sinon.replace(Client.prototype, 'query', counted as typeof Client.prototype.query);
+    const listener = new AuthChangeListener({ databaseUrl: testDatabaseUrl(), logger: createLogger('test', 'silent'), handlers: { change() {}, reset() {} } });
+    try {
+      await listener.start();
+      expect(listener.isListening).to.equal(true);
+      // Each fence is a query, and each marker it sends comes back to be acknowledged with another.
+      await Promise.all(Array.from({ length: 10 }, () => listener.fence()));
+    } finally {
+      sinon.restore();
+      await listener.stop();
+    }
+    expect(most).to.equal(1);
   });
 });

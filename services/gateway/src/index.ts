@@ -4,7 +4,7 @@ export type { GatewayConfig } from './config';
 export type { GatewayContext } from './context';
 export { UsageRecorder } from './auth/usage-recorder';
 export { CredentialCache } from './auth/credential-cache';
-export { LISTENER_APPLICATION_NAME } from './auth/auth-changes';
+export { AuthChangeListener, LISTENER_APPLICATION_NAME } from './auth/auth-changes';
 export { ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS } from './auth/user-tokens';
 export { registerCompany } from './commands/register-company';
 export { buildOpenApiDocument, errorStatusesOf } from './docs/document';

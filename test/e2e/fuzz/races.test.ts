@@ -61,7 +61,7 @@ describe(`fuzz: requests sent together (${settings.raceRounds} rounds of ${ROUND
           ? answerProblems(requests[i], answer.value).map((p) => `request ${i + 1}: ${p}`)
           : [`request ${i + 1}: no answer: ${(answer.reason as Error).message}`],
       );
-      if (answers.some((answer) => answer.status === 'rejected')) problems.push(await hangReport(logLine));
+      if (answers.some((answer) => answer.status === 'rejected' || answer.value.status >= 500)) problems.push(await hangReport(logLine));
       problems.push(...(await brokenRules(companies)));
       if (problems.length) {
         failure = { requests, problems };

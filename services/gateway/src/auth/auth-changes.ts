@@ -9,7 +9,7 @@
  * LISTENs again it reports a second reset: whatever was cached before may have changed meanwhile.
  */
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, type QueryResult, type QueryResultRow } from 'pg';
 import type { Logger } from '@pi/common';
 
 export const AUTH_CHANGES_CHANNEL = 'pi_auth_changes';
@@ -54,6 +54,8 @@ export class AuthChangeListener {
   private outageLogged = false;
   /** This gateway's fences awaiting acknowledgements, by id. */
   private readonly fences = new Map<string, Fence>();
+  /** The last query sent on the connection: the next waits for it (see `ask`). */
+  private lastQuery: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: AuthChangeListenerOptions) {}
 
@@ -109,7 +111,8 @@ export class AuthChangeListener {
       });
     });
     try {
-      const { rows } = await client.query<{ listeners: string }>(
+      const { rows } = await this.ask<{ listeners: string }>(
+        client,
         `SELECT pg_notify($1, $2), (SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $3) AS listeners`,
         [AUTH_CHANGES_CHANNEL, `${FENCE_PREFIX}${id}`, LISTENER_APPLICATION_NAME],
       );
@@ -142,7 +145,7 @@ export class AuthChangeListener {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${AUTH_CHANGES_CHANNEL}`);
+      await this.ask(client, `LISTEN ${AUTH_CHANGES_CHANNEL}`);
     } catch (err) {
       this.lost(client, err as Error);
       return;
@@ -161,7 +164,8 @@ export class AuthChangeListener {
   private notified(payload: string): void {
     if (payload.startsWith(FENCE_PREFIX)) {
       // Everything before the marker has been applied (handlers run synchronously, in order): say so.
-      this.client?.query('SELECT pg_notify($1, $2)', [AUTH_CHANGES_CHANNEL, `${ACK_PREFIX}${payload.slice(FENCE_PREFIX.length)}`]).catch(() => {});
+      const client = this.client;
+      if (client) this.ask(client, 'SELECT pg_notify($1, $2)', [AUTH_CHANGES_CHANNEL, `${ACK_PREFIX}${payload.slice(FENCE_PREFIX.length)}`]).catch(() => {});
       return;
     }
     if (payload.startsWith(ACK_PREFIX)) {
@@ -172,10 +176,20 @@ export class AuthChangeListener {
     this.opts.handlers.change(payload);
   }
 
+  /**
+   * A query on the connection once the one before has answered: fences, acknowledgements and heartbeats come
+   * at any moment, and a pg client given a query while another runs only queues it (deprecated; pg 9 refuses it).
+   */
+  private ask<R extends QueryResultRow = QueryResultRow>(client: Client, text: string, values?: unknown[]): Promise<QueryResult<R>> {
+    const answer = this.lastQuery.then(() => client.query<R>(text, values));
+    this.lastQuery = answer.catch(() => {});
+    return answer;
+  }
+
   /** A connection that went quiet (a dead peer with no RST) is only noticed by asking it something. */
   private async heartbeat(client: Client): Promise<void> {
     try {
-      await client.query('SELECT 1');
+      await this.ask(client, 'SELECT 1');
     } catch (err) {
       this.lost(client, err as Error);
     }
