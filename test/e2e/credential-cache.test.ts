@@ -168,7 +168,7 @@ describe('the credential change listener', () => {
   it('sends one query at a time on its connection, however many fences and acknowledgements meet', async () => {
     const inFlight = new Map<Client, number>();
     let most = 0;
-    const original = Client.prototype.query as (this: Client, ...args: unknown[]) => Promise<unknown>;
+    const original = Object.getOwnPropertyDescriptor(Client.prototype, 'query')!.value as (this: Client, ...args: unknown[]) => Promise<unknown>;
     function counted(this: Client, ...args: unknown[]): Promise<unknown> {
       inFlight.set(this, (inFlight.get(this) ?? 0) + 1);
       most = Math.max(most, inFlight.get(this)!);
