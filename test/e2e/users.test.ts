@@ -4,6 +4,9 @@ import { expectErrorShape } from '../support/assertions';
 import { buildCompany, buildUser, unique } from '../support/builders';
 import { holdLock } from '../support/held-lock';
 import { count } from '../support/sql';
+import { system } from '../support/hooks';
+
+const sequelize = () => system().db.sequelize;
 
 describe('/api/v1/register/', () => {
   it('creates the company, its admin, its two VIRTUAL system locations and a working widget key (shown once)', async () => {
@@ -126,6 +129,35 @@ describe('/api/v1/users/', () => {
     );
     const admins = await count("SELECT count(*) FROM users WHERE company_id = $1 AND role = 'admin' AND is_active", [company.id]);
     expect(admins).to.equal(1);
+  });
+
+  it('never deadlocks when a user is promoted between two changes that can take an admin away (both answered, one active admin at least)', async () => {
+    const company = await buildCompany();
+    // The order the old code locked in depended on whether the user was an admin as each change read the admins.
+    let member = await buildUser(company);
+    while (member.id > company.admin.id) member = await buildUser(company);
+    const lock = await holdLock('SELECT id FROM users WHERE id = $1 FOR UPDATE', [company.admin.id]);
+    const changes: ReturnType<typeof patch>[] = [];
+    try {
+      // Reads the admins while the user is a member, then waits on the admin's row.
+      changes.push(patch(`/api/v1/users/${member.id}/`, { is_active: false }, { token: company.token }));
+      await lock.waitForWaiters(1);
+      // The user becomes an admin meanwhile, unless the change above holds their row (it then waits its turn).
+      await sequelize()
+        .transaction(async (transaction) => {
+          await sequelize().query("SET LOCAL lock_timeout = '300ms'", { transaction });
+          await sequelize().query(`UPDATE users SET role = 'admin' WHERE id = $1`, { bind: [member.id], transaction });
+        })
+        .catch(() => undefined);
+      // Reads the admins with the user among them.
+      changes.push(patch(`/api/v1/users/${member.id}/`, { role: 'member' }, { token: company.token }));
+      await lock.waitForWaiters(2);
+    } finally {
+      await lock.release();
+    }
+    const answers = await Promise.all(changes);
+    for (const res of answers) expect(res.status, JSON.stringify(res.body)).to.be.below(500);
+    expect(await count("SELECT count(*) FROM users WHERE company_id = $1 AND role = 'admin' AND is_active", [company.id])).to.be.at.least(1);
   });
 
   it('refuses a username that exists in any company, whatever its case (409 already_exists)', async () => {

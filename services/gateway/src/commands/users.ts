@@ -15,7 +15,7 @@ import {
   rethrowAlreadyExists,
   sequelizeOrder,
 } from '@pi/common';
-import type { Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import type { GatewayContext } from '../context';
 import { assertStrongPassword } from '../auth/password-policy';
 import { hashPassword } from '../auth/passwords';
@@ -101,9 +101,10 @@ export interface UserChanges {
 
 /**
  * Applies changes; a company never loses its last active admin. A change that can take an admin away locks
- * the company's active admins first, in id order, and only then the user: two admins demoting each other at
- * once then wait in line, and the second sees the first's change, instead of each holding its own row while
- * waiting for the other's (a deadlock).
+ * the company's active admins and the user together, in id order: two admins demoting each other at once
+ * then wait in line, and the second sees the first's change, instead of each holding its own row while waiting
+ * for the other's (a deadlock). The user is in that set whether or not they are an admin as the set is read,
+ * so the order never depends on a promotion that commits meanwhile.
  */
 export async function updateUser(
   { sequelize, config }: GatewayContext,
@@ -115,7 +116,7 @@ export async function updateUser(
   if (changes.password) await assertStrongNewPassword(identity, id, changes.password, changes.email);
   const passwordHash = changes.password ? await hashPassword(changes.password, config.PASSWORD_HASH_COST) : undefined;
   return sequelize.transaction(async (transaction) => {
-    const activeAdminIds = removesAnAdmin(changes) ? await lockActiveAdmins(identity.companyId, transaction) : [];
+    const activeAdminIds = removesAnAdmin(changes) ? await lockActiveAdminsAnd(identity.companyId, id, transaction) : [];
     const user = await findOwned(User, id, identity.companyId, { transaction, lock: true, what: 'User' });
     const before = auditedUser(user);
     const losesAdmin = user.role === 'admin' && user.isActive && removesAnAdmin(changes);
@@ -142,16 +143,16 @@ function removesAnAdmin(changes: UserChanges): boolean {
   return (changes.role !== undefined && changes.role !== 'admin') || changes.is_active === false;
 }
 
-/** The ids of the company's active admins, each row locked, in one order for every caller. */
-async function lockActiveAdmins(companyId: string, transaction: Transaction): Promise<string[]> {
-  const admins = await User.findAll({
-    where: { companyId, role: 'admin', isActive: true },
+/** Locks the company's active admins and the user `userId` in id order; answers the ids of the active admins. */
+async function lockActiveAdminsAnd(companyId: string, userId: string, transaction: Transaction): Promise<string[]> {
+  const rows = await User.findAll({
+    where: { companyId, [Op.or]: [{ role: 'admin', isActive: true }, { id: userId }] },
     order: [['id', 'ASC']],
     lock: true,
     transaction,
-    attributes: ['id'],
+    attributes: ['id', 'role', 'isActive'],
   });
-  return admins.map((admin) => admin.id);
+  return rows.filter((row) => row.role === 'admin' && row.isActive).map((row) => row.id);
 }
 
 /** 409 naming the field whose change would leave the company without an active admin. */
