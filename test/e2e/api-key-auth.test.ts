@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { api, get, patch, post } from '../support/api';
 import { TestCompany, buildApiKey, buildCompany, buildLocation } from '../support/builders';
+import { holdLock } from '../support/held-lock';
 import { system } from '../support/hooks';
+import { row } from '../support/sql';
 
 const WIDGET_LOCATIONS = '/api/v1/widget/locations/';
 const locationNames = (body: { locations: Array<{ name: string }> }) => body.locations.map((l) => l.name);
@@ -170,6 +172,27 @@ describe('API key authentication (widget paths)', () => {
       const res = await get(`/api/v1/api-keys/${key.id}/`, { token: a.token });
       expect(res.body.usage_count).to.equal(4);
       expect(new Date(res.body.last_used_at).getTime()).to.be.at.least(before - 1000);
+    });
+
+    it('leaves a key that a change holds locked for the next flush instead of waiting for it, and loses no use', async () => {
+      const key = await buildApiKey(a);
+      const usageCount = async () => (await row<{ n: number }>('SELECT usage_count::int AS n FROM api_keys WHERE id = $1', [key.id])).n;
+      const lock = await holdLock('SELECT id FROM api_keys WHERE id = $1 FOR UPDATE', [key.id]);
+      try {
+        for (let i = 0; i < 3; i++) expect((await get(WIDGET_LOCATIONS, { apiKey: key.key })).status).to.equal(200);
+        const flushed = await Promise.race([
+          system()
+            .gateway.usage.flush()
+            .then(() => 'flushed'),
+          lock.waitForWaiters(1).then(() => 'waited'),
+        ]);
+        expect(flushed).to.equal('flushed');
+        expect(await usageCount()).to.equal(0);
+      } finally {
+        await lock.release();
+      }
+      await system().gateway.usage.flush();
+      expect(await usageCount()).to.equal(3);
     });
 
     it('writes usage within 2 seconds without an explicit flush', async () => {

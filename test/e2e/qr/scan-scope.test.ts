@@ -8,6 +8,7 @@ import { ApiResponse, api, del, get, patch, post, put } from '../../support/api'
 import { expectErrorShape } from '../../support/assertions';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, buildUser, configuredCode, generateCode, unique } from '../../support/builders';
 import { system } from '../../support/hooks';
+import { holdLock } from '../../support/held-lock';
 import { row } from '../../support/sql';
 
 type Policy = 'read' | 'book' | 'staff';
@@ -467,6 +468,52 @@ describe('scan settings and scan sessions', () => {
     expect(await row('SELECT scan_policy FROM qr_codes WHERE code = $1', [a.code])).to.deep.equal({ scan_policy: null });
     expect((await patch('/api/v1/scan-settings/', { policy: 'read' }, { token: b.company.token })).status).to.equal(200);
     expect((await get('/api/v1/scan-settings/', { token: a.company.token })).body.policy).to.equal('book');
+  });
+});
+
+describe('changes of a user or of the scan settings hold no lock that a sign-in or a booking needs', () => {
+  /**
+   * Each change is held open by the test (the audit log table share-locked: it waits there to write its entry,
+   * with its row locks taken). The lock a change of a user or of the company takes is NO KEY UPDATE, which the
+   * references of a new key or a new movement (key-share locks) do not wait for. With FOR UPDATE they waited,
+   * and a third request queued on the same row made a deadlock of it (found by hammering: one 500 in a few
+   * hundred requests).
+   */
+  async function whileChangeWaits(change: () => Promise<ApiResponse>, meanwhile: () => Promise<ApiResponse>) {
+    const lock = await holdLock('LOCK TABLE audit_log IN SHARE MODE', []);
+    let changing: Promise<ApiResponse> | undefined;
+    try {
+      changing = change();
+      await lock.waitForWaiters(1);
+      const during = await Promise.race([meanwhile(), lock.waitForWaiters(2).then(() => undefined)]);
+      return { during, changing };
+    } finally {
+      await lock.release();
+      await changing;
+    }
+  }
+
+  it('a user signs in to a scan while a change of that user is under way', async () => {
+    const w = await buildWorld();
+    await setPolicy(w.company, 'staff');
+    const member = await buildUser(w.company);
+    const { key } = await scanKey(w.code);
+    const { during, changing } = await whileChangeWaits(
+      () => patch(`/api/v1/users/${member.id}/`, { email: 'new@example.com' }, { token: w.company.token }),
+      () => post('/api/v1/widget/sign_in/', { username: member.username, password: member.password }, { apiKey: key }),
+    );
+    expect(during?.status, 'the sign-in was answered while the change waited').to.equal(200);
+    expect((await changing).status).to.equal(200);
+  });
+
+  it('a booking goes through while a change of the scan settings is under way', async () => {
+    const w = await buildWorld();
+    const { during, changing } = await whileChangeWaits(
+      () => patch('/api/v1/scan-settings/', { policy: 'staff' }, { token: w.company.token }),
+      () => send(w.company.apiKey, CASES[4].request(w)),
+    );
+    expect(during?.status, 'the booking was answered while the change waited').to.equal(200);
+    expect((await changing).status).to.equal(200);
   });
 });
 

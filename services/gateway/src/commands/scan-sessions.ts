@@ -153,7 +153,9 @@ const auditedScanSettings = (c: Company) => ({ policy: c.scanPolicy, key_lifetim
  */
 export async function updateScanSettings({ sequelize }: GatewayContext, identity: Identity, changes: { policy?: ScanPolicy; key_lifetime_seconds?: number }) {
   return sequelize.transaction(async (transaction) => {
-    const company = await Company.findByPk(identity.companyId, { rejectOnEmpty: true, transaction, lock: transaction.LOCK.UPDATE });
+    // NO KEY UPDATE, not UPDATE: every row the company's requests insert references this one (a key-share
+    // lock each), and none of them need wait for, or queue behind, a change of its settings.
+    const company = await Company.findByPk(identity.companyId, { rejectOnEmpty: true, transaction, lock: transaction.LOCK.NO_KEY_UPDATE });
     const before = auditedScanSettings(company);
     if (changes.policy !== undefined) company.scanPolicy = changes.policy;
     if (changes.key_lifetime_seconds !== undefined) company.scanKeySeconds = changes.key_lifetime_seconds;

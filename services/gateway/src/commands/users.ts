@@ -104,7 +104,8 @@ export interface UserChanges {
  * the company's active admins and the user together, in id order: two admins demoting each other at once
  * then wait in line, and the second sees the first's change, instead of each holding its own row while waiting
  * for the other's (a deadlock). The user is in that set whether or not they are an admin as the set is read,
- * so the order never depends on a promotion that commits meanwhile.
+ * so the order never depends on a promotion that commits meanwhile. The locks are NO KEY UPDATE: a key minted
+ * for a user's scan references the user (a key-share lock), and need not wait for a change of the user.
  */
 export async function updateUser(
   { sequelize, config }: GatewayContext,
@@ -117,7 +118,7 @@ export async function updateUser(
   const passwordHash = changes.password ? await hashPassword(changes.password, config.PASSWORD_HASH_COST) : undefined;
   return sequelize.transaction(async (transaction) => {
     const activeAdminIds = removesAnAdmin(changes) ? await lockActiveAdminsAnd(identity.companyId, id, transaction) : [];
-    const user = await findOwned(User, id, identity.companyId, { transaction, lock: true, what: 'User' });
+    const user = await findOwned(User, id, identity.companyId, { transaction, lock: transaction.LOCK.NO_KEY_UPDATE, what: 'User' });
     const before = auditedUser(user);
     const losesAdmin = user.role === 'admin' && user.isActive && removesAnAdmin(changes);
     if (losesAdmin && !activeAdminIds.some((adminId) => adminId !== user.id)) throw lastAdminError(changes);
@@ -148,7 +149,7 @@ async function lockActiveAdminsAnd(companyId: string, userId: string, transactio
   const rows = await User.findAll({
     where: { companyId, [Op.or]: [{ role: 'admin', isActive: true }, { id: userId }] },
     order: [['id', 'ASC']],
-    lock: true,
+    lock: transaction.LOCK.NO_KEY_UPDATE,
     transaction,
     attributes: ['id', 'role', 'isActive'],
   });
