@@ -236,6 +236,26 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
     expect(await count('SELECT count(*) FROM notification_deliveries WHERE channel_id = $1', [created.id])).to.equal(0);
   });
 
+  it('answers 404 to a test send whose channel is deleted between its read and its delivery (not a 500)', async () => {
+    const created = await buildChannel(company, { url: 'http://127.0.0.1:1/hook' });
+    // Held in a mode the delivery's reference to the channel waits for: the delete queues first, the send's insert behind it.
+    const lock = await holdLock('SELECT id FROM notification_channels WHERE id = $1 FOR UPDATE', [created.id]);
+    let deleting: ReturnType<typeof del>;
+    let sending: ReturnType<typeof post>;
+    try {
+      deleting = del(`/api/v1/notification-channels/${created.id}/`, { token: company.token });
+      await lock.waitForWaiters(1);
+      sending = post(`/api/v1/notification-channels/${created.id}/test/`, undefined, { token: company.token });
+      await lock.waitForWaiters(2);
+    } finally {
+      await lock.release();
+    }
+    const [deleted, sent] = await Promise.all([deleting!, sending!]);
+    expect(deleted.status, JSON.stringify(deleted.body)).to.equal(204);
+    expectNotFound(sent);
+    expect(await count('SELECT count(*) FROM notification_deliveries WHERE channel_id = $1', [created.id])).to.equal(0);
+  });
+
   it('answers 404 for a channel that exists nowhere on every endpoint, and 400 naming id for a malformed one', async () => {
     const id = randomUUID();
     expectNotFound(await get(`/api/v1/notification-channels/${id}/`, { token: company.token }));
