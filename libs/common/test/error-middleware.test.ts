@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DatabaseError } from 'sequelize';
+import { DatabaseError, ForeignKeyConstraintError } from 'sequelize';
 import { refuseBytesNotUtf8, toAppError } from '../src';
 
 /** An error as the `pg` driver raises it (the fields PostgreSQL reports). */
@@ -42,6 +42,22 @@ describe('toAppError and database bounds', () => {
     // An I/O error or a serialization failure is not one of them.
     expect(toAppError(new DatabaseError(pgError('58030') as any))).to.equal(undefined);
     expect(toAppError(new DatabaseError(pgError('40001') as any))).to.equal(undefined);
+  });
+
+  it('answers 404 for a reference to a record deleted meanwhile (23503 on an insert), naming what, through Sequelize or pg', () => {
+    const vanished = (table: string) =>
+      Object.assign(pgError('23503', 'x_fkey'), { detail: `Key (product_id)=(9a3e0c1e-0000-4000-8000-000000000000) is not present in table "${table}".` });
+    for (const err of [new ForeignKeyConstraintError({ parent: vanished('product_models') as any }), vanished('product_models')]) {
+      const answer = toAppError(err);
+      expect(answer?.status).to.equal(404);
+      expect(answer?.code).to.equal('not_found');
+      expect(answer?.message).to.equal('Product not found.');
+    }
+    expect(toAppError(vanished('notification_channels'))?.message).to.equal('Channel not found.');
+    expect(toAppError(vanished('constructor'))?.message).to.equal('Record not found.');
+    // A delete refused because rows still reference the record is answered where it is made, never here.
+    const stillReferenced = Object.assign(pgError('23503', 'x_fkey'), { detail: 'Key (id)=(1) is still referenced from table "stock_movements".' });
+    expect(toAppError(stillReferenced)).to.equal(undefined);
   });
 
   it('answers 400 naming path when the router cannot percent-decode a path parameter', () => {

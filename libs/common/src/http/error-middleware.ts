@@ -17,6 +17,7 @@ import {
   operatorMessage,
 } from '../errors';
 import { connectionFailureOf, isDatabaseRefusal, isPoolExhausted } from '../db/connection-loss';
+import { vanishedReference } from '../db/vanished-reference';
 import { requestIdOf } from '../identity';
 import type { Logger } from '../logger';
 
@@ -46,13 +47,13 @@ const NUMERIC_OUT_OF_RANGE = '22003';
 
 /** A PostgreSQL error as Sequelize wraps it, or as the `pg` driver raises it to code that queries it directly. */
 function databaseAnswer(err: unknown): AppError | undefined {
-  const pg = (err instanceof DatabaseError ? err.parent : err) as { code?: unknown; constraint?: unknown } | null;
+  const pg = (err instanceof DatabaseError ? err.parent : err) as { code?: unknown; constraint?: unknown; detail?: unknown } | null;
   if (!pg || typeof pg !== 'object' || typeof pg.code !== 'string') return undefined;
   const constraint = typeof pg.constraint === 'string' ? pg.constraint : '';
   if (pg.code === '23514' && Object.prototype.hasOwnProperty.call(CHECK_ANSWERS, constraint)) return CHECK_ANSWERS[constraint]();
   if (pg.code === NUMERIC_OUT_OF_RANGE)
     return new AppError(400, 'value_out_of_range', 'A number in the request is beyond what can be stored; nothing was changed.');
-  return undefined;
+  return vanishedReference(pg);
 }
 
 /** The type of the error a text body with bytes that are not UTF-8 raises (json-body.ts `refuseBytesNotUtf8`). */

@@ -13,7 +13,6 @@ import {
   Identity,
   NotificationChannel,
   NotificationDelivery,
-  NotFoundError,
   PageRequest,
   ValidationError,
   findOwned,
@@ -34,7 +33,7 @@ import {
   encryptSecret,
   generateChannelSecret,
 } from '@pi/notify';
-import { ForeignKeyConstraintError, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { CHANNEL_ORDERING } from './orderings';
 import type { MonitorContext } from '../context';
 import { DeliveryView, withAttempts } from './deliveries';
@@ -262,12 +261,6 @@ export interface TestSend {
  * a paused one 409 `channel_paused`.
  * A failed first attempt is retried on the usual schedule, like any delivery.
  */
-/** A channel deleted between its read and the insert of its delivery is as absent as one never there: 404. */
-function channelGone(err: unknown): never {
-  if (err instanceof ForeignKeyConstraintError) throw new NotFoundError('Channel not found.');
-  throw err;
-}
-
 export async function sendTestDelivery(ctx: MonitorContext, identity: Identity, id: string): Promise<TestSend> {
   const channel = await findChannel(identity, id);
   if (!channel.isActive) {
@@ -286,7 +279,7 @@ export async function sendTestDelivery(ctx: MonitorContext, identity: Identity, 
     eventType: 'TEST',
     body: buildTestBody(identity.companyId, new Date()),
     channels: [target],
-  }).catch(channelGone);
+  });
   try {
     await dispatchDeliveries(ctx.sequelize, [created.id], ctx.config, ctx.queue, { logger: ctx.logger });
   } catch (err) {
