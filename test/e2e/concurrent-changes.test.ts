@@ -193,4 +193,30 @@ describe(`changes sent together (rounds of ${ROUND_SIZE}, seed ${SEED})`, () => 
     for (const minted of mintedKeys) expect((await get('/api/v1/widget/', { apiKey: minted })).status).to.equal(401);
     expect(await brokenRules(ids)).to.deep.equal([]);
   });
+
+  it('deletes and the requests naming what they delete: no 5xx in 30 companies', async () => {
+    const pick = chooser(SEED + 2);
+    for (let i = 0; i < 30; i++) {
+      const company = await buildCompany();
+      const auth = { token: company.token };
+      const product = await buildProduct(company);
+      const location = await buildLocation(company);
+      const codes = await generateCodes(company, 2);
+      const channel = await buildChannel(company, { url: 'http://127.0.0.1:1/hook' });
+      const changes: Record<string, Change> = {
+        'product delete': () => del(`/api/v1/product-models/${product.id}/`, auth),
+        'channel delete': () => del(`/api/v1/notification-channels/${channel.id}/`, auth),
+        'rule for the product': () =>
+          post('/api/v1/monitoring-rules/', { product_id: product.id, trigger_type: 'THRESHOLD', condition_config: { max: 5 } }, auth),
+        'batch of the product': () => post('/api/v1/batches/', { product_id: product.id, code: `LOT-${pick([1, 2, 3])}`, expiration_date: '2030-01-01' }, auth),
+        'work order for the product': () =>
+          post('/api/v1/work-orders/', { number: `WO-${pick([1, 2, 3])}`, title: 'x', product_id: product.id, quantity: 1 }, auth),
+        'code linked to the product': () => post(`/api/v1/qr-codes/${pick(codes)}/configure/`, { target_type: 'PRODUCT', target_id: product.id }, auth),
+        'booking of the product': () =>
+          post(`/api/v1/widget/${product.id}/transaction/`, { operation: 'add', quantity: 1, location_id: location.id }, { apiKey: company.apiKey }),
+        'test send': () => post(`/api/v1/notification-channels/${channel.id}/test/`, undefined, auth),
+      };
+      expect(await hammer(changes, 1, pick, Object.keys(changes).length)).to.deep.equal([]);
+    }
+  });
 });
