@@ -4,7 +4,8 @@ import { QueryTypes } from 'sequelize';
 import { DeliveryQueue, attemptDelivery, startDeliveryWorker, verifySignature } from '@pi/notify';
 import { checkRules, loadMonitorSettings } from '@pi/monitor';
 import { CLOSED_PORT } from '../../support/closed-port';
-import { get, post } from '../../support/api';
+import { holdLock } from '../../support/held-lock';
+import { del, get, post } from '../../support/api';
 import { buildStock, TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { runToExit } from '../../support/processes';
@@ -23,6 +24,7 @@ const events = async (company: TestCompany) =>
     batch_id: string | null;
     message: string;
     rule_id: string;
+    product_id: string;
   }>;
 
 describe('check_rules: THRESHOLD', () => {
@@ -116,6 +118,32 @@ describe('check_rules: THRESHOLD', () => {
     expect(a.events_opened + b.events_opened).to.equal(1);
     const rows = await system().db.sequelize.query('SELECT id FROM event_log WHERE product_id = $1', { bind: [product.id], type: QueryTypes.SELECT });
     expect(rows).to.have.length(1);
+  });
+});
+
+describe('check_rules: a product deleted during the run', () => {
+  it('opens the events of the other products and none for it, instead of failing the company (the delete came first)', async () => {
+    const company = await buildCompany();
+    const [kept, deleted] = [
+      await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 5 } }),
+      await buildProduct(company, { engine_config: { engine_type: 'counter', min_stock: 5 } }),
+    ];
+    // The product held: its delete queues first, then the run's opening of events (after evaluating it as below its minimum).
+    const lock = await holdLock('SELECT id FROM product_models WHERE id = $1 FOR UPDATE', [deleted.id]);
+    let deleting: ReturnType<typeof del> | undefined;
+    let running: ReturnType<typeof run> | undefined;
+    try {
+      deleting = del(`/api/v1/product-models/${deleted.id}/`, { token: company.token });
+      await lock.waitForWaiters(1);
+      running = run(company);
+      await lock.waitForWaiters(2);
+    } finally {
+      await lock.release();
+    }
+    const [deletedAnswer, summary] = await Promise.all([deleting, running]);
+    expect(deletedAnswer.status).to.equal(204);
+    expect(summary.events_opened).to.equal(1);
+    expect((await events(company)).map((e) => e.product_id)).to.deep.equal([kept.id]);
   });
 });
 

@@ -6,7 +6,9 @@
  *
  * An event opens exactly once per (rule, product, batch) while one is OPEN or IGNORED: the partial unique
  * index decides (ON CONFLICT DO NOTHING), so an event some other run opened meanwhile gets no second
- * event and no deliveries. Event ids are made here, so the body each delivery sends (which names the
+ * event and no deliveries. The products and channels are key-share-locked as the statement reads them: one
+ * deleted since the run evaluated it gets no event or delivery (its delete came first), and a delete that
+ * comes now waits for the statement; before, its reference failed the company's whole run. Event ids are made here, so the body each delivery sends (which names the
  * event) is built before the insert; a body whose event did not open is simply not used.
  */
 import { randomUUID } from 'node:crypto';
@@ -31,8 +33,10 @@ export interface OpenedEvents {
 
 const OPEN_EVENTS_SQL = `
 WITH input AS (
-  SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+  SELECT e.* FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
     WITH ORDINALITY AS e(id, rule_id, rule_source, product_id, batch_id, trigger_type, severity, message, details, body, n)
+    JOIN product_models p ON p.id = e.product_id
+   FOR KEY SHARE OF p
 ), opened AS (
   INSERT INTO event_log (id, company_id, rule_id, rule_source, product_id, batch_id, trigger_type, severity, message, details, status, created_at, updated_at)
   SELECT id, $1, rule_id, rule_source, product_id, batch_id, trigger_type, severity, message, details::jsonb, 'OPEN', $12, $12 FROM input ORDER BY n
@@ -45,6 +49,7 @@ WITH input AS (
     JOIN input i ON i.id = o.id
     JOIN notification_channels ch ON ch.company_id = $1 AND ch.is_active AND o.trigger_type = ANY (ch.events)
    ORDER BY i.n, ch.id
+     FOR KEY SHARE OF ch
   ON CONFLICT (event_id, channel_id) WHERE event_id IS NOT NULL DO NOTHING
   RETURNING id
 )
