@@ -332,6 +332,12 @@ describe('signing in inside a scanned widget (staff)', () => {
       expectErrorShape(await get('/api/v1/widget/', { apiKey: staffKey }), 401, 'authentication_failed');
       const after = await get(`/api/v1/movements/?product_id=${w.product.id}`, { token: w.company.token });
       expect(after.body.count, 'nothing booked').to.equal(before.body.count);
+      // The admin's list of scan sessions says so too.
+      const open = await get('/api/v1/scan-sessions/', { token: w.company.token });
+      const all = await get('/api/v1/scan-sessions/?include_ended=true', { token: w.company.token });
+      const ended = all.body.results.filter((s: { signed_in_user: { id: string } | null }) => s.signed_in_user?.id === member.id);
+      expect(ended.map((s: { active: boolean }) => s.active)).to.deep.equal([false]);
+      expect(open.body.results.filter((s: { signed_in_user: { id: string } | null }) => s.signed_in_user?.id === member.id)).to.deep.equal([]);
     });
   }
 

@@ -40,17 +40,24 @@ export interface ScanSessionRow {
   last_used_at: Date | null;
   usage_count: string;
   created_at: Date;
+  /** Its signed-in user was deactivated, or their role or password changed, since the sign-in (authenticate.ts). */
+  user_ended: boolean;
 }
 
-/** The company's scan sessions, newest first; ended ones (revoked or expired) only with `include_ended`. */
+/**
+ * The company's scan sessions, newest first; ended ones (revoked, expired, or ended by a change of their
+ * signed-in user) only with `include_ended`.
+ */
 export async function listScanSessions({ sequelize }: GatewayContext, identity: Identity, page: PageRequest & { include_ended: boolean }) {
   const { limit, offset } = pageWindow(page);
   const rows = await sequelize.query<ScanSessionRow & { total_count: string }>(
     `SELECT k.id, k.name, k.prefix, k.qr_code, k.scan_policy, k.scan_target_type, k.scan_target_id, k.scan_product_id, k.scan_user_id,
-            u.username AS scan_username, k.expires_at, k.revoked_at, k.last_used_at, k.usage_count, k.created_at, count(*) OVER () AS total_count
+            u.username AS scan_username, k.expires_at, k.revoked_at, k.last_used_at, k.usage_count, k.created_at, count(*) OVER () AS total_count,
+            COALESCE(NOT u.is_active OR u.token_version <> COALESCE(k.scan_user_token_version, 0), false) AS user_ended
        FROM api_keys k LEFT JOIN users u ON u.id = k.scan_user_id
       WHERE k.company_id = $1 AND k.qr_code IS NOT NULL
-        AND ($2::boolean OR (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())))
+        AND ($2::boolean OR (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+                             AND NOT COALESCE(NOT u.is_active OR u.token_version <> COALESCE(k.scan_user_token_version, 0), false)))
       ORDER BY k.created_at DESC, k.id DESC
       LIMIT $3 OFFSET $4`,
     { bind: [identity.companyId, page.include_ended, limit, offset], type: QueryTypes.SELECT },

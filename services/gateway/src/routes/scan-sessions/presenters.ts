@@ -20,7 +20,9 @@ export const scanSessionSchema = Joi.object({
   target_id: uuid.allow(null).required(),
   product_id: uuid.allow(null).required(),
   signed_in_user: signedInUser.description('The user who signed in inside the widget, if one did.'),
-  active: Joi.boolean().required().description('Neither revoked nor expired.'),
+  active: Joi.boolean()
+    .required()
+    .description('Neither revoked nor expired, and its signed-in user (if any) neither deactivated nor changed in role or password since.'),
   expires_at: timestamp.allow(null).required(),
   revoked_at: timestamp.allow(null).required(),
   last_used_at: timestamp.allow(null).required(),
@@ -39,7 +41,7 @@ export function presentScanSession(r: ScanSessionRow) {
     target_id: r.scan_target_id,
     product_id: r.scan_product_id,
     signed_in_user: r.scan_user_id && r.scan_username ? { id: r.scan_user_id, username: r.scan_username } : null,
-    active: !r.revoked_at && !expired,
+    active: !r.revoked_at && !expired && !r.user_ended,
     expires_at: r.expires_at,
     revoked_at: r.revoked_at,
     last_used_at: r.last_used_at,
