@@ -9,6 +9,7 @@ import { expectErrorShape } from '../../support/assertions';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, buildUser, configuredCode, generateCode, unique } from '../../support/builders';
 import { system } from '../../support/hooks';
 import { holdLock } from '../../support/held-lock';
+import { sleep } from '../../support/wait';
 import { row } from '../../support/sql';
 
 type Policy = 'read' | 'book' | 'staff';
@@ -483,7 +484,9 @@ describe('changes of a user or of the scan settings hold no lock that a sign-in 
    * with its row locks taken). The lock a change of a user or of the company takes is NO KEY UPDATE, which the
    * references of a new key or a new movement (key-share locks) do not wait for. With FOR UPDATE they waited,
    * and a third request queued on the same row made a deadlock of it (found by hammering: one 500 in a few
-   * hundred requests).
+   * hundred requests). A request that waited for the change would answer only once the test lets go, so one
+   * not answered within 5 s counts as waiting (a count of waiting sessions would also see the brief waits
+   * of the gateway's usage flush).
    */
   async function whileChangeWaits(change: () => Promise<ApiResponse>, meanwhile: () => Promise<ApiResponse>) {
     const lock = await holdLock('LOCK TABLE audit_log IN SHARE MODE', []);
@@ -491,7 +494,7 @@ describe('changes of a user or of the scan settings hold no lock that a sign-in 
     try {
       changing = change();
       await lock.waitForWaiters(1);
-      const during = await Promise.race([meanwhile(), lock.waitForWaiters(2).then(() => undefined)]);
+      const during = await Promise.race([meanwhile(), sleep(5000).then(() => undefined)]);
       return { during, changing };
     } finally {
       await lock.release();
