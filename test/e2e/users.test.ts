@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { del, get, patch, post } from '../support/api';
 import { expectErrorShape } from '../support/assertions';
 import { buildCompany, buildUser, unique } from '../support/builders';
-import { holdLock } from '../support/held-lock';
+import { holdLock, lineUpBehind } from '../support/held-lock';
 import { count } from '../support/sql';
 import { system } from '../support/hooks';
 
@@ -109,17 +109,11 @@ describe('/api/v1/users/', () => {
     const other = await buildUser(company, { role: 'admin' });
     // Hold the other admin's row so that both demotions are inside their transactions before either can finish.
     const lock = await holdLock('SELECT id FROM users WHERE id = $1 FOR UPDATE', [other.id]);
-    const demotions: ReturnType<typeof patch>[] = [];
-    try {
-      // The first waits on that row; the second, sent then, holds its own row and wants the other's too.
-      demotions.push(patch(`/api/v1/users/${other.id}/`, { role: 'viewer' }, { token: company.token }));
-      await lock.waitForWaiters(1);
-      demotions.push(patch(`/api/v1/users/${company.admin.id}/`, { role: 'viewer' }, { token: other.token }));
-      await lock.waitForWaiters(2);
-    } finally {
-      await lock.release();
-    }
-    const answers = await Promise.all(demotions);
+    // The first waits on that row; the second, sent then, holds its own row and wants the other's too.
+    const answers = await lineUpBehind(lock, [
+      () => patch(`/api/v1/users/${other.id}/`, { role: 'viewer' }, { token: company.token }),
+      () => patch(`/api/v1/users/${company.admin.id}/`, { role: 'viewer' }, { token: other.token }),
+    ]);
     const statuses = answers.map((res) => res.status).sort();
     expect(statuses, JSON.stringify(answers.map((res) => res.body))).to.deep.equal([200, 409]);
     expectErrorShape(

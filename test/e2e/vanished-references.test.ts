@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { ApiResponse, del, post } from '../support/api';
 import { expectNotFound } from '../support/assertions';
 import { TestCompany, buildCompany, buildProduct, generateCode, unique } from '../support/builders';
-import { holdLock } from '../support/held-lock';
+import { holdLock, lineUpBehind } from '../support/held-lock';
 import { count } from '../support/sql';
 
 /**
@@ -17,17 +17,7 @@ import { count } from '../support/sql';
  */
 async function referenceWhileDeleted(company: TestCompany, productId: string, reference: () => Promise<ApiResponse>) {
   const lock = await holdLock('SELECT id FROM product_models WHERE id = $1 FOR UPDATE', [productId]);
-  let deleting: Promise<ApiResponse> | undefined;
-  let referencing: Promise<ApiResponse> | undefined;
-  try {
-    deleting = del(`/api/v1/product-models/${productId}/`, { token: company.token });
-    await lock.waitForWaiters(1);
-    referencing = reference();
-    await lock.waitForWaiters(2);
-  } finally {
-    await lock.release();
-  }
-  const [deleted, referenced] = await Promise.all([deleting, referencing]);
+  const [deleted, referenced] = await lineUpBehind(lock, [() => del(`/api/v1/product-models/${productId}/`, { token: company.token }), reference]);
   expect(deleted.status, JSON.stringify(deleted.body)).to.equal(204);
   return referenced;
 }

@@ -40,3 +40,20 @@ export async function holdLock(lockingSelect: string, bind: unknown[]): Promise<
     },
   };
 }
+
+/**
+ * Sends `requests` one after another, each once every one before it waits on a lock (the held one, or one it
+ * queues behind), then lets go of `lock`; answers what each request answered, in order.
+ */
+export async function lineUpBehind<R>(lock: HeldLock, requests: Array<() => Promise<R>>): Promise<R[]> {
+  const answers: Array<Promise<R>> = [];
+  try {
+    for (const request of requests) {
+      answers.push(request());
+      await lock.waitForWaiters(answers.length);
+    }
+  } finally {
+    await lock.release();
+  }
+  return Promise.all(answers);
+}

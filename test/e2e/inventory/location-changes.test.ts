@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { patch, post } from '../../support/api';
 import { expectErrorShape } from '../../support/assertions';
 import { Profile, TestCompany, buildCompany, buildLocation, buildProduct } from '../../support/builders';
-import { HeldLock, holdLock } from '../../support/held-lock';
+import { holdLock, lineUpBehind } from '../../support/held-lock';
 import { query, row } from '../../support/sql';
 
 const moveUnder = (company: TestCompany, id: string, parentId: string) => patch(`/api/v1/locations/${id}/`, { parent_id: parentId }, { token: company.token });
@@ -25,20 +25,6 @@ function hasLoop(parentOf: Record<string, string | null>): boolean {
     for (let steps = 0; at && steps < 100; steps++, at = parentOf[at] ?? null) if (at === start) return true;
     return false;
   });
-}
-
-/** Sends `moves` one after another, each once the one before waits on a lock, then lets go of `lock`. */
-async function sendWhileLocked(lock: HeldLock, moves: Array<() => ReturnType<typeof patch>>) {
-  const answers: ReturnType<typeof patch>[] = [];
-  try {
-    for (const move of moves) {
-      answers.push(move());
-      await lock.waitForWaiters(answers.length);
-    }
-  } finally {
-    await lock.release();
-  }
-  return Promise.all(answers);
 }
 
 describe('the location tree', () => {
@@ -67,7 +53,7 @@ describe('the location tree', () => {
     const b = await buildLocation(company);
     // Both rows held: each move waits on its own location, then both start together.
     const lock = await holdLock('SELECT id FROM locations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [[a.id, b.id]]);
-    const answers = await sendWhileLocked(lock, [() => moveUnder(company, a.id, b.id), () => moveUnder(company, b.id, a.id)]);
+    const answers = await lineUpBehind(lock, [() => moveUnder(company, a.id, b.id), () => moveUnder(company, b.id, a.id)]);
     expect(answers.map((res) => res.status).sort(), JSON.stringify(answers.map((res) => res.body))).to.deep.equal([200, 400]);
     expectErrorShape(
       answers.find((res) => res.status === 400)!,
@@ -84,7 +70,7 @@ describe('the location tree', () => {
     expect((await moveUnder(company, four.id, one.id)).status).to.equal(200);
     // The new parents held: each move has checked for a loop on the tree as committed before it waits here.
     const lock = await holdLock('SELECT id FROM locations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [[two.id, four.id]]);
-    const answers = await sendWhileLocked(lock, [() => moveUnder(company, one.id, two.id), () => moveUnder(company, three.id, four.id)]);
+    const answers = await lineUpBehind(lock, [() => moveUnder(company, one.id, two.id), () => moveUnder(company, three.id, four.id)]);
     expect(answers.map((res) => res.status).sort(), JSON.stringify(answers.map((res) => res.body))).to.deep.equal([200, 400]);
     expect(hasLoop(await parents([one.id, two.id, three.id, four.id]))).to.equal(false);
   });
@@ -108,7 +94,13 @@ describe('the location tree', () => {
         );
         await lock.waitForWaiters(1);
         deactivation = patch(`/api/v1/locations/${location.id}/`, { is_active: false }, { token: company.token });
-        deactivationWaited = await Promise.race([deactivation.then(() => false), lock.waitForWaiters(2).then(() => true)]);
+        deactivationWaited = await Promise.race([
+          deactivation.then(() => false),
+          lock.waitForWaiters(2).then(
+            () => true,
+            () => false,
+          ),
+        ]);
       } finally {
         await lock.release();
       }

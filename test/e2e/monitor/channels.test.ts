@@ -15,7 +15,7 @@ import { expectErrorShape, expectNotFound, expectPermissionDenied, expectValidat
 import { TestCompany, buildCompany, buildUser } from '../../support/builders';
 import { system } from '../../support/hooks';
 import type { RunningGateway } from '../../support/system';
-import { holdLock } from '../../support/held-lock';
+import { holdLock, lineUpBehind } from '../../support/held-lock';
 import { count, query, row } from '../../support/sql';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { REDIS_URL, requireRedis } from '../../support/redis';
@@ -219,18 +219,10 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
     const created = await buildChannel(company, { url: receiver.url });
     // Hold the channel: the delete queues on it first, then the test send, which has locked its new delivery.
     const lock = await holdLock('SELECT id FROM notification_channels WHERE id = $1 FOR NO KEY UPDATE', [created.id]);
-    let deleting: ReturnType<typeof del>;
-    let sending: ReturnType<typeof post>;
-    try {
-      deleting = del(`/api/v1/notification-channels/${created.id}/`, { token: company.token });
-      await lock.waitForWaiters(1);
-      sending = post(`/api/v1/notification-channels/${created.id}/test/`, undefined, { token: company.token });
-      await lock.waitForWaiters(2);
-    } finally {
-      await lock.release();
-      await receiver.close();
-    }
-    const [deleted, sent] = await Promise.all([deleting!, sending!]);
+    const [deleted, sent] = await lineUpBehind(lock, [
+      () => del(`/api/v1/notification-channels/${created.id}/`, { token: company.token }),
+      () => post(`/api/v1/notification-channels/${created.id}/test/`, undefined, { token: company.token }),
+    ]).finally(() => receiver.close());
     expect(deleted.status, JSON.stringify(deleted.body)).to.equal(204);
     expect(sent.status, JSON.stringify(sent.body)).to.be.below(500);
     expect(await count('SELECT count(*) FROM notification_deliveries WHERE channel_id = $1', [created.id])).to.equal(0);
@@ -240,17 +232,10 @@ describe('/api/v1/notification-channels/: CRUD and secrets', () => {
     const created = await buildChannel(company, { url: 'http://127.0.0.1:1/hook' });
     // Held in a mode the delivery's reference to the channel waits for: the delete queues first, the send's insert behind it.
     const lock = await holdLock('SELECT id FROM notification_channels WHERE id = $1 FOR UPDATE', [created.id]);
-    let deleting: ReturnType<typeof del>;
-    let sending: ReturnType<typeof post>;
-    try {
-      deleting = del(`/api/v1/notification-channels/${created.id}/`, { token: company.token });
-      await lock.waitForWaiters(1);
-      sending = post(`/api/v1/notification-channels/${created.id}/test/`, undefined, { token: company.token });
-      await lock.waitForWaiters(2);
-    } finally {
-      await lock.release();
-    }
-    const [deleted, sent] = await Promise.all([deleting!, sending!]);
+    const [deleted, sent] = await lineUpBehind(lock, [
+      () => del(`/api/v1/notification-channels/${created.id}/`, { token: company.token }),
+      () => post(`/api/v1/notification-channels/${created.id}/test/`, undefined, { token: company.token }),
+    ]);
     expect(deleted.status, JSON.stringify(deleted.body)).to.equal(204);
     expectNotFound(sent);
     expect(await count('SELECT count(*) FROM notification_deliveries WHERE channel_id = $1', [created.id])).to.equal(0);

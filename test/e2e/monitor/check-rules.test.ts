@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { DeliveryQueue, attemptDelivery, startDeliveryWorker, verifySignature } from '@pi/notify';
-import { checkRules, loadMonitorSettings } from '@pi/monitor';
+import { checkRules, loadMonitorSettings, type RunSummary } from '@pi/monitor';
 import { CLOSED_PORT } from '../../support/closed-port';
-import { holdLock } from '../../support/held-lock';
-import { del, get, post } from '../../support/api';
+import { holdLock, lineUpBehind } from '../../support/held-lock';
+import { ApiResponse, del, get, post } from '../../support/api';
 import { buildStock, TestCompany, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system, testDatabaseUrl } from '../../support/hooks';
 import { runToExit } from '../../support/processes';
@@ -130,19 +130,12 @@ describe('check_rules: a product deleted during the run', () => {
     ];
     // The product held: its delete queues first, then the run's opening of events (after evaluating it as below its minimum).
     const lock = await holdLock('SELECT id FROM product_models WHERE id = $1 FOR UPDATE', [deleted.id]);
-    let deleting: ReturnType<typeof del> | undefined;
-    let running: ReturnType<typeof run> | undefined;
-    try {
-      deleting = del(`/api/v1/product-models/${deleted.id}/`, { token: company.token });
-      await lock.waitForWaiters(1);
-      running = run(company);
-      await lock.waitForWaiters(2);
-    } finally {
-      await lock.release();
-    }
-    const [deletedAnswer, summary] = await Promise.all([deleting, running]);
-    expect(deletedAnswer.status).to.equal(204);
-    expect(summary.events_opened).to.equal(1);
+    const [deletedAnswer, summary] = await lineUpBehind<unknown>(lock, [
+      () => del(`/api/v1/product-models/${deleted.id}/`, { token: company.token }),
+      () => run(company),
+    ]);
+    expect((deletedAnswer as ApiResponse).status).to.equal(204);
+    expect((summary as RunSummary).events_opened).to.equal(1);
     expect((await events(company)).map((e) => e.product_id)).to.deep.equal([kept.id]);
   });
 });

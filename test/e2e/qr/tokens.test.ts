@@ -16,7 +16,7 @@ import { api, del, get, patch, post } from '../../support/api';
 import { expectErrorShape, expectPermissionDenied } from '../../support/assertions';
 import { TestCompany, buildCompany, buildLocation, buildProduct, configuredCode, generateCode } from '../../support/builders';
 import { system } from '../../support/hooks';
-import { holdLock } from '../../support/held-lock';
+import { holdLock, lineUpBehind } from '../../support/held-lock';
 import { count, query, row } from '../../support/sql';
 
 const MINUTE = 60_000;
@@ -170,17 +170,10 @@ describe('QR tokens: revoking the widget key while a scan is being exchanged', (
     const code = await generateCode(company);
     const token = await scan(code);
     const lock = await holdLock('SELECT id FROM api_keys WHERE id = $1 FOR UPDATE', [company.apiKeyId]);
-    let revoking: Promise<any>;
-    let exchanging: Promise<any>;
-    try {
-      revoking = del(`/api/v1/api-keys/${company.apiKeyId}/`, { token: company.token });
-      await lock.waitForWaiters(1);
-      exchanging = exchange(token);
-      await lock.waitForWaiters(2);
-    } finally {
-      await lock.release();
-    }
-    const [revoked, exchanged] = await Promise.all([revoking!, exchanging!]);
+    const [revoked, exchanged] = await lineUpBehind(lock, [
+      () => del(`/api/v1/api-keys/${company.apiKeyId}/`, { token: company.token }),
+      () => exchange(token),
+    ]);
     expect(revoked.status, JSON.stringify(revoked.body)).to.equal(204);
     expect(await row('SELECT revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = $1', [company.apiKeyId])).to.deep.equal({ revoked: true });
     const alive = await count('SELECT count(*) FROM api_keys WHERE parent_key_id = $1 AND revoked_at IS NULL', [company.apiKeyId]);
@@ -199,18 +192,11 @@ describe('QR tokens: rotating the widget key while a user signs in to a scan', (
     const scanned = await scanKey(code);
     // Hold the widget key so that the rotation, then the sign-in, are both inside their transactions before either finishes.
     const lock = await holdLock('SELECT id FROM api_keys WHERE id = $1 FOR UPDATE', [company.apiKeyId]);
-    let rotating: ReturnType<typeof post>;
-    let signingIn: ReturnType<typeof post>;
-    try {
-      rotating = post(`/api/v1/api-keys/${company.apiKeyId}/rotate/`, undefined, { token: company.token });
-      await lock.waitForWaiters(1);
-      const credentials = { username: company.admin.username, password: company.admin.password };
-      signingIn = post('/api/v1/widget/sign_in/', credentials, { apiKey: scanned.key });
-      await lock.waitForWaiters(2);
-    } finally {
-      await lock.release();
-    }
-    const [rotated, signedIn] = await Promise.all([rotating!, signingIn!]);
+    const credentials = { username: company.admin.username, password: company.admin.password };
+    const [rotated, signedIn] = await lineUpBehind(lock, [
+      () => post(`/api/v1/api-keys/${company.apiKeyId}/rotate/`, undefined, { token: company.token }),
+      () => post('/api/v1/widget/sign_in/', credentials, { apiKey: scanned.key }),
+    ]);
     expect(rotated.status, JSON.stringify(rotated.body)).to.equal(200);
     expectErrorShape(signedIn, 401, 'authentication_failed');
     expect(await count('SELECT count(*) FROM api_keys WHERE qr_code = $1 AND revoked_at IS NULL', [code])).to.equal(0);
