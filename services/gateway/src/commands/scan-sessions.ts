@@ -51,14 +51,16 @@ export interface ScanSessionRow {
 export async function listScanSessions({ sequelize }: GatewayContext, identity: Identity, page: PageRequest & { include_ended: boolean }) {
   const { limit, offset } = pageWindow(page);
   const rows = await sequelize.query<ScanSessionRow & { total_count: string }>(
-    `SELECT k.id, k.name, k.prefix, k.qr_code, k.scan_policy, k.scan_target_type, k.scan_target_id, k.scan_product_id, k.scan_user_id,
-            u.username AS scan_username, k.expires_at, k.revoked_at, k.last_used_at, k.usage_count, k.created_at, count(*) OVER () AS total_count,
-            COALESCE(NOT u.is_active OR u.token_version <> COALESCE(k.scan_user_token_version, 0), false) AS user_ended
-       FROM api_keys k LEFT JOIN users u ON u.id = k.scan_user_id
-      WHERE k.company_id = $1 AND k.qr_code IS NOT NULL
-        AND ($2::boolean OR (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
-                             AND NOT COALESCE(NOT u.is_active OR u.token_version <> COALESCE(k.scan_user_token_version, 0), false)))
-      ORDER BY k.created_at DESC, k.id DESC
+    `WITH sessions AS (
+       SELECT k.id, k.name, k.prefix, k.qr_code, k.scan_policy, k.scan_target_type, k.scan_target_id, k.scan_product_id, k.scan_user_id,
+              u.username AS scan_username, k.expires_at, k.revoked_at, k.last_used_at, k.usage_count, k.created_at,
+              COALESCE(NOT u.is_active OR u.token_version <> COALESCE(k.scan_user_token_version, 0), false) AS user_ended
+         FROM api_keys k LEFT JOIN users u ON u.id = k.scan_user_id
+        WHERE k.company_id = $1 AND k.qr_code IS NOT NULL
+     )
+     SELECT *, count(*) OVER () AS total_count FROM sessions
+      WHERE $2::boolean OR (revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AND NOT user_ended)
+      ORDER BY created_at DESC, id DESC
       LIMIT $3 OFFSET $4`,
     { bind: [identity.companyId, page.include_ended, limit, offset], type: QueryTypes.SELECT },
   );
