@@ -19,23 +19,32 @@ export async function holdLock(lockingSelect: string, bind: unknown[]): Promise<
   await blocker.connect();
   await blocker.query('BEGIN');
   await blocker.query(lockingSelect, bind);
+  let released = false;
+  // One query at a time on the connection: a wait may still be looking when the test lets go.
+  let lastQuery: Promise<unknown> = Promise.resolve();
+  const ask = (text: string) => {
+    const answer = lastQuery.then(() => blocker.query<{ n: number }>(text));
+    lastQuery = answer.catch(() => undefined);
+    return answer;
+  };
   return {
     async waitForWaiters(n) {
       // Seen twice in a row, 10 ms apart: a request that waits on the held lock stays waiting, while a brief
       // wait elsewhere (on the gateway's usage flush, say) is over by the next look.
       let seen = 0;
-      for (let i = 0; i < 200; i++) {
+      for (let i = 0; i < 200 && !released; i++) {
         // Inside a transaction pg_stat_activity is a snapshot taken once: clear it before each look.
-        await blocker.query('SELECT pg_stat_clear_snapshot()');
-        const r = await blocker.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        await ask('SELECT pg_stat_clear_snapshot()');
+        const r = await ask("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
         seen = r.rows[0].n >= n ? seen + 1 : 0;
         if (seen === 2) return;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      throw new Error(`never saw ${n} sessions waiting on a lock`);
+      throw new Error(released ? `the lock was let go before ${n} sessions waited on it` : `never saw ${n} sessions waiting on a lock`);
     },
     async release() {
-      await blocker.query('COMMIT').catch(() => undefined);
+      released = true;
+      await ask('COMMIT').catch(() => undefined);
       await blocker.end();
     },
   };
