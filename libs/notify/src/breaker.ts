@@ -19,38 +19,35 @@ import type { DeliverySettings } from './settings';
 
 export type ChannelLimits = Pick<DeliverySettings, 'CHANNEL_MAX_CONCURRENT_SENDS' | 'CHANNEL_PAUSE_AFTER_FAILURES' | 'CHANNEL_PROBE_INTERVAL_MS'>;
 
-/** What a claim needs to know of a channel, read with the channel row locked. */
+/** What a claim or a record needs to know of a channel, read with the channel row locked. */
 export interface ChannelGateRow {
   id: string;
   company_id: string;
   is_active: boolean;
   paused_at: Date | null;
   next_probe_at: Date | null;
-}
-
-/** Locks the channel row for the rest of the transaction (NO KEY UPDATE: new deliveries may still reference it). */
-export async function lockChannel(sequelize: Sequelize, transaction: Transaction, channelId: string): Promise<ChannelGateRow | undefined> {
-  const [row] = await sequelize.query<ChannelGateRow>(
-    `SELECT id, company_id, is_active, paused_at, next_probe_at FROM notification_channels WHERE id = $1 FOR NO KEY UPDATE`,
-    { bind: [channelId], type: QueryTypes.SELECT, transaction },
-  );
-  return row;
+  consecutive_failures: number;
 }
 
 /**
- * Locks the channel of a delivery, as `lockChannel` does, before the delivery itself is locked: every
- * transaction that locks both takes the channel first (a channel's delete cascades from it to its deliveries),
- * so none waits for a channel while holding a delivery that a delete of that channel waits for.
+ * The channel `idSql` names (with `$1`), locked for the rest of the transaction (NO KEY UPDATE: new deliveries
+ * may still reference it). Every transaction that locks a channel and one of its deliveries takes the channel
+ * first (a channel's delete cascades from it to its deliveries), so none waits for a channel while holding a
+ * delivery that a delete of that channel waits for.
  */
-export async function lockChannelOfDelivery(sequelize: Sequelize, transaction: Transaction, deliveryId: string): Promise<ChannelGateRow | undefined> {
+async function lockChannelWhere(sequelize: Sequelize, transaction: Transaction, idSql: string, bind: string): Promise<ChannelGateRow | undefined> {
   const [row] = await sequelize.query<ChannelGateRow>(
-    `SELECT id, company_id, is_active, paused_at, next_probe_at FROM notification_channels
-      WHERE id = (SELECT channel_id FROM notification_deliveries WHERE id = $1)
-        FOR NO KEY UPDATE`,
-    { bind: [deliveryId], type: QueryTypes.SELECT, transaction },
+    `SELECT id, company_id, is_active, paused_at, next_probe_at, consecutive_failures FROM notification_channels WHERE id = ${idSql} FOR NO KEY UPDATE`,
+    { bind: [bind], type: QueryTypes.SELECT, transaction },
   );
   return row;
 }
+
+export const lockChannel = (sequelize: Sequelize, transaction: Transaction, channelId: string) => lockChannelWhere(sequelize, transaction, '$1', channelId);
+
+/** The channel of a delivery, locked before the delivery itself is (see `lockChannelWhere`). */
+export const lockChannelOfDelivery = (sequelize: Sequelize, transaction: Transaction, deliveryId: string) =>
+  lockChannelWhere(sequelize, transaction, '(SELECT channel_id FROM notification_deliveries WHERE id = $1)', deliveryId);
 
 /** Attempts in flight to the channel at `now`: STARTED, with their lease still running. */
 export async function sendsInFlight(sequelize: Sequelize, transaction: Transaction, channelId: string, now: Date): Promise<number> {
@@ -96,22 +93,20 @@ export interface BreakerChange {
 }
 
 /**
- * Records an attempt's result on its channel: a success closes the breaker, a failure may open it. Locks the
- * channel row first, so concurrent results of one channel are counted one after the other.
+ * Records an attempt's result on its channel: a success closes the breaker, a failure may open it. `before` is
+ * the channel as the caller locked it (`lockChannel`), so concurrent results of one channel are counted one
+ * after the other.
  */
 export async function recordOnChannel(
   sequelize: Sequelize,
   transaction: Transaction,
-  channelId: string,
+  before: ChannelGateRow | undefined,
   result: { ok: boolean; error: string | null },
   limits: ChannelLimits,
   now: Date,
 ): Promise<BreakerChange> {
-  const [before] = await sequelize.query<{ consecutive_failures: number; paused_at: Date | null }>(
-    `SELECT consecutive_failures, paused_at FROM notification_channels WHERE id = $1 FOR NO KEY UPDATE`,
-    { bind: [channelId], type: QueryTypes.SELECT, transaction },
-  );
   if (!before) return { paused: false, resumed: false, consecutiveFailures: 0 }; // deleted meanwhile
+  const channelId = before.id;
   const wasPaused = before.paused_at !== null;
   if (result.ok) {
     if (before.consecutive_failures !== 0 || wasPaused) await closeBreaker(sequelize, transaction, channelId);

@@ -222,10 +222,10 @@ async function sendAndRecord(
   };
 
   const recorded = await sequelize.transaction(async (transaction) => {
-    await lockChannel(sequelize, transaction, channel.id); // the channel before the delivery, as the claim (breaker.ts)
+    const locked = await lockChannel(sequelize, transaction, channel.id); // the channel before the delivery, as the claim (breaker.ts)
     const move = await finishAttempt(sequelize, transaction, attempt, result);
     if (move === undefined) return undefined;
-    const breaker = await recordOnChannel(sequelize, transaction, channel.id, result, settings, now);
+    const breaker = await recordOnChannel(sequelize, transaction, locked, result, settings, now);
     return { move, breaker };
   });
   const entry = {

@@ -8,8 +8,10 @@
  * index decides (ON CONFLICT DO NOTHING), so an event some other run opened meanwhile gets no second
  * event and no deliveries. The products and channels are key-share-locked as the statement reads them: one
  * deleted since the run evaluated it gets no event or delivery (its delete came first), and a delete that
- * comes now waits for the statement; before, its reference failed the company's whole run. Event ids are made here, so the body each delivery sends (which names the
- * event) is built before the insert; a body whose event did not open is simply not used.
+ * comes now waits for the statement; before, its reference failed the company's whole run.
+ *
+ * Event ids are made here, so the body each delivery sends (which names the event) is built before the
+ * insert; a body whose event did not open is simply not used.
  */
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
