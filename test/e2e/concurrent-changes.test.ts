@@ -58,7 +58,10 @@ async function hammer(changes: Record<string, Change>, rounds: number, pick: Ret
   return problems;
 }
 
-describe(`changes sent together (rounds of ${ROUND_SIZE}, seed ${SEED})`, () => {
+describe(`changes sent together (rounds of ${ROUND_SIZE}, seed ${SEED})`, function () {
+  // Each scenario sends a few hundred requests: 4–6 s of a fast machine, 15–20 s of a slow one (testing.md).
+  this.timeout(90_000);
+
   it('the catalog, the stock, the ledger and the monitoring: no 5xx in 120 rounds, and the data keeps its rules', async () => {
     const pick = chooser(SEED);
     const company = await buildCompany();
