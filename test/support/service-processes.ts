@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { system, testDatabaseUrl } from './hooks';
-import { ROOT, RunningProcess, killAll, startOnFreePort } from './processes';
+import { ROOT, RunningProcess, killAll, startOnFreePort, startProcess } from './processes';
 
 export type ServiceName = 'gateway' | 'inventory' | 'qr' | 'monitor' | 'notifier';
 
@@ -27,6 +27,8 @@ export interface ServiceProcesses {
   urls: Partial<Record<ServiceName, string>>;
   /** The processes that exited, with how (none should). */
   exited(): string[];
+  /** Starts `service` again, after it died, with its settings and on its port, as a supervisor would. */
+  startAgain(service: ServiceName): Promise<RunningProcess>;
   stop(): Promise<void>;
 }
 
@@ -63,14 +65,16 @@ export async function startServiceProcesses(
   };
   const running: Partial<Record<ServiceName, RunningProcess>> = {};
   const urls: Partial<Record<ServiceName, string>> = {};
+  const settings: Partial<Record<ServiceName, Record<string, string>>> = {};
   const all: RunningProcess[] = [];
   try {
     const start = async (service: ServiceName, extra: Record<string, string> = {}) => {
+      settings[service] = { ...common, ...own[service], ...env[service], ...extra };
       const { process: child, url } = await startOnFreePort(
         service,
         process.execPath,
         [entryOf(service)],
-        { ...common, ...own[service], ...env[service], ...extra },
+        settings[service],
         PORT_VARIABLE[service],
         // Several Node processes starting at once on a loaded machine can take a while each.
         { timeoutMs: 60_000 },
@@ -100,6 +104,19 @@ export async function startServiceProcesses(
       all
         .filter((p) => p.child.exitCode !== null || p.child.signalCode !== null)
         .map((p) => `${p.name} (${p.child.exitCode ?? p.child.signalCode}):\n${p.output().slice(-3000)}`),
+    startAgain: async (service) => {
+      const port = new URL(urls[service]!).port;
+      const child = await startProcess(
+        service,
+        process.execPath,
+        [entryOf(service)],
+        { ...settings[service]!, [PORT_VARIABLE[service]]: port },
+        { timeoutMs: 60_000 },
+      );
+      all.push(child);
+      running[service] = child;
+      return child;
+    },
     stop: () => killAll(all),
   };
 }
