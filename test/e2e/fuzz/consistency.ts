@@ -4,6 +4,7 @@
  * its own ancestor, no inactive location holds stock, and each company keeps an active admin.
  */
 import { QueryTypes } from 'sequelize';
+import type { Database } from '@pi/common';
 import { findStockDifferences } from '@pi/inventory';
 import { system } from '../../support/hooks';
 
@@ -24,12 +25,12 @@ const BROKEN_RULES_SQL = `
   SELECT 'company ' || c.id || ' has no active admin' FROM companies c
    WHERE c.id = ANY($1::uuid[]) AND NOT EXISTS (SELECT 1 FROM users u WHERE u.company_id = c.id AND u.role = 'admin' AND u.is_active)`;
 
-/** Every rule above that the companies' data breaks, in words (empty when all hold). */
-export async function brokenRules(companyIds: string[]): Promise<string[]> {
-  const rows = await system().db.sequelize.query<{ problem: string }>(BROKEN_RULES_SQL, { bind: [companyIds], type: QueryTypes.SELECT });
+/** Every rule above that the companies' data breaks, in words (empty when all hold); `db`: the test system's. */
+export async function brokenRules(companyIds: string[], db: Database = system().db): Promise<string[]> {
+  const rows = await db.sequelize.query<{ problem: string }>(BROKEN_RULES_SQL, { bind: [companyIds], type: QueryTypes.SELECT });
   const problems = [...new Set(rows.map((r) => r.problem))];
   for (const companyId of companyIds) {
-    const { differences } = await findStockDifferences(system().db, companyId);
+    const { differences } = await findStockDifferences(db, companyId);
     problems.push(...differences.map((d) => `${d.kind} of product ${d.product_id} at ${d.location_id}: ledger ${d.expected}, stored ${d.actual}`));
   }
   return problems;
