@@ -61,7 +61,8 @@ describe('faults: PostgreSQL restarted under the running system (real processes,
     state = await loadOrCreateStandaloneState(dir, await freePort());
     server = await startEmbeddedPostgres(dir, state);
     const url = databaseUrlOf(state);
-    db = connectDatabase({ url, poolMax: 2 });
+    // No models: they are bound to the last connection given them, and the worker's test system must keep its own.
+    db = connectDatabase({ url, poolMax: 2, withModels: false });
     await migrateUp(db.sequelize);
     const own = { DATABASE_URL: url };
     services = await startServiceProcesses(['inventory', 'gateway'], own, { inventory: own });
@@ -118,7 +119,7 @@ describe('faults: PostgreSQL restarted under the running system (real processes,
     await server.stop();
     await sleep(500);
     server = await startEmbeddedPostgres(dir, state);
-    db = connectDatabase({ url: databaseUrlOf(state), poolMax: 2 });
+    db = connectDatabase({ url: databaseUrlOf(state), poolMax: 2, withModels: false });
     const answered = () => sent.filter((s) => s.answers.length > 0);
     await eventually(
       () =>
