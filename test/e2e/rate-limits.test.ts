@@ -1,5 +1,7 @@
+import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { freePort } from '@pi/db';
 import { CLOSED_PORT } from '../support/closed-port';
 import { REDIS_URL, requireRedis } from '../support/redis';
 import type { RunningGateway } from '../support/system';
@@ -166,6 +168,41 @@ describe('rate limits (docs/api/rate-limits-cors-headers.md)', () => {
       const limited = await get('/api/v1/export/', at({ token: company.token }));
       expectLimited(limited, 'company_export');
       expect(limited.body.retry_after).to.be.within(3500, 3600);
+    });
+  });
+
+  it('the hourly company quotas give their point back when the system fails the request (5xx), and only then', async () => {
+    const company = await buildCompany();
+    // The inventory behind this gateway is away (nothing listens on its port), then back (a pass-through to it).
+    const port = await freePort();
+    const inventory = new URL(system().serviceUrls.inventory);
+    const passThrough = http.createServer((req, res) => {
+      const forwarded = http.request({ host: inventory.hostname, port: inventory.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(forwarded);
+    });
+    await withGateway({ INVENTORY_URL: `http://127.0.0.1:${port}`, RATE_LIMIT_OVERRIDES: 'product_import=1' }, async (_gw, at) => {
+      const exportAll = () => get('/api/v1/export/', at({ token: company.token }));
+      const importNothing = () => post('/api/v1/product-models/import/', { products: [] }, at({ token: company.token }));
+      for (let i = 0; i < 3; i++) {
+        for (const res of [await exportAll(), await importNothing()]) {
+          expect(res.status, JSON.stringify(res.body)).to.equal(503);
+          expect(res.body.code).to.equal('service_unavailable');
+        }
+      }
+      await new Promise<void>((resolve) => passThrough.listen(port, '127.0.0.1', resolve));
+      try {
+        expect((await exportAll()).status).to.equal(200);
+        // An import of nothing is refused (400): the client's fault, so its point stays spent.
+        expect((await importNothing()).status).to.equal(400);
+        expectLimited(await exportAll(), 'company_export');
+        expectLimited(await importNothing(), 'product_import');
+      } finally {
+        passThrough.closeAllConnections();
+        await new Promise((resolve) => passThrough.close(resolve));
+      }
     });
   });
 

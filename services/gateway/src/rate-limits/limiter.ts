@@ -8,7 +8,7 @@ import type { Request, RequestHandler } from 'express';
 import IORedis, { type Redis } from 'ioredis';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError, Logger } from '@pi/common';
-import { RATE_LIMIT_SCOPES, RateLimit, RateLimitScope } from './limits';
+import { GIVEN_BACK_ON_FAILURE, RATE_LIMIT_SCOPES, RateLimit, RateLimitScope } from './limits';
 
 export class RateLimitedError extends AppError {
   constructor(
@@ -105,12 +105,32 @@ export class RateLimits {
     }
   }
 
-  /** Counts against each scope in turn, keyed by `keyOf`; stops at the first one over its limit. */
+  /** Gives back one point of `scope` for `key` (a store that cannot be reached keeps it: nothing to do). */
+  async giveBack(scope: RateLimitScope, key: string): Promise<void> {
+    await this.limiters
+      .get(scope)
+      ?.reward(key, 1)
+      .catch((err: Error) => this.markDegraded(err));
+  }
+
+  /**
+   * Counts against each scope in turn; stops at the first one over its limit. The scopes of
+   * GIVEN_BACK_ON_FAILURE get their point back when the answer turns out to be a 5xx.
+   */
   middleware(plan: (req: Request) => Array<[RateLimitScope, string | undefined]>): RequestHandler {
     return (req, res, next) => {
       if (!this.enabled) return next();
-      this.check(req, plan(req)).then(
-        () => next(),
+      const steps = plan(req).filter((step): step is [RateLimitScope, string] => Boolean(step[1]));
+      this.check(steps).then(
+        () => {
+          const refundable = steps.filter(([scope]) => GIVEN_BACK_ON_FAILURE.has(scope));
+          if (refundable.length) {
+            res.once('finish', () => {
+              if (res.statusCode >= 500) for (const [scope, key] of refundable) void this.giveBack(scope, key);
+            });
+          }
+          next();
+        },
         (err: unknown) => {
           if (err instanceof RateLimitedError) res.set('Retry-After', String(err.retryAfter));
           next(err);
@@ -119,8 +139,8 @@ export class RateLimits {
     };
   }
 
-  private async check(_req: Request, steps: Array<[RateLimitScope, string | undefined]>) {
-    for (const [scope, key] of steps) if (key) await this.consume(scope, key);
+  private async check(steps: Array<[RateLimitScope, string]>) {
+    for (const [scope, key] of steps) await this.consume(scope, key);
   }
 
   close(): Promise<void> {

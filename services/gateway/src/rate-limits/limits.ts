@@ -20,6 +20,14 @@ export const RATE_LIMIT_SCOPES = [
 ] as const;
 export type RateLimitScope = (typeof RATE_LIMIT_SCOPES)[number];
 
+/**
+ * Hourly company quotas whose point comes back when the answer is a 5xx: the system failed to carry the request
+ * out, and an admin whose export met a database restart should not wait an hour to try again. The protective
+ * limits (per minute, per address, per key) keep every point, or a client retrying through an outage in a
+ * tight loop would never be slowed down (docs/api/rate-limits-cors-headers.md).
+ */
+export const GIVEN_BACK_ON_FAILURE: ReadonlySet<RateLimitScope> = new Set<RateLimitScope>(['product_import', 'company_export']);
+
 /** The scopes an operation may declare (`rateLimits`); the others are the caller's, charged by credential. */
 export const OPERATION_SCOPES: readonly RateLimitScope[] = ['login', 'qr_redirect', 'qr_api', 'product_import', 'company_export'];
 
