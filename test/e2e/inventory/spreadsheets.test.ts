@@ -496,6 +496,78 @@ describe('POST /api/v1/stock/import/', () => {
     expect(await ledgerSnapshot(company.id)).to.deep.equal(before);
   });
 
+  describe('with an Idempotency-Key (a retry after an answer that never came books nothing twice)', () => {
+    const importWithKey = (token: string, csv: string, key: string, dryRun = false) =>
+      api('POST', `/api/v1/stock/import/${dryRun ? '?dry_run=true' : ''}`, {
+        token,
+        rawBody: csv,
+        headers: { 'content-type': 'text/csv', 'idempotency-key': key },
+      });
+
+    it('answers a retry with the first answer again, with Idempotent-Replayed: true, and books once', async () => {
+      const company = await buildCompany();
+      const shelf = await buildLocation(company, 'Shelf');
+      const bolt = await buildProduct(company);
+      const csv = `sku,location,quantity\n${bolt.sku},Shelf,7\n${bolt.sku},Shelf,5\n`;
+      const key = unique('import');
+      const first = await importWithKey(company.token, csv, key);
+      expect(first.status, JSON.stringify(first.body)).to.equal(201);
+      expect(first.headers.get('idempotent-replayed')).to.equal(null);
+      const retry = await importWithKey(company.token, csv, key);
+      expect(retry.status).to.equal(201);
+      expect(retry.headers.get('idempotent-replayed')).to.equal('true');
+      expect(JSON.stringify(retry.body)).to.equal(JSON.stringify(first.body));
+      expect(await balanceOf(bolt.id, shelf.id)).to.equal(12);
+      expect(await movementCount(company.id)).to.equal(2);
+      // Another file under the same key is refused; nothing more is booked.
+      const other = await importWithKey(company.token, `sku,location,quantity\n${bolt.sku},Shelf,1\n`, key);
+      expect(other.status, JSON.stringify(other.body)).to.equal(409);
+      expect(other.body.code).to.equal('idempotency_key_reused');
+      expect(await balanceOf(bolt.id, shelf.id)).to.equal(12);
+    });
+
+    it('remembers neither a dry run nor a refused file under the key: the import after them books', async () => {
+      const company = await buildCompany();
+      const shelf = await buildLocation(company, 'Shelf');
+      const bolt = await buildProduct(company);
+      const key = unique('import');
+      const good = `sku,location,quantity\n${bolt.sku},Shelf,3\n`;
+      expect((await importWithKey(company.token, good, key, true)).status).to.equal(200);
+      expectImportFailed(await importWithKey(company.token, `sku,location,quantity\n${bolt.sku},Nowhere,3\n`, key), [[1, 'location']]);
+      const booked = await importWithKey(company.token, good, key);
+      expect(booked.status, JSON.stringify(booked.body)).to.equal(201);
+      expect(booked.headers.get('idempotent-replayed')).to.equal(null);
+      expect(await balanceOf(bolt.id, shelf.id)).to.equal(3);
+    });
+
+    it('books once when the same import is sent twice at the same moment: one books, the other answers its booking', async () => {
+      const company = await buildCompany();
+      const shelf = await buildLocation(company, 'Shelf');
+      const bolt = await buildProduct(company);
+      const csv = `sku,location,quantity\n${Array.from({ length: 200 }, () => `${bolt.sku},Shelf,1`).join('\n')}\n`;
+      const key = unique('import');
+      const answers = await Promise.all([importWithKey(company.token, csv, key), importWithKey(company.token, csv, key)]);
+      expect(answers.map((a) => a.status)).to.deep.equal([201, 201]);
+      expect(answers.map((a) => a.headers.get('idempotent-replayed')).sort()).to.deep.equal([null, 'true'].sort());
+      expect(answers[0].body).to.deep.equal(answers[1].body);
+      expect(await balanceOf(bolt.id, shelf.id)).to.equal(200);
+      expect(await movementCount(company.id)).to.equal(200);
+    });
+
+    it("keeps a company's keys its own: another company's import under the same key books", async () => {
+      const [a, b] = [await buildCompany(), await buildCompany()];
+      const key = unique('import');
+      for (const company of [a, b]) {
+        const shelf = await buildLocation(company, 'Shelf');
+        const bolt = await buildProduct(company);
+        const res = await importWithKey(company.token, `sku,location,quantity\n${bolt.sku},Shelf,4\n`, key);
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+        expect(res.headers.get('idempotent-replayed')).to.equal(null);
+        expect(await balanceOf(bolt.id, shelf.id)).to.equal(4);
+      }
+    });
+  });
+
   it('books nothing and names every problem by row and column', async () => {
     const company = await buildCompany();
     await buildLocation(company, 'Shelf');

@@ -15,6 +15,7 @@ import { navigate, signInWithKeyboard } from '../../support/dashboard-page';
 import { ScanGateway, startScanGateway, waitForText } from '../../support/pages';
 import { query } from '../../support/sql';
 import { balanceOf } from '../../support/stock';
+import { eventually } from '../../support/wait';
 
 const kindsOf = async (productId: string) =>
   (await query<{ kind: string }>('SELECT kind FROM stock_movements WHERE product_id = $1 ORDER BY seq', [productId])).map((m) => m.kind);
@@ -45,7 +46,7 @@ interface Attempt {
 type Step =
   { kind: 'reached-then'; answer: typeof UPSTREAM_TIMEOUT } | { kind: 'answer'; answer: typeof UPSTREAM_TIMEOUT } | { kind: 'cut' } | { kind: 'pass' };
 
-async function routeAttempts(page: Page, pattern: string, plan: Step[]): Promise<Attempt[]> {
+async function routeAttempts(page: Page, pattern: string | RegExp, plan: Step[]): Promise<Attempt[]> {
   const attempts: Attempt[] = [];
   await page.route(pattern, async (route: Route) => {
     const attempt: Attempt = { key: route.request().headers()['idempotency-key'] };
@@ -213,6 +214,41 @@ describe('Pages: bookings whose outcome is unknown are retried with the same Ide
     // The retry message is gone once it booked; the button is back.
     expect(await form.locator('.form-message').count()).to.equal(0);
     expect(await form.getByRole('button', { name: 'Book', exact: true }).isEnabled()).to.equal(true);
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('dashboard: an opening-stock import booked but answered 503, then cut off, is retried with the same key and books once; the same file imported again books again', async () => {
+    const company = await buildCompany();
+    const location = await buildLocation(company, unique('Dock'));
+    const product = await buildProduct(company, { name: 'Imported nut', sku: unique('NUT') });
+    const bp = await newPage();
+    const { page } = bp;
+    await signInWithKeyboard(page, company.admin.username, company.admin.password);
+    await navigate(page, 'Import & export');
+    const form = page.getByRole('form', { name: 'Import opening stock' });
+    await form.getByLabel('Or paste the content').fill(`sku,location,quantity\n${product.sku},${location.name},4\n${product.sku},${location.name},3`);
+    await form.getByLabel('Dry run: check only, import nothing').uncheck();
+    const attempts = await routeAttempts(page, /\/api\/v1\/stock\/import\//, [
+      { kind: 'reached-then', answer: OUTCOME_UNKNOWN },
+      { kind: 'cut' },
+      { kind: 'pass' },
+    ]);
+    const seen = await recordTexts(page, 'form[aria-label="Import opening stock"] button[type="submit"]');
+
+    await form.getByRole('button', { name: 'Import' }).click();
+    await page.locator('.import-outcome', { hasText: '2 stock row(s) imported.' }).waitFor({ timeout: 20_000 });
+    expect(attempts.map((a) => a.reached)).to.deep.equal([201, undefined, 201]);
+    expect(attempts[0].key).to.match(/^dashboard-[0-9a-f]{32}$/);
+    expect(new Set(attempts.map((a) => a.key)).size).to.equal(1);
+    expect(await balanceOf(product.id, location.id)).to.equal(7);
+    expect(await seen()).to.include.members(['Retrying (2 of 4)…', 'Retrying (3 of 4)…']);
+
+    // A second delivery of the same goods is a new import: a new key, booked again.
+    await form.getByRole('button', { name: 'Import' }).click();
+    await eventually(async () => (await balanceOf(product.id, location.id)) === 14, 'the second import to book', 20_000);
+    expect(attempts).to.have.length(4);
+    expect(attempts[3].key).to.not.equal(attempts[0].key);
+    expect(await kindsOf(product.id)).to.deep.equal(['ADD', 'ADD', 'ADD', 'ADD']);
     expect(problems(bp)).to.deep.equal([]);
   });
 });

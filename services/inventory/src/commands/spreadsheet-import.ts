@@ -13,6 +13,8 @@ import { importedCell } from '../csv/cells';
 import { calendarDate } from '../http/calendar-date';
 import { MAX_QUANTITY, decimalPlaces, toDecimal } from '../engine/quantity';
 import { bookInMany } from '../ledger/book-many';
+import { claimKey, rememberAnswer } from '../ledger/idempotency';
+import type { IdempotencyClaim } from '../ledger/types';
 import { ledgerContext } from './bookings';
 import { serverErrorOf } from '../sql/client';
 import { ImportFailedError, RowProblem, byRow } from './import';
@@ -185,6 +187,11 @@ export interface OpeningBooking {
 }
 
 export type OpeningStockResult = { dry_run: true; imported: 0; would_import: number } | { dry_run: false; imported: number; bookings: OpeningBooking[] };
+/** An import's answer, or (`replayed`) the one an earlier import with the same Idempotency-Key got. */
+export interface OpeningStockAnswer {
+  replayed: boolean;
+  result: OpeningStockResult;
+}
 
 const QUANTITY_CELL = /^(\d+(\.\d*)?|\.\d+)$/;
 const RETRYABLE = new Set(['40P01', '40001']);
@@ -334,18 +341,22 @@ export async function importOpeningStock(
   identity: Identity,
   text: string,
   dryRun: boolean,
-  requestId: string,
-): Promise<OpeningStockResult> {
+  origin: { requestId: string; idempotency?: IdempotencyClaim },
+): Promise<OpeningStockAnswer> {
   const { sequelize } = ctx;
-  const booking = ledgerContext(ctx, identity, requestId);
+  const booking = ledgerContext(ctx, identity, origin.requestId);
   const { rows, width } = readCsv(text, STOCK_CSV);
   if (dryRun) {
     const valid = await checkStockRows(sequelize, identity, rows, width);
-    return { dry_run: true, imported: 0, would_import: valid.length };
+    return { replayed: false, result: { dry_run: true, imported: 0, would_import: valid.length } };
   }
+  const idem = origin.idempotency;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await sequelize.transaction(async (transaction) => {
+      return await sequelize.transaction(async (transaction): Promise<OpeningStockAnswer> => {
+        // The key first: a retry of an import that was booked answers it again and books nothing.
+        const earlier = idem && (await claimKey(booking, transaction, idem));
+        if (earlier && 'legacyBody' in earlier) return { replayed: true, result: earlier.legacyBody as OpeningStockResult };
         const valid = await checkStockRows(sequelize, identity, rows, width, transaction);
         // Products are share-locked as any booking's (ledger/targets.ts), so a change of profile or decimals
         // waits for the import; all of them at once, in id order.
@@ -376,7 +387,9 @@ export async function importOpeningStock(
           quantity: Number(movement.quantity),
           quantity_at_location: at.get(`${r.product.id}/${r.location.id}`) ?? 0,
         }));
-        return { dry_run: false as const, imported: bookings.length, bookings };
+        const result: OpeningStockResult = { dry_run: false, imported: bookings.length, bookings };
+        if (idem) await rememberAnswer(booking, transaction, idem, 201, result);
+        return { replayed: false, result };
       });
     } catch (err) {
       const code = serverErrorOf(err)?.code;

@@ -62,3 +62,14 @@ export async function rememberBooking(ctx: BookingContext, transaction: Tx, idem
     transaction,
   });
 }
+
+/**
+ * Stores an answer that is not one booking (an import's, docs/api/spreadsheets.md) with its key, in the
+ * transaction that made it; a retry with the key answers it again through `claimKey` (as `legacyBody`).
+ */
+export async function rememberAnswer(ctx: BookingContext, transaction: Tx, idem: IdempotencyClaim, status: number, body: unknown): Promise<void> {
+  await ctx.sequelize.query('UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE company_id = $1 AND key = $2', {
+    bind: [ctx.identity.companyId, idem.key, status, JSON.stringify(body)],
+    transaction,
+  });
+}

@@ -4,9 +4,9 @@
  * export (one JSON file of every record). Import problems are listed per row and column
  * (docs/api/spreadsheets.md).
  */
-import { ApiError, download, request } from '../api.js';
+import { ApiError, download, request, type RequestOptions } from '../api.js';
 import { fill, fromLocalInput, h } from '../dom.js';
-import { FieldError, Form, Values, str, text } from '../form.js';
+import { FieldError, Form, Values, idempotencyKeys, str, text } from '../form.js';
 import { table } from '../list.js';
 import type { Screen } from '../screen.js';
 import { button, errorBox, notify, saveBlob, screenHeader, section } from '../ui.js';
@@ -50,6 +50,11 @@ interface CsvImport {
   noun: string;
   placeholder: string;
   help: Array<string | HTMLElement>;
+  /**
+   * Books stock: an import sends an `Idempotency-Key` and is retried with it while its outcome is unknown, so
+   * a lost answer never books the file twice (docs/operations/pages.md); a new key once an import went through.
+   */
+  idempotent?: boolean;
 }
 
 /**
@@ -76,9 +81,13 @@ async function importedText(values: Values): Promise<{ file: File | null; conten
  * Sends an import (or its dry run) and shows what came of it in `outcome`: the count, or the problems by row
  * and column. Any other error is the form's to show.
  */
-async function sendImport(outcome: HTMLElement, upload: { path: string; noun: string; content: string; contentType: string; dryRun: boolean }): Promise<void> {
+async function sendImport(
+  outcome: HTMLElement,
+  upload: { path: string; noun: string; content: string; contentType: string; dryRun: boolean; retried?: RequestOptions },
+): Promise<void> {
   try {
     const answer = await request<{ imported: number; would_import?: number; dry_run: boolean }>('POST', upload.path, {
+      ...upload.retried,
       query: { dry_run: upload.dryRun },
       rawBody: upload.content,
       contentType: upload.contentType,
@@ -112,9 +121,13 @@ function csvImportForm(spec: CsvImport): HTMLElement {
     onSubmit: async (values) => {
       outcome.replaceChildren();
       const { content } = await importedText(values);
-      await sendImport(outcome, { path: spec.path, noun: spec.noun, content, contentType: 'text/csv', dryRun: Boolean(values.dry_run) });
+      const dryRun = Boolean(values.dry_run);
+      const retried = keys && !dryRun ? keys.options() : undefined;
+      await sendImport(outcome, { path: spec.path, noun: spec.noun, content, contentType: 'text/csv', dryRun, retried });
+      if (retried) keys?.next();
     },
   });
+  const keys = spec.idempotent ? idempotencyKeys(form) : undefined;
   return h('div', null, form.el, outcome);
 }
 
@@ -253,6 +266,7 @@ export const screen: Screen = {
       label: 'Import opening stock',
       path: '/api/v1/stock/import/',
       noun: 'stock row(s)',
+      idempotent: true,
       placeholder: 'sku,location,quantity,batch_code,expiration_date\nA-1,Main warehouse,25,,',
       help: [
         'A header row of ',

@@ -4,16 +4,18 @@
  * `POST /api/v1/stock/import/`: opening stock from CSV (docs/api/spreadsheets.md).
  */
 import Joi from 'joi';
-import { ID_OWNERS, buildPage, endpoints, pageSchema, reply, requestIdOf, type Call } from '@pi/common';
+import { ID_OWNERS, buildPage, endpoints, pageSchema, reply, type Call } from '@pi/common';
 import { stockHistory, type HistoryQuery } from '../../commands/stock-history';
 import { stockLevelsPage, type StockFilters } from '../../commands/stock-levels';
 import { OPENING_STOCK_REASON, importOpeningStock } from '../../commands/spreadsheet-import';
 import type { InventoryContext } from '../../context';
+import { bookingOrigin } from '../../http/booking-request';
 import { csvBody, csvText } from '../../http/csv-body';
 import { presentStockLevel, stockLevelSchema } from '../../presenters/stock';
 import { presentStockHistory, stockHistorySchema } from '../../presenters/stock-history';
 import { quantitySchema, uuid } from '../../presenters/schemas';
 import { MAX_IMPORT_ROWS, IMPORT_RATE_LIMITS } from '../product-models/schema';
+import { IDEMPOTENCY, REPLAYED_HEADER } from '../movements/descriptions';
 import { HISTORY_DESCRIPTION } from './descriptions';
 import { importStockQuery, stockHistoryQuery, stockQuery } from './schema';
 
@@ -99,7 +101,8 @@ export const stockEndpoints = endpoints<InventoryContext>(
       `transaction: every row or none, at most ${MAX_IMPORT_ROWS} rows. If any row fails the answer is 400 \`import_failed\` with ` +
       '`details.rows: [{row, field, message}]` naming every problem by row (from 1) and column, and nothing is booked. With `dry_run=true` ' +
       'the rows are checked and nothing is booked. Products by SKU, locations by name (ignoring case; a name must mean one active ' +
-      'physical location). SERIALIZED products are refused (their items need serial numbers). Members and admins only.',
+      'physical location). SERIALIZED products are refused (their items need serial numbers). Members and admins only.\n\n' +
+      `${IDEMPOTENCY} A dry run books nothing and is not remembered.`,
     security: 'bearer',
     request: {
       query: importStockQuery,
@@ -112,12 +115,14 @@ export const stockEndpoints = endpoints<InventoryContext>(
     },
     responses: {
       200: { description: '`dry_run=true`: every row is valid; nothing was booked.', schema: openingStockDryRunSchema },
-      201: { description: 'Every row was booked.', schema: openingStockImportSchema },
+      201: { description: 'Every row was booked.', schema: openingStockImportSchema, headers: REPLAYED_HEADER },
     },
-    errors: [415],
+    errors: [409, 415],
     before: [csvBody()],
-    handle: async (ctx, { query, identity, req }: Call<{ dry_run: boolean }>) => {
-      const result = await importOpeningStock(ctx, identity, csvText(req), query.dry_run, requestIdOf(req));
+    handle: async (ctx, { query, identity, req, res }: Call<{ dry_run: boolean }>) => {
+      const text = csvText(req);
+      const { replayed, result } = await importOpeningStock(ctx, identity, text, query.dry_run, bookingOrigin(req));
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
       return result.dry_run ? result : reply(201, result);
     },
   },
