@@ -554,6 +554,23 @@ describe('POST /api/v1/stock/import/', () => {
       expect(await movementCount(company.id)).to.equal(200);
     });
 
+    it('refuses a key that a booking of the company spent (409 idempotency_key_reused), and books nothing', async () => {
+      const company = await buildCompany();
+      const shelf = await buildLocation(company, 'Shelf');
+      const bolt = await buildProduct(company);
+      const key = unique('import');
+      const booked = await post(
+        `/api/v1/widget/${bolt.id}/transaction/`,
+        { operation: 'add', quantity: 2, location_id: shelf.id },
+        { apiKey: company.apiKey, headers: { 'idempotency-key': key } },
+      );
+      expect(booked.status, JSON.stringify(booked.body)).to.equal(200);
+      const res = await importWithKey(company.token, `sku,location,quantity\n${bolt.sku},Shelf,4\n`, key);
+      expect(res.status, JSON.stringify(res.body)).to.equal(409);
+      expect(res.body.code).to.equal('idempotency_key_reused');
+      expect(await balanceOf(bolt.id, shelf.id)).to.equal(2);
+    });
+
     it("keeps a company's keys its own: another company's import under the same key books", async () => {
       const [a, b] = [await buildCompany(), await buildCompany()];
       const key = unique('import');

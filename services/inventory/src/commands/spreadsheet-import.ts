@@ -13,6 +13,7 @@ import { importedCell } from '../csv/cells';
 import { calendarDate } from '../http/calendar-date';
 import { MAX_QUANTITY, decimalPlaces, toDecimal } from '../engine/quantity';
 import { bookInMany } from '../ledger/book-many';
+import { idempotencyKeyReused } from '../ledger/errors';
 import { claimKey, rememberAnswer } from '../ledger/idempotency';
 import type { IdempotencyClaim } from '../ledger/types';
 import { ledgerContext } from './bookings';
@@ -356,7 +357,11 @@ export async function importOpeningStock(
       return await sequelize.transaction(async (transaction): Promise<OpeningStockAnswer> => {
         // The key first: a retry of an import that was booked answers it again and books nothing.
         const earlier = idem && (await claimKey(booking, transaction, idem));
-        if (earlier && 'legacyBody' in earlier) return { replayed: true, result: earlier.legacyBody as OpeningStockResult };
+        if (earlier) {
+          // Only an import stores its whole answer; a key a booking spent is another request's.
+          if (!('legacyBody' in earlier)) throw idempotencyKeyReused();
+          return { replayed: true, result: earlier.legacyBody as OpeningStockResult };
+        }
         const valid = await checkStockRows(sequelize, identity, rows, width, transaction);
         // Products are share-locked as any booking's (ledger/targets.ts), so a change of profile or decimals
         // waits for the import; all of them at once, in id order.
