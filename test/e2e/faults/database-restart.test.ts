@@ -133,16 +133,16 @@ describe('faults: PostgreSQL restarted under the running system (real processes,
     stop = true;
     await Promise.all(streams);
 
-    const describe = (s: Sent) => s.answers.map((a) => `${a.status} ${a.body?.code ?? ''}`.trim()).join(', ');
+    const answersOf = (s: Sent) => s.answers.map((a) => `${a.status} ${a.body?.code ?? ''}`.trim()).join(', ');
     const unexpected = sent.filter(
       (s) => !(s.answers[0].status === 200 || (s.answers[0].status === 503 && ['service_unavailable', 'outcome_unknown'].includes(s.answers[0].body?.code))),
     );
-    expect(unexpected.map(describe)).to.deep.equal([]);
+    expect(unexpected.map(answersOf)).to.deep.equal([]);
     const refused = sent.filter((s) => s.answers[0].status === 503);
     expect(refused.length, 'some bookings met the restart').to.be.greaterThan(0);
     for (const booking of refused) {
       const retry = await book(booking);
-      expect(retry.status, `the retry of a booking first answered ${describe(booking)}: ${JSON.stringify(retry.body)}`).to.equal(200);
+      expect(retry.status, `the retry of a booking first answered ${answersOf(booking)}: ${JSON.stringify(retry.body)}`).to.equal(200);
       booking.answers.push(retry);
     }
     expect(await scalar('SELECT count(*) FROM idempotency_keys WHERE company_id = $1', [companyId])).to.equal(sent.length);
