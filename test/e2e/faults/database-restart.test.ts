@@ -19,6 +19,7 @@ import { QueryTypes } from 'sequelize';
 import { connectDatabase, type Database } from '@pi/common';
 import { EmbeddedPostgres, databaseUrlOf, freePort, loadOrCreateStandaloneState, migrateUp, startEmbeddedPostgres, StandaloneState } from '@pi/db';
 import { ApiResponse, api } from '../../support/api';
+import { BookingRequest, BookingStream, SendBooking, describeRetries, retryWithTheirKeys, unexpectedFirstAnswers } from '../../support/booking-stream';
 import { ServiceProcesses, startServiceProcesses } from '../../support/service-processes';
 import { eventually, sleep } from '../../support/wait';
 import { brokenRules } from '../fuzz/consistency';
@@ -26,11 +27,9 @@ import { brokenRules } from '../fuzz/consistency';
 const IN_FLIGHT = 6;
 const OPENING_STOCK = 1000;
 
-interface Sent {
-  key: string;
-  body: Record<string, unknown>;
+/** A booking of the stream, and what it takes from the shelf. */
+interface Booking extends BookingRequest {
   taken: number;
-  answers: ApiResponse[];
 }
 
 describe('faults: PostgreSQL restarted under the running system (real processes, a server of its own)', function () {
@@ -95,66 +94,45 @@ describe('faults: PostgreSQL restarted under the running system (real processes,
   });
 
   it('answers 200 or 503 while it restarts, never 500; retries with the same key book once; the ledger holds; every process lives on', async () => {
-    const sent: Sent[] = [];
-    let stop = false;
-    const book = (booking: Sent) =>
-      call('POST', `/api/v1/widget/${productId}/transaction/`, { apiKey, headers: { 'idempotency-key': booking.key }, body: booking.body });
-    const stream = async () => {
-      while (!stop) {
-        const subtract = sent.length % 2 === 0;
-        const booking: Sent = {
-          key: randomUUID(),
-          body: { operation: subtract ? 'subtract' : 'add', quantity: 1, location_id: shelf },
-          taken: subtract ? 1 : -1,
-          answers: [],
-        };
-        sent.push(booking);
-        booking.answers.push(await book(booking));
-        if (booking.answers[0].status === 503) await sleep(50); // as a client backs off
-      }
+    const send: SendBooking = (booking) => call('POST', booking.path, { apiKey, headers: { 'idempotency-key': booking.key }, body: booking.body });
+    const bookingNumber = (n: number): Booking => {
+      const subtract = n % 2 === 0;
+      return {
+        path: `/api/v1/widget/${productId}/transaction/`,
+        body: { operation: subtract ? 'subtract' : 'add', quantity: 1, location_id: shelf },
+        taken: subtract ? 1 : -1,
+      };
     };
-    const streams = Array.from({ length: IN_FLIGHT }, stream);
+    const stream = new BookingStream(send, bookingNumber, IN_FLIGHT, 50);
     await sleep(1000);
     await db.close();
     await server.stop();
     await sleep(500);
     server = await startEmbeddedPostgres(dir, state);
     db = connectDatabase({ url: databaseUrlOf(state), poolMax: 2, withModels: false });
-    const answered = () => sent.filter((s) => s.answers.length > 0);
     await eventually(
       () =>
-        answered()
+        stream
+          .answered()
           .slice(-IN_FLIGHT)
           .every((s) => s.answers[0].status === 200),
       'bookings to go through again',
       60_000,
     );
     await sleep(500);
-    stop = true;
-    await Promise.all(streams);
+    const sent = await stream.stop();
 
-    const answersOf = (s: Sent) => s.answers.map((a) => `${a.status} ${a.body?.code ?? ''}`.trim()).join(', ');
-    const unexpected = sent.filter(
-      (s) => !(s.answers[0].status === 200 || (s.answers[0].status === 503 && ['service_unavailable', 'outcome_unknown'].includes(s.answers[0].body?.code))),
-    );
-    expect(unexpected.map(answersOf)).to.deep.equal([]);
+    expect(unexpectedFirstAnswers(sent)).to.deep.equal([]);
     const refused = sent.filter((s) => s.answers[0].status === 503);
     expect(refused.length, 'some bookings met the restart').to.be.greaterThan(0);
-    for (const booking of refused) {
-      const retry = await book(booking);
-      expect(retry.status, `the retry of a booking first answered ${answersOf(booking)}: ${JSON.stringify(retry.body)}`).to.equal(200);
-      booking.answers.push(retry);
-    }
+    await retryWithTheirKeys(refused, send);
     expect(await scalar('SELECT count(*) FROM idempotency_keys WHERE company_id = $1', [companyId])).to.equal(sent.length);
     expect(await scalar('SELECT count(*) FROM stock_movements WHERE company_id = $1', [companyId])).to.equal(sent.length + 1);
     const taken = sent.reduce((sum, s) => sum + s.taken, 0);
     expect(await scalar('SELECT quantity FROM stock_balances WHERE product_id = $1 AND location_id = $2', [productId, shelf])).to.equal(OPENING_STOCK - taken);
     expect(await brokenRules([companyId], db)).to.deep.equal([]);
     expect(services.exited()).to.deep.equal([]);
-    const unknown = refused.filter((s) => s.answers[0].body.code === 'outcome_unknown').length;
-    process.stdout.write(
-      `      ${sent.length} bookings; ${refused.length} answered 503 during the restart (${unknown} outcome_unknown), each booked once by its retry\n`,
-    );
+    process.stdout.write(`      ${describeRetries(sent, refused)}\n`);
   });
 
   it('hears credential changes again: a key revoked by another replica after the restart stops working here at once', async () => {

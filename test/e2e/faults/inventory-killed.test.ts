@@ -8,9 +8,9 @@
  * 503 `outcome_unknown`, never a 500 or a hang); a retry with the same Idempotency-Key once the service is
  * back books what was not booked and answers what was, once; and afterwards every balance equals its ledger.
  */
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { ApiResponse, api } from '../../support/api';
+import { api } from '../../support/api';
+import { BookingRequest, BookingStream, SendBooking, describeRetries, retryWithTheirKeys, unexpectedFirstAnswers } from '../../support/booking-stream';
 import { TestCompany, TestProduct, addStock, buildCompany, buildLocation, buildProduct } from '../../support/builders';
 import { system } from '../../support/hooks';
 import { ServiceProcesses, startServiceProcesses } from '../../support/service-processes';
@@ -22,13 +22,9 @@ import { brokenRules } from '../fuzz/consistency';
 const IN_FLIGHT = 6;
 const OPENING_STOCK = 1000;
 
-interface Sent {
-  key: string;
-  path: string;
-  body: Record<string, unknown>;
-  /** What the booking takes from the standard product's stock on the first shelf (a transfer moves it to the second). */
+/** A booking of the stream, and what it takes from the standard product on the first shelf (a transfer moves it to the second). */
+interface Booking extends BookingRequest {
   fromFirst: number;
-  answers: ApiResponse[];
 }
 
 describe('faults: the inventory service killed while bookings stream through the gateway (real process, SIGKILL)', function () {
@@ -40,45 +36,28 @@ describe('faults: the inventory service killed while bookings stream through the
   let standard: TestProduct;
   let batched: TestProduct;
 
-  const send = (sent: Sent) =>
-    api('POST', sent.path, { baseUrl: gateway.url, apiKey: company.apiKey, headers: { 'idempotency-key': sent.key }, body: sent.body });
+  const send: SendBooking = (booking) =>
+    api('POST', booking.path, { baseUrl: gateway.url, apiKey: company.apiKey, headers: { 'idempotency-key': booking.key }, body: booking.body });
 
-  /** A booking of one unit, of either path (one statement, or a transaction of several), by its key. */
-  const bookingNumber = (n: number): Sent => {
-    const key = randomUUID();
+  /** A booking of one unit, of either path (one statement, or a transaction of several). */
+  const bookingNumber = (n: number): Booking => {
     switch (n % 4) {
       case 0:
-        return {
-          key,
-          path: `/api/v1/widget/${standard.id}/transaction/`,
-          body: { operation: 'subtract', quantity: 1, location_id: shelves[0] },
-          fromFirst: 1,
-          answers: [],
-        };
+        return { path: `/api/v1/widget/${standard.id}/transaction/`, body: { operation: 'subtract', quantity: 1, location_id: shelves[0] }, fromFirst: 1 };
       case 1:
         return {
-          key,
           path: '/api/v1/widget/transfer/',
           body: { product_id: standard.id, from_location_id: shelves[0], to_location_id: shelves[1], quantity: 1 },
           fromFirst: 1,
-          answers: [],
         };
       case 2:
         return {
-          key,
           path: `/api/v1/widget/${batched.id}/transaction/`,
           body: { operation: 'add', quantity: 1, location_id: shelves[0], batch: { code: 'LOT-K' } },
           fromFirst: 0,
-          answers: [],
         };
       default:
-        return {
-          key,
-          path: `/api/v1/widget/${standard.id}/transaction/`,
-          body: { operation: 'add', quantity: 1, location_id: shelves[0] },
-          fromFirst: -1,
-          answers: [],
-        };
+        return { path: `/api/v1/widget/${standard.id}/transaction/`, body: { operation: 'add', quantity: 1, location_id: shelves[0] }, fromFirst: -1 };
     }
   };
 
@@ -101,16 +80,7 @@ describe('faults: the inventory service killed while bookings stream through the
   });
 
   it('answers every booking with 2xx or 503, never 500; retries with the same key book each once; every balance equals its ledger', async () => {
-    const sent: Sent[] = [];
-    let stop = false;
-    const stream = async () => {
-      while (!stop) {
-        const booking = bookingNumber(sent.length);
-        sent.push(booking);
-        booking.answers.push(await send(booking));
-      }
-    };
-    const streams = Array.from({ length: IN_FLIGHT }, stream);
+    const stream = new BookingStream(send, bookingNumber, IN_FLIGHT);
 
     // Kill it once bookings are flowing, and start it again on the same port, as a supervisor would.
     await sleep(1000);
@@ -118,23 +88,13 @@ describe('faults: the inventory service killed while bookings stream through the
     await sleep(300);
     await services.startAgain('inventory');
     await sleep(1000);
-    stop = true;
-    await Promise.all(streams);
+    const sent = await stream.stop();
 
-    const statusesOf = (answers: ApiResponse[]) => answers.map((a) => `${a.status}${a.status >= 400 ? ` ${a.body?.code}` : ''}`);
-    const unexpected = sent.filter(
-      (s) => !s.answers.every((a) => a.status === 200 || (a.status === 503 && ['service_unavailable', 'outcome_unknown'].includes(a.body?.code))),
-    );
-    expect(unexpected.map((s) => `${s.path}: ${statusesOf(s.answers).join(', ')}`)).to.deep.equal([]);
+    expect(unexpectedFirstAnswers(sent)).to.deep.equal([]);
     const refused = sent.filter((s) => s.answers[0].status === 503);
     expect(refused.length, 'some bookings met the dead service').to.be.greaterThan(0);
     expect(sent.length - refused.length, 'bookings answered before and after').to.be.greaterThan(20);
-
-    for (const booking of refused) {
-      const retry = await send(booking);
-      expect(retry.status, `the retry of ${booking.path} (${statusesOf(booking.answers).join(', ')}): ${JSON.stringify(retry.body)}`).to.equal(200);
-      booking.answers.push(retry);
-    }
+    await retryWithTheirKeys(refused, send);
     // Each key booked exactly once: a retry that found its booking committed answered it again.
     const keysBooked = await count('SELECT count(*) FROM idempotency_keys WHERE company_id = $1', [company.id]);
     expect(keysBooked).to.equal(sent.length);
@@ -147,10 +107,6 @@ describe('faults: the inventory service killed while bookings stream through the
     expect(await stockOf(standard, shelves[1])).to.equal(transfers);
     expect(await stockOf(batched, shelves[0])).to.equal(batchAdds);
     expect(await brokenRules([company.id])).to.deep.equal([]);
-    const unknown = refused.filter((s) => s.answers[0].body.code === 'outcome_unknown').length;
-    const replayed = refused.filter((s) => s.answers[1].headers.get('idempotent-replayed') === 'true').length;
-    process.stdout.write(
-      `      ${sent.length} bookings; ${refused.length} answered 503 (${unknown} outcome_unknown), of which ${replayed} had been booked: their retry answered that booking\n`,
-    );
+    process.stdout.write(`      ${describeRetries(sent, refused)}\n`);
   });
 });

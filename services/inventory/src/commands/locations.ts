@@ -4,7 +4,7 @@
  * created with the company and cannot be changed.
  */
 import { Op } from 'sequelize';
-import type { Transaction, WhereOptions } from 'sequelize';
+import type { Sequelize, Transaction, WhereOptions } from 'sequelize';
 import {
   AuditSnapshot,
   ConflictError,
@@ -99,7 +99,7 @@ export interface LocationChanges {
 export function updateLocation(ctx: InventoryContext, identity: Identity, id: string, changes: LocationChanges, action: 'update' | 'deactivate' = 'update') {
   const { sequelize } = ctx;
   return sequelize.transaction(async (transaction) => {
-    if (changes.parent_id) await lockLocationTree(identity.companyId, transaction);
+    if (changes.parent_id) await lockLocationTree(sequelize, identity.companyId, transaction);
     const location = await findOwned(Location, id, identity.companyId, { transaction, lock: true, what: 'Location' });
     if (location.systemRole) throw new ConflictError('system_location', 'System locations cannot be changed.');
     const before = auditedLocation(location);
@@ -138,8 +138,8 @@ const LOCATION_TREE_LOCK = 1;
  * the two halves of a longer loop) would both pass if they overlapped; and two that locked their own rows
  * first would each wait for the other's row (the parent reference) and deadlock.
  */
-async function lockLocationTree(companyId: string, transaction: Transaction) {
-  await Location.sequelize!.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', { bind: [LOCATION_TREE_LOCK, companyId], transaction });
+async function lockLocationTree(sequelize: Sequelize, companyId: string, transaction: Transaction) {
+  await sequelize.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', { bind: [LOCATION_TREE_LOCK, companyId], transaction });
 }
 
 /** A location may not become its own ancestor. */
