@@ -15,6 +15,10 @@ import { importJsonBody, importRow } from '../routes/product-models/schema';
 import { gtinKey, gtinProblem, GTIN_KEY_SQL } from '../catalog/gtin';
 import { auditedProduct, engineColumns } from './products';
 import { readCsvTable } from '../csv/table';
+import { answerOncePerKey } from '../ledger/idempotency';
+import type { IdempotencyClaim } from '../ledger/types';
+import { presentProduct } from '../presenters/product';
+import { ledgerContext } from './bookings';
 
 export type ImportRequest = { format: 'json'; body: unknown } | { format: 'csv'; text: string };
 
@@ -217,48 +221,77 @@ async function existingSkuProblems(companyId: string, candidates: Candidate[], t
 /** Problems in the order of the file's rows. */
 export const byRow = (a: RowProblem, b: RowProblem) => a.row - b.row;
 
-export type ImportResult = { dry_run: true; imported: 0; would_import: number } | { dry_run: false; imported: number; products: ProductModel[] };
+export type ImportResult =
+  { dry_run: true; imported: 0; would_import: number } | { dry_run: false; imported: number; products: Array<ReturnType<typeof presentProduct>> };
 
-/** Checks every row, then writes all of them in one transaction, or none. */
-export async function importProducts(ctx: InventoryContext, identity: Identity, request: ImportRequest, dryRun: boolean): Promise<ImportResult> {
+/** An import's answer, or (`replayed`) the one an earlier import with the same Idempotency-Key got. */
+export interface ImportAnswer<R> {
+  replayed: boolean;
+  result: R;
+}
+
+/** Creates the checked rows, each with its audit entry; answers them in file order as the API shows a product. */
+async function createProducts(identity: Identity, rows: ValidRow[], transaction: Transaction): Promise<ImportResult> {
+  // Rows go in in SKU order, so two imports sharing SKUs wait for each other instead of deadlocking on the
+  // unique index; the answer keeps the order of the file.
+  const bySku = [...rows].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
+  const created = await ProductModel.bulkCreate(
+    bySku.map((r) => ({
+      companyId: identity.companyId,
+      sku: r.sku,
+      name: r.name,
+      description: r.description,
+      profile: r.profile,
+      ...r.engine,
+      isActive: true,
+      barcode: r.barcode,
+    })),
+    { transaction, returning: true },
+  );
+  await recordAudits(
+    transaction,
+    identity.companyId,
+    identity,
+    created.map((p) => ({ action: 'create' as const, resourceType: 'product_model' as const, resourceId: p.id, after: auditedProduct(p) })),
+  );
+  const createdBySku = new Map(created.map((p) => [p.sku, p]));
+  const products = rows.map((r) => presentProduct(createdBySku.get(r.sku)!));
+  return { dry_run: false, imported: products.length, products };
+}
+
+/**
+ * Checks every row, then writes all of them in one transaction, or none. A real run takes an optional
+ * Idempotency-Key (docs/api/catalog-and-records.md): a retry after an answer that never came answers the
+ * first import again instead of refusing every SKU it created.
+ */
+export async function importProducts(
+  ctx: InventoryContext,
+  identity: Identity,
+  request: ImportRequest,
+  dryRun: boolean,
+  origin: { requestId: string; idempotency?: IdempotencyClaim },
+): Promise<ImportAnswer<ImportResult>> {
   const { sequelize } = ctx;
   const candidates = request.format === 'json' ? jsonCandidates(request.body) : csvCandidates(request.text);
   const problems: RowProblem[] = [];
   const valid = candidates.map((c) => checkRow(c, problems));
   problems.push(...duplicateSkuProblems(candidates), ...duplicateBarcodeProblems(candidates));
+  /** The rows, once the SKUs and barcodes the company has are checked too (in `transaction`). */
+  const checkedRows = async (transaction: Transaction) => {
+    problems.push(...(await existingSkuProblems(identity.companyId, candidates, transaction)));
+    problems.push(...(await existingBarcodeProblems(identity.companyId, candidates, transaction)));
+    if (problems.length) throw new ImportFailedError(problems.sort(byRow));
+    return valid as ValidRow[];
+  };
 
   try {
-    return await sequelize.transaction(async (transaction) => {
-      problems.push(...(await existingSkuProblems(identity.companyId, candidates, transaction)));
-      problems.push(...(await existingBarcodeProblems(identity.companyId, candidates, transaction)));
-      if (problems.length) throw new ImportFailedError(problems.sort(byRow));
-      const rows = valid as ValidRow[];
-      if (dryRun) return { dry_run: true as const, imported: 0 as const, would_import: rows.length };
-      // Rows go in in SKU order, so two imports sharing SKUs wait for each other instead of deadlocking on the
-      // unique index; the answer keeps the order of the file.
-      const bySku = [...rows].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
-      const created = await ProductModel.bulkCreate(
-        bySku.map((r) => ({
-          companyId: identity.companyId,
-          sku: r.sku,
-          name: r.name,
-          description: r.description,
-          profile: r.profile,
-          ...r.engine,
-          isActive: true,
-          barcode: r.barcode,
-        })),
-        { transaction, returning: true },
+    return await sequelize.transaction(async (transaction): Promise<ImportAnswer<ImportResult>> => {
+      if (dryRun) return { replayed: false, result: { dry_run: true, imported: 0, would_import: (await checkedRows(transaction)).length } };
+      // The key first: a retry of an import that went through answers it again, before its SKUs are found taken.
+      const { replayed, body } = await answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, 201, async () =>
+        createProducts(identity, await checkedRows(transaction), transaction),
       );
-      await recordAudits(
-        transaction,
-        identity.companyId,
-        identity,
-        created.map((p) => ({ action: 'create' as const, resourceType: 'product_model' as const, resourceId: p.id, after: auditedProduct(p) })),
-      );
-      const createdBySku = new Map(created.map((p) => [p.sku, p]));
-      const products = rows.map((r) => createdBySku.get(r.sku)!);
-      return { dry_run: false as const, imported: products.length, products };
+      return { replayed, result: body };
     });
   } catch (err) {
     // Another request created one of these SKUs or barcodes after the check: name the rows, as the check would have.

@@ -13,12 +13,13 @@ import { importedCell } from '../csv/cells';
 import { calendarDate } from '../http/calendar-date';
 import { MAX_QUANTITY, decimalPlaces, toDecimal } from '../engine/quantity';
 import { bookInMany } from '../ledger/book-many';
-import { idempotencyKeyReused } from '../ledger/errors';
-import { claimKey, rememberAnswer } from '../ledger/idempotency';
+import type { BookingContext } from '../ledger/context';
+import { answerOncePerKey } from '../ledger/idempotency';
 import type { IdempotencyClaim } from '../ledger/types';
 import { ledgerContext } from './bookings';
 import { serverErrorOf } from '../sql/client';
-import { ImportFailedError, RowProblem, byRow } from './import';
+import { ImportFailedError, byRow, type ImportAnswer, type RowProblem } from './import';
+import { presentLocation } from '../presenters/location';
 import { CsvHeaderShape, readCsvTable } from '../csv/table';
 
 type Cells = Record<string, string>;
@@ -77,81 +78,106 @@ interface NewLocationRow {
   parent: { id: string } | null;
 }
 
-export type LocationImportResult = { dry_run: true; imported: 0; would_import: number } | { dry_run: false; imported: number; locations: Location[] };
+export type LocationImportResult =
+  { dry_run: true; imported: 0; would_import: number } | { dry_run: false; imported: number; locations: Array<ReturnType<typeof presentLocation>> };
+
+/** Every row checked against the company's locations, read (and share-locked) in `transaction`. */
+async function checkLocationRows(sequelize: Sequelize, identity: Identity, rows: Cells[], width: number, transaction: Transaction): Promise<NewLocationRow[]> {
+  const parentNames = [
+    ...new Set(
+      rows
+        .map((r) => r.parent)
+        .filter((p): p is string => p !== undefined)
+        .map(key),
+    ),
+  ];
+  // The existing locations a row names as parent are share-locked, so none is renamed before the commit.
+  const existing = parentNames.length
+    ? await sequelize.query<{ id: string; name: string; type: string }>(
+        'SELECT id, name, type FROM locations WHERE company_id = $1 AND lower(name) = ANY($2::text[]) ORDER BY id FOR SHARE',
+        { bind: [identity.companyId, parentNames], type: QueryTypes.SELECT, transaction },
+      )
+    : [];
+  const existingByName = new Map<string, Array<{ id: string; type: string }>>();
+  for (const l of existing) existingByName.set(key(l.name), [...(existingByName.get(key(l.name)) ?? []), l]);
+  const fileByName = new Map<string, Array<{ row: number; id: string }>>();
+
+  const { problems, values } = checkRows(rows, width, (cells, row, problem) => {
+    const name = cells.name;
+    const type = cells.type?.toUpperCase();
+    if (name === undefined) problem('name', 'name is required');
+    else if (name.length > 200) problem('name', 'must be at most 200 characters');
+    if (type === undefined) problem('type', 'type is required');
+    else if (!(PHYSICAL_LOCATION_TYPES as readonly string[]).includes(type)) problem('type', `must be one of ${PHYSICAL_LOCATION_TYPES.join(', ')}`);
+    let parent: NewLocationRow['parent'] = null;
+    if (cells.parent !== undefined) {
+      const inCompany = existingByName.get(key(cells.parent)) ?? [];
+      const inFile = fileByName.get(key(cells.parent)) ?? [];
+      const found = inCompany.length + inFile.length;
+      if (found === 0) {
+        const later = rows.findIndex((r, i) => i >= row && r.name !== undefined && key(r.name) === key(cells.parent));
+        problem('parent', later >= 0 ? `is created by row ${later + 1}: a parent must come before its children` : `no location is named '${cells.parent}'`);
+      } else if (found > 1) {
+        problem('parent', `'${cells.parent}' names ${found} locations; rename them or create the parent in this file with a unique name`);
+      } else if (inCompany[0]?.type === 'VIRTUAL') {
+        problem('parent', 'must be a physical location');
+      } else {
+        parent = { id: inCompany[0]?.id ?? inFile[0].id };
+      }
+    }
+    const id = randomUUID();
+    if (name !== undefined) fileByName.set(key(name), [...(fileByName.get(key(name)) ?? []), { row, id }]);
+    return { row, id, name: name ?? '', type: type as LocationType, parent };
+  });
+  if (problems.length) throw new ImportFailedError(problems.sort(byRow));
+  return values as NewLocationRow[];
+}
+
+/** Creates the checked rows in file order, each with its audit entry; answers them as the API shows a location. */
+async function createLocations(identity: Identity, valid: NewLocationRow[], transaction: Transaction): Promise<LocationImportResult> {
+  const created = await Location.bulkCreate(
+    valid.map((r) => ({ id: r.id, companyId: identity.companyId, name: r.name, type: r.type, parentId: r.parent?.id ?? null, isActive: true })),
+    { transaction, returning: true },
+  );
+  await recordAudits(
+    transaction,
+    identity.companyId,
+    identity,
+    created.map((l) => ({
+      action: 'create' as const,
+      resourceType: 'location' as const,
+      resourceId: l.id,
+      after: { name: l.name, type: l.type, parent_id: l.parentId, is_active: l.isActive },
+    })),
+  );
+  return { dry_run: false, imported: created.length, locations: created.map(presentLocation) };
+}
 
 /**
  * Locations from CSV (`name, type, parent`), created in file order. `parent` is a location's name, ignoring
  * case: one the company has, or one created by an earlier row; a name that means more than one is refused.
+ * Names need not be unique, so a file imported twice creates its locations twice: a retry after an answer
+ * that never came carries the first one's Idempotency-Key and answers that import again.
  */
-export async function importLocations(ctx: InventoryContext, identity: Identity, text: string, dryRun: boolean): Promise<LocationImportResult> {
+export async function importLocations(
+  ctx: InventoryContext,
+  identity: Identity,
+  text: string,
+  dryRun: boolean,
+  origin: { requestId: string; idempotency?: IdempotencyClaim },
+): Promise<ImportAnswer<LocationImportResult>> {
   const { sequelize } = ctx;
   const { rows, width } = readCsv(text, LOCATION_CSV);
-  return sequelize.transaction(async (transaction) => {
-    const parentNames = [
-      ...new Set(
-        rows
-          .map((r) => r.parent)
-          .filter((p): p is string => p !== undefined)
-          .map(key),
-      ),
-    ];
-    // The existing locations a row names as parent are share-locked, so none is renamed before the commit.
-    const existing = parentNames.length
-      ? await sequelize.query<{ id: string; name: string; type: string }>(
-          'SELECT id, name, type FROM locations WHERE company_id = $1 AND lower(name) = ANY($2::text[]) ORDER BY id FOR SHARE',
-          { bind: [identity.companyId, parentNames], type: QueryTypes.SELECT, transaction },
-        )
-      : [];
-    const existingByName = new Map<string, Array<{ id: string; type: string }>>();
-    for (const l of existing) existingByName.set(key(l.name), [...(existingByName.get(key(l.name)) ?? []), l]);
-    const fileByName = new Map<string, Array<{ row: number; id: string }>>();
-
-    const { problems, values } = checkRows(rows, width, (cells, row, problem) => {
-      const name = cells.name;
-      const type = cells.type?.toUpperCase();
-      if (name === undefined) problem('name', 'name is required');
-      else if (name.length > 200) problem('name', 'must be at most 200 characters');
-      if (type === undefined) problem('type', 'type is required');
-      else if (!(PHYSICAL_LOCATION_TYPES as readonly string[]).includes(type)) problem('type', `must be one of ${PHYSICAL_LOCATION_TYPES.join(', ')}`);
-      let parent: NewLocationRow['parent'] = null;
-      if (cells.parent !== undefined) {
-        const inCompany = existingByName.get(key(cells.parent)) ?? [];
-        const inFile = fileByName.get(key(cells.parent)) ?? [];
-        const found = inCompany.length + inFile.length;
-        if (found === 0) {
-          const later = rows.findIndex((r, i) => i >= row && r.name !== undefined && key(r.name) === key(cells.parent));
-          problem('parent', later >= 0 ? `is created by row ${later + 1}: a parent must come before its children` : `no location is named '${cells.parent}'`);
-        } else if (found > 1) {
-          problem('parent', `'${cells.parent}' names ${found} locations; rename them or create the parent in this file with a unique name`);
-        } else if (inCompany[0]?.type === 'VIRTUAL') {
-          problem('parent', 'must be a physical location');
-        } else {
-          parent = { id: inCompany[0]?.id ?? inFile[0].id };
-        }
-      }
-      const id = randomUUID();
-      if (name !== undefined) fileByName.set(key(name), [...(fileByName.get(key(name)) ?? []), { row, id }]);
-      return { row, id, name: name ?? '', type: type as LocationType, parent };
-    });
-    if (problems.length) throw new ImportFailedError(problems.sort(byRow));
-    const valid = values as NewLocationRow[];
-    if (dryRun) return { dry_run: true as const, imported: 0 as const, would_import: valid.length };
-    const created = await Location.bulkCreate(
-      valid.map((r) => ({ id: r.id, companyId: identity.companyId, name: r.name, type: r.type, parentId: r.parent?.id ?? null, isActive: true })),
-      { transaction, returning: true },
+  return sequelize.transaction(async (transaction): Promise<ImportAnswer<LocationImportResult>> => {
+    if (dryRun) {
+      const valid = await checkLocationRows(sequelize, identity, rows, width, transaction);
+      return { replayed: false, result: { dry_run: true, imported: 0, would_import: valid.length } };
+    }
+    const keyed = ledgerContext(ctx, identity, origin.requestId);
+    const { replayed, body } = await answerOncePerKey(keyed, transaction, origin.idempotency, 201, async () =>
+      createLocations(identity, await checkLocationRows(sequelize, identity, rows, width, transaction), transaction),
     );
-    await recordAudits(
-      transaction,
-      identity.companyId,
-      identity,
-      created.map((l) => ({
-        action: 'create' as const,
-        resourceType: 'location' as const,
-        resourceId: l.id,
-        after: { name: l.name, type: l.type, parent_id: l.parentId, is_active: l.isActive },
-      })),
-    );
-    return { dry_run: false as const, imported: created.length, locations: created };
+    return { replayed, result: body };
   });
 }
 
@@ -188,11 +214,6 @@ export interface OpeningBooking {
 }
 
 export type OpeningStockResult = { dry_run: true; imported: 0; would_import: number } | { dry_run: false; imported: number; bookings: OpeningBooking[] };
-/** An import's answer, or (`replayed`) the one an earlier import with the same Idempotency-Key got. */
-export interface OpeningStockAnswer {
-  replayed: boolean;
-  result: OpeningStockResult;
-}
 
 const QUANTITY_CELL = /^(\d+(\.\d*)?|\.\d+)$/;
 const RETRYABLE = new Set(['40P01', '40001']);
@@ -332,6 +353,42 @@ function rowProblemOf(err: unknown, row: number): ImportFailedError | undefined 
   return new ImportFailedError(problems);
 }
 
+/** Books every row of the file in `transaction` (the rows are checked again there, against what is locked). */
+async function bookOpeningStock(booking: BookingContext, transaction: Transaction, rows: Cells[], width: number): Promise<OpeningStockResult> {
+  const { sequelize, identity } = booking;
+  const valid = await checkStockRows(sequelize, identity, rows, width, transaction);
+  // Products are share-locked as any booking's (ledger/targets.ts), so a change of profile or decimals
+  // waits for the import; all of them at once, in id order.
+  const productIds = [...new Set(valid.map((r) => r.product.id))].sort();
+  await sequelize.query('SELECT 1 FROM product_models WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE', { bind: [productIds], transaction });
+  const lines = valid.map((r) => ({
+    product: r.product,
+    locationId: r.location.id,
+    batch: r.batch,
+    quantity: toDecimal(r.quantity, r.product.decimals),
+    reason: r.reason,
+  }));
+  const movements = await bookInMany(booking, transaction, lines, 'ADD', (err, i) => rowProblemOf(err, valid[i].row) ?? err);
+  const booked = valid.map((row, i) => ({ row, movement: movements[i] }));
+  // The stock each product then has at each location, in one statement.
+  const totals = await sequelize.query<{ product_id: string; location_id: string; quantity: string }>(
+    `SELECT product_id, location_id, SUM(quantity)::text AS quantity FROM stock_balances
+      WHERE company_id = $1 AND product_id = ANY($2::uuid[]) AND location_id = ANY($3::uuid[]) GROUP BY product_id, location_id`,
+    { bind: [identity.companyId, productIds, [...new Set(valid.map((r) => r.location.id))]], type: QueryTypes.SELECT, transaction },
+  );
+  const at = new Map(totals.map((t) => [`${t.product_id}/${t.location_id}`, Number(t.quantity)]));
+  const bookings: OpeningBooking[] = booked.map(({ row: r, movement }) => ({
+    row: r.row,
+    movement_id: movement.id,
+    sku: r.product.sku,
+    location: r.location.name,
+    batch_code: r.batch?.code ?? null,
+    quantity: Number(movement.quantity),
+    quantity_at_location: at.get(`${r.product.id}/${r.location.id}`) ?? 0,
+  }));
+  return { dry_run: false, imported: bookings.length, bookings };
+}
+
 /**
  * Opening stock from CSV (`sku, location, quantity, batch_code, expiration_date, reason`): one addition per
  * row from the company's Inbound to the location, booked by the ledger's own code (ledger/book-many.ts: the
@@ -343,7 +400,7 @@ export async function importOpeningStock(
   text: string,
   dryRun: boolean,
   origin: { requestId: string; idempotency?: IdempotencyClaim },
-): Promise<OpeningStockAnswer> {
+): Promise<ImportAnswer<OpeningStockResult>> {
   const { sequelize } = ctx;
   const booking = ledgerContext(ctx, identity, origin.requestId);
   const { rows, width } = readCsv(text, STOCK_CSV);
@@ -351,51 +408,13 @@ export async function importOpeningStock(
     const valid = await checkStockRows(sequelize, identity, rows, width);
     return { replayed: false, result: { dry_run: true, imported: 0, would_import: valid.length } };
   }
-  const idem = origin.idempotency;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await sequelize.transaction(async (transaction): Promise<OpeningStockAnswer> => {
+      const { replayed, body } = await sequelize.transaction((transaction) =>
         // The key first: a retry of an import that was booked answers it again and books nothing.
-        const earlier = idem && (await claimKey(booking, transaction, idem));
-        if (earlier) {
-          // Only an import stores its whole answer; a key a booking spent is another request's.
-          if (!('legacyBody' in earlier)) throw idempotencyKeyReused();
-          return { replayed: true, result: earlier.legacyBody as OpeningStockResult };
-        }
-        const valid = await checkStockRows(sequelize, identity, rows, width, transaction);
-        // Products are share-locked as any booking's (ledger/targets.ts), so a change of profile or decimals
-        // waits for the import; all of them at once, in id order.
-        const productIds = [...new Set(valid.map((r) => r.product.id))].sort();
-        await sequelize.query('SELECT 1 FROM product_models WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE', { bind: [productIds], transaction });
-        const lines = valid.map((r) => ({
-          product: r.product,
-          locationId: r.location.id,
-          batch: r.batch,
-          quantity: toDecimal(r.quantity, r.product.decimals),
-          reason: r.reason,
-        }));
-        const movements = await bookInMany(booking, transaction, lines, 'ADD', (err, i) => rowProblemOf(err, valid[i].row) ?? err);
-        const booked = valid.map((row, i) => ({ row, movement: movements[i] }));
-        // The stock each product then has at each location, in one statement.
-        const totals = await sequelize.query<{ product_id: string; location_id: string; quantity: string }>(
-          `SELECT product_id, location_id, SUM(quantity)::text AS quantity FROM stock_balances
-            WHERE company_id = $1 AND product_id = ANY($2::uuid[]) AND location_id = ANY($3::uuid[]) GROUP BY product_id, location_id`,
-          { bind: [identity.companyId, productIds, [...new Set(valid.map((r) => r.location.id))]], type: QueryTypes.SELECT, transaction },
-        );
-        const at = new Map(totals.map((t) => [`${t.product_id}/${t.location_id}`, Number(t.quantity)]));
-        const bookings: OpeningBooking[] = booked.map(({ row: r, movement }) => ({
-          row: r.row,
-          movement_id: movement.id,
-          sku: r.product.sku,
-          location: r.location.name,
-          batch_code: r.batch?.code ?? null,
-          quantity: Number(movement.quantity),
-          quantity_at_location: at.get(`${r.product.id}/${r.location.id}`) ?? 0,
-        }));
-        const result: OpeningStockResult = { dry_run: false, imported: bookings.length, bookings };
-        if (idem) await rememberAnswer(booking, transaction, idem, 201, result);
-        return { replayed: false, result };
-      });
+        answerOncePerKey(booking, transaction, origin.idempotency, 201, () => bookOpeningStock(booking, transaction, rows, width)),
+      );
+      return { replayed, result: body };
     } catch (err) {
       const code = serverErrorOf(err)?.code;
       if (attempt < 4 && code && RETRYABLE.has(code)) continue;

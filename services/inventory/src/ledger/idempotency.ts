@@ -67,9 +67,40 @@ export async function rememberBooking(ctx: BookingContext, transaction: Tx, idem
  * Stores an answer that is not one booking (an import's, docs/api/spreadsheets.md) with its key, in the
  * transaction that made it; a retry with the key answers it again through `claimKey` (as `legacyBody`).
  */
-export async function rememberAnswer(ctx: BookingContext, transaction: Tx, idem: IdempotencyClaim, status: number, body: unknown): Promise<void> {
+async function rememberAnswer(ctx: BookingContext, transaction: Tx, idem: IdempotencyClaim, status: number, body: unknown): Promise<void> {
   await ctx.sequelize.query('UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE company_id = $1 AND key = $2', {
     bind: [ctx.identity.companyId, idem.key, status, JSON.stringify(body)],
     transaction,
   });
+}
+
+/** An answer made under an Idempotency-Key: this request's own, or (`replayed`) the one an earlier request got. */
+export interface KeyedAnswer<T> {
+  replayed: boolean;
+  body: T;
+}
+
+/**
+ * Runs `write` in `transaction` once per Idempotency-Key, for an operation whose answer is not one booking
+ * (the imports, docs/api/spreadsheets.md). The key is claimed before anything is read, so a retry sent while
+ * the first is under way waits for it; a retry of one that committed answers its stored answer again and
+ * writes nothing. `write`'s answer, as the client receives it, is stored with the key. A refusal rolls the
+ * claim back with the rest. Without a key, `write` just runs.
+ */
+export async function answerOncePerKey<T>(
+  ctx: BookingContext,
+  transaction: Tx,
+  idem: IdempotencyClaim | undefined,
+  status: number,
+  write: () => Promise<T>,
+): Promise<KeyedAnswer<T>> {
+  const earlier = idem && (await claimKey(ctx, transaction, idem));
+  if (earlier) {
+    // Only such an operation stores its whole answer; a key a booking spent is another request's.
+    if (!('legacyBody' in earlier)) throw idempotencyKeyReused();
+    return { replayed: true, body: earlier.legacyBody as T };
+  }
+  const body = await write();
+  if (idem) await rememberAnswer(ctx, transaction, idem, status, body);
+  return { replayed: false, body };
 }

@@ -14,7 +14,9 @@ import {
 import { importLocations } from '../../commands/spreadsheet-import';
 import { csvBody, csvText } from '../../http/csv-body';
 import { locationSchema, presentLocation } from '../../presenters/location';
-import { MAX_IMPORT_ROWS, IMPORT_RATE_LIMITS } from '../product-models/schema';
+import { MAX_IMPORT_ROWS, IMPORT_IDEMPOTENCY, IMPORT_RATE_LIMITS } from '../product-models/schema';
+import { bookingOrigin } from '../../http/booking-request';
+import { REPLAYED_HEADER } from '../movements/descriptions';
 import { createLocationBody, importLocationsQuery, listLocationsQuery, updateLocationBody } from './schema';
 
 export const importedLocationsSchema = Joi.object({
@@ -50,7 +52,8 @@ export const locationEndpoints = endpoints<InventoryContext>(
       `Created in the order of the file, all or nothing, in one transaction, at most ${MAX_IMPORT_ROWS} rows. If any row fails the ` +
       'answer is 400 `import_failed` with `details.rows: [{row, field, message}]` naming every problem by row (from 1) and column, and ' +
       'nothing is created. With `dry_run=true` the rows are checked and nothing is written. Members and admins only; each location ' +
-      'created is in the audit log.',
+      'created is in the audit log. Names need not be unique, so a file imported twice creates its locations twice.\n\n' +
+      IMPORT_IDEMPOTENCY,
     security: 'bearer',
     request: {
       query: importLocationsQuery,
@@ -63,14 +66,14 @@ export const locationEndpoints = endpoints<InventoryContext>(
     },
     responses: {
       200: { description: '`dry_run=true`: every row is valid; nothing was written.', schema: locationImportDryRunSchema },
-      201: { description: 'Every row was imported.', schema: importedLocationsSchema },
+      201: { description: 'Every row was imported.', schema: importedLocationsSchema, headers: REPLAYED_HEADER },
     },
-    errors: [415],
+    errors: [409, 415],
     before: [csvBody()],
-    handle: async (ctx, { query, identity, req }: Call<{ dry_run: boolean }>) => {
-      const result = await importLocations(ctx, identity, csvText(req), query.dry_run);
-      if (result.dry_run) return result;
-      return reply(201, { imported: result.imported, dry_run: false, locations: result.locations.map(presentLocation) });
+    handle: async (ctx, { query, identity, req, res }: Call<{ dry_run: boolean }>) => {
+      const { replayed, result } = await importLocations(ctx, identity, csvText(req), query.dry_run, bookingOrigin(req));
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+      return result.dry_run ? result : reply(201, result);
     },
   },
   {

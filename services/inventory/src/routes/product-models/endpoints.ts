@@ -20,7 +20,18 @@ import {
 } from '../../commands/products';
 import { csvBody } from '../../http/csv-body';
 import { presentProduct, productSchema } from '../../presenters/product';
-import { MAX_IMPORT_ROWS, createProductBody, importQuery, listProductsQuery, replaceProductBody, updateProductBody, IMPORT_RATE_LIMITS } from './schema';
+import {
+  MAX_IMPORT_ROWS,
+  createProductBody,
+  importQuery,
+  listProductsQuery,
+  replaceProductBody,
+  updateProductBody,
+  IMPORT_RATE_LIMITS,
+  IMPORT_IDEMPOTENCY,
+} from './schema';
+import { bookingOrigin } from '../../http/booking-request';
+import { REPLAYED_HEADER } from '../movements/descriptions';
 
 const base = '/api/v1/product-models';
 const tag = 'product-models';
@@ -89,7 +100,8 @@ export const productModelEndpoints = endpoints<InventoryContext>(
     description:
       `All or nothing, in one transaction, at most ${MAX_IMPORT_ROWS} rows. If any row fails the answer is 400 \`import_failed\` with ` +
       '`details.rows: [{row, field, message}]` naming every problem (rows counted from 1), and nothing is imported. ' +
-      'With `dry_run=true` the rows are checked and nothing is written. Any other content type answers 415 `unsupported_media_type`.',
+      'With `dry_run=true` the rows are checked and nothing is written. Any other content type answers 415 `unsupported_media_type`.\n\n' +
+      IMPORT_IDEMPOTENCY,
     security: 'bearer',
     request: {
       query: importQuery,
@@ -103,15 +115,15 @@ export const productModelEndpoints = endpoints<InventoryContext>(
     },
     responses: {
       200: { description: '`dry_run=true`: every row is valid; nothing was written.', schema: importDryRunSchema },
-      201: { description: 'Every row was imported.', schema: importedProductsSchema },
+      201: { description: 'Every row was imported.', schema: importedProductsSchema, headers: REPLAYED_HEADER },
     },
-    errors: [415],
+    errors: [409, 415],
     // A JSON body is read by the service's parser, with its own, smaller limit.
     before: [csvBody()],
-    handle: async (ctx, { query, identity, req }: Call<{ dry_run: boolean }>) => {
-      const result = await importProducts(ctx, identity, importRequestOf(req), query.dry_run);
-      if (result.dry_run) return result;
-      return reply(201, { imported: result.imported, dry_run: false, products: result.products.map(presentProduct) });
+    handle: async (ctx, { query, identity, req, res }: Call<{ dry_run: boolean }>) => {
+      const { replayed, result } = await importProducts(ctx, identity, importRequestOf(req), query.dry_run, bookingOrigin(req));
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+      return result.dry_run ? result : reply(201, result);
     },
   },
   {

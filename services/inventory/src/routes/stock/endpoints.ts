@@ -14,8 +14,8 @@ import { csvBody, csvText } from '../../http/csv-body';
 import { presentStockLevel, stockLevelSchema } from '../../presenters/stock';
 import { presentStockHistory, stockHistorySchema } from '../../presenters/stock-history';
 import { quantitySchema, uuid } from '../../presenters/schemas';
-import { MAX_IMPORT_ROWS, IMPORT_RATE_LIMITS } from '../product-models/schema';
-import { IDEMPOTENCY, REPLAYED_HEADER } from '../movements/descriptions';
+import { MAX_IMPORT_ROWS, IMPORT_IDEMPOTENCY, IMPORT_RATE_LIMITS } from '../product-models/schema';
+import { REPLAYED_HEADER } from '../movements/descriptions';
 import { HISTORY_DESCRIPTION } from './descriptions';
 import { importStockQuery, stockHistoryQuery, stockQuery } from './schema';
 
@@ -102,7 +102,7 @@ export const stockEndpoints = endpoints<InventoryContext>(
       '`details.rows: [{row, field, message}]` naming every problem by row (from 1) and column, and nothing is booked. With `dry_run=true` ' +
       'the rows are checked and nothing is booked. Products by SKU, locations by name (ignoring case; a name must mean one active ' +
       'physical location). SERIALIZED products are refused (their items need serial numbers). Members and admins only.\n\n' +
-      `${IDEMPOTENCY} A dry run books nothing and is not remembered.`,
+      IMPORT_IDEMPOTENCY,
     security: 'bearer',
     request: {
       query: importStockQuery,
