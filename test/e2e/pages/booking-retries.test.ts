@@ -4,7 +4,8 @@
  * booking again with the SAME key (a few times, with growing pauses, saying so on the page). The booking
  * requests are routed through playwright: an attempt may reach the service and book, and its answer is then
  * replaced by the gateway's 504 `upstream_timeout` (or 503 `outcome_unknown`), or the attempt is cut off
- * before it leaves the browser. Whatever happens, the action books exactly once.
+ * before it leaves the browser. Whatever happens, the action books exactly once. The dashboard's imports
+ * (products, locations, opening stock) are retried the same way, and import their file once.
  */
 import { expect } from 'chai';
 import type { Page, Route } from 'playwright-core';
@@ -249,6 +250,65 @@ describe('Pages: bookings whose outcome is unknown are retried with the same Ide
     expect(attempts).to.have.length(4);
     expect(attempts[3].key).to.not.equal(attempts[0].key);
     expect(await kindsOf(product.id)).to.deep.equal(['ADD', 'ADD', 'ADD', 'ADD']);
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('dashboard: a product import that went through but answered 504 is retried with the same key and creates its product once', async () => {
+    const company = await buildCompany();
+    const sku = unique('IMP');
+    const bp = await newPage();
+    const { page } = bp;
+    await signInWithKeyboard(page, company.admin.username, company.admin.password);
+    await navigate(page, 'Import & export');
+    const form = page.getByRole('form', { name: 'Import products' });
+    await form.getByLabel('Or paste the content').fill(`sku,name,profile,engine_type\n${sku},Imported bolt,STANDARD,counter`);
+    await form.getByLabel('Dry run: check only, import nothing').uncheck();
+    const attempts = await routeAttempts(page, /\/api\/v1\/product-models\/import\//, [{ kind: 'reached-then', answer: UPSTREAM_TIMEOUT }, { kind: 'pass' }]);
+    const seen = await recordTexts(page, 'form[aria-label="Import products"] .form-message');
+
+    await form.getByRole('button', { name: 'Import' }).click();
+    await page.locator('.import-outcome', { hasText: '1 product(s) imported.' }).waitFor({ timeout: 20_000 });
+    // The retry reached the service and got the first import's answer: without the key it would be 400 (SKU taken).
+    expect(attempts.map((a) => a.reached)).to.deep.equal([201, 201]);
+    expect(attempts[0].key).to.match(/^dashboard-[0-9a-f]{32}$/);
+    expect(attempts[1].key).to.equal(attempts[0].key);
+    expect(await seen()).to.include(
+      'The service took too long to answer: trying again in 1 s (attempt 2 of 4). It is the same import, so it cannot be imported twice.',
+    );
+    expect(await query('SELECT sku FROM product_models WHERE company_id = $1 AND sku = $2', [company.id, sku])).to.have.length(1);
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('dashboard: a location import whose outcome stays unknown says so, and sent again unchanged creates its locations once', async () => {
+    const company = await buildCompany();
+    const name = unique('Annex');
+    const bp = await newPage();
+    const { page } = bp;
+    await signInWithKeyboard(page, company.admin.username, company.admin.password);
+    await navigate(page, 'Import & export');
+    const form = page.getByRole('form', { name: 'Import locations' });
+    await form.getByLabel('Or paste the content').fill(`name,type,parent\n${name},WAREHOUSE,\n${name} shelf,SHELF,${name}`);
+    await form.getByLabel('Dry run: check only, import nothing').uncheck();
+    const unknown = { kind: 'answer' as const, answer: OUTCOME_UNKNOWN };
+    const attempts = await routeAttempts(page, /\/api\/v1\/locations\/import\//, [
+      { kind: 'reached-then', answer: OUTCOME_UNKNOWN },
+      unknown,
+      unknown,
+      unknown,
+    ]);
+
+    await form.getByRole('button', { name: 'Import' }).click();
+    await waitForText(page, 'form[aria-label="Import locations"] .form-errors', 'It is not known whether the import was made.', 30_000);
+    expect(await form.locator('.form-errors').innerText()).to.include('Send it again unchanged: it carries the same key, so it is imported once at most.');
+    expect(attempts).to.have.length(4);
+
+    // Sent again unchanged: the same key, so the service answers the first import instead of creating it twice.
+    await form.getByRole('button', { name: 'Import' }).click();
+    await page.locator('.import-outcome', { hasText: '2 location(s) imported.' }).waitFor({ timeout: 20_000 });
+    expect(attempts.map((a) => a.reached)).to.deep.equal([201, undefined, undefined, undefined, 201]);
+    expect(new Set(attempts.map((a) => a.key)).size).to.equal(1);
+    const created = await query<{ name: string }>('SELECT name FROM locations WHERE company_id = $1 AND name LIKE $2 ORDER BY name', [company.id, `${name}%`]);
+    expect(created.map((l) => l.name)).to.deep.equal([name, `${name} shelf`]);
     expect(problems(bp)).to.deep.equal([]);
   });
 });

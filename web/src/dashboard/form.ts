@@ -8,7 +8,7 @@
 import { ApiError, type RequestOptions, type RetryNotice } from './api.js';
 import { Child, fill, h, uid } from './dom.js';
 import { newIdempotencyKey } from '../kit/ids.js';
-import { UNKNOWN_OUTCOME_TEXT, fieldName, humanText, retryText } from '../kit/messages.js';
+import { type KeyedAction, fieldName, humanText, retryText, unknownOutcomeText } from '../kit/messages.js';
 import { DialogHandle, clearFormMessages, clearNotice, errorBox, openDialog, reveal } from './ui.js';
 
 export interface Option {
@@ -124,8 +124,8 @@ function problemsOf(err: ApiError): { fieldish: [string, string][]; other: [stri
 
 export class Form {
   readonly el: HTMLFormElement;
-  /** Set by `idempotencyKeys`: the form books stock, and sending it again unchanged is safe. */
-  idempotent = false;
+  /** Set by `idempotencyKeys`: the form books stock (or imports a file), and sending it again unchanged is safe. */
+  keyed?: KeyedAction;
   private retryShown = false;
   private readonly entries = new Map<string, FieldEntry>();
   private readonly groupErrors = new Map<string, HTMLElement>();
@@ -471,7 +471,7 @@ export class Form {
       for (const [path, message] of fieldish) place(path, message);
       leftovers.push(...other);
       // Every detail is either next to its field or among the leftovers.
-      const note = placed ? 'See the messages next to the fields.' : this.idempotent && err.outcomeUnknown ? UNKNOWN_OUTCOME_TEXT : undefined;
+      const note = placed ? 'See the messages next to the fields.' : this.keyed && err.outcomeUnknown ? unknownOutcomeText(this.keyed) : undefined;
       box = errorBox(err, { details: leftovers, note });
     } else {
       box = errorBox(err);
@@ -495,7 +495,7 @@ export class Form {
   /** Says that the booking is sent again (its last attempt's outcome is unknown: kit/api.ts). */
   showRetry(notice: RetryNotice): void {
     this.submitButton.textContent = `Retrying (${notice.attempt} of ${notice.attempts})…`;
-    this.showMessage(retryText(notice));
+    this.showMessage(retryText(notice, this.keyed));
     this.retryShown = true;
   }
 
@@ -558,10 +558,10 @@ export function formDialog(title: string, opts: FormDialogOptions): DialogHandle
  * failure; a new one once the form changes (a replayed key with another body is refused) or a send succeeded
  * (`next`). `options()` are the request options that carry it.
  */
-export function idempotencyKeys(form: Form): { options(): RequestOptions; next(): void } {
+export function idempotencyKeys(form: Form, action: KeyedAction = 'booking'): { options(): RequestOptions; next(): void } {
   let key = newIdempotencyKey('dashboard');
   const next = () => (key = newIdempotencyKey('dashboard'));
-  form.idempotent = true;
+  form.keyed = action;
   form.el.addEventListener('input', next);
   form.el.addEventListener('change', next);
   return { options: () => ({ idempotencyKey: key, onRetry: (notice) => form.showRetry(notice) }), next };

@@ -7,15 +7,19 @@ function reason(err: ApiError): string {
   return 'The service is unavailable';
 }
 
-/** Said before a retry: why, when, and that it cannot book twice. */
-export function retryText(notice: RetryNotice): string {
+/** What a request sent with an Idempotency-Key is to the person who sent it: a booking, or an import of a file. */
+export type KeyedAction = 'booking' | 'import';
+const DONE: Record<KeyedAction, string> = { booking: 'booked', import: 'imported' };
+
+/** Said before a retry: why, when, and that it cannot happen twice. */
+export function retryText(notice: RetryNotice, action: KeyedAction = 'booking'): string {
   const seconds = Math.max(1, Math.round(notice.delayMs / 1000));
-  return `${reason(notice.error)}: trying again in ${seconds} s (attempt ${notice.attempt} of ${notice.attempts}). It is the same booking, so it cannot be booked twice.`;
+  return `${reason(notice.error)}: trying again in ${seconds} s (attempt ${notice.attempt} of ${notice.attempts}). It is the same ${action}, so it cannot be ${DONE[action]} twice.`;
 }
 
-/** Said when the last attempt of a booking failed without an answer. */
-export const UNKNOWN_OUTCOME_TEXT =
-  'It is not known whether the booking was made. Send it again unchanged: it carries the same key, so it is booked once at most.';
+/** Said when the last attempt of a booking (or an import) failed without an answer. */
+export const unknownOutcomeText = (action: KeyedAction = 'booking'): string =>
+  `It is not known whether the ${action} was made. Send it again unchanged: it carries the same key, so it is ${DONE[action]} once at most.`;
 
 // ---------------------------------------------------------------------------------------------- API errors in words
 //

@@ -1,6 +1,6 @@
 /** What the widget tells people about errors: the service's own message, plus what to do next. */
 import { ApiError, NETWORK_ERROR } from './api.js';
-import { UNKNOWN_OUTCOME_TEXT } from '../kit/messages.js';
+import { unknownOutcomeText } from '../kit/messages.js';
 
 export function waitText(seconds: number): string {
   if (seconds < 90) return `${seconds} s`;
@@ -22,7 +22,7 @@ export function embeddedIn(origin: string): void {
 
 export function errorText(err: unknown, booking = false): string {
   if (!(err instanceof ApiError)) return `Something went wrong: ${err instanceof Error ? err.message : String(err)}`;
-  if (booking && err.outcomeUnknown) return `${err.message} ${UNKNOWN_OUTCOME_TEXT}${err.requestId ? ` (Request ${err.requestId})` : ''}`;
+  if (booking && err.outcomeUnknown) return `${err.message} ${unknownOutcomeText()}${err.requestId ? ` (Request ${err.requestId})` : ''}`;
   if (err.status === NETWORK_ERROR) return err.message;
   if (err.status === 429) {
     const wait = err.retryAfter ?? 60;

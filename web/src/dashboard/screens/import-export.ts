@@ -50,11 +50,6 @@ interface CsvImport {
   noun: string;
   placeholder: string;
   help: Array<string | HTMLElement>;
-  /**
-   * Books stock: an import sends an `Idempotency-Key` and is retried with it while its outcome is unknown, so
-   * a lost answer never books the file twice (docs/operations/pages.md); a new key once an import went through.
-   */
-  idempotent?: boolean;
 }
 
 /**
@@ -77,17 +72,25 @@ async function importedText(values: Values): Promise<{ file: File | null; conten
   return { file, content };
 }
 
+interface Upload {
+  path: string;
+  noun: string;
+  content: string;
+  contentType: string;
+  dryRun: boolean;
+}
+
 /**
  * Sends an import (or its dry run) and shows what came of it in `outcome`: the count, or the problems by row
- * and column. Any other error is the form's to show.
+ * and column. Any other error is the form's to show. A real import carries the form's `Idempotency-Key` and is
+ * retried with it while its outcome is unknown, so a lost answer never imports the file twice
+ * (docs/operations/pages.md); the form takes a new key once an import went through.
  */
-async function sendImport(
-  outcome: HTMLElement,
-  upload: { path: string; noun: string; content: string; contentType: string; dryRun: boolean; retried?: RequestOptions },
-): Promise<void> {
+async function sendImport(outcome: HTMLElement, upload: Upload, keys: ReturnType<typeof idempotencyKeys>): Promise<void> {
+  const retried: RequestOptions | undefined = upload.dryRun ? undefined : keys.options();
   try {
     const answer = await request<{ imported: number; would_import?: number; dry_run: boolean }>('POST', upload.path, {
-      ...upload.retried,
+      ...retried,
       query: { dry_run: upload.dryRun },
       rawBody: upload.content,
       contentType: upload.contentType,
@@ -95,6 +98,7 @@ async function sendImport(
     const message = answer.dry_run
       ? `Dry run passed: ${answer.would_import} ${upload.noun} would be imported. Untick "Dry run" and import again to write them.`
       : `${answer.imported} ${upload.noun} imported.`;
+    if (retried) keys.next();
     fill(outcome, h('div', { class: 'notice notice-success', role: 'status' }, message));
     notify(message);
   } catch (err) {
@@ -121,13 +125,10 @@ function csvImportForm(spec: CsvImport): HTMLElement {
     onSubmit: async (values) => {
       outcome.replaceChildren();
       const { content } = await importedText(values);
-      const dryRun = Boolean(values.dry_run);
-      const retried = keys && !dryRun ? keys.options() : undefined;
-      await sendImport(outcome, { path: spec.path, noun: spec.noun, content, contentType: 'text/csv', dryRun, retried });
-      if (retried) keys?.next();
+      await sendImport(outcome, { path: spec.path, noun: spec.noun, content, contentType: 'text/csv', dryRun: Boolean(values.dry_run) }, keys);
     },
   });
-  const keys = spec.idempotent ? idempotencyKeys(form) : undefined;
+  const keys = idempotencyKeys(form, 'import');
   return h('div', null, form.el, outcome);
 }
 
@@ -231,9 +232,11 @@ export const screen: Screen = {
         const { file, content } = await importedText(values);
         const json = file ? file.name.toLowerCase().endsWith('.json') || file.type.includes('json') : looksLikeJson(content);
         const contentType = json ? 'application/json' : 'text/csv';
-        await sendImport(outcome, { path: '/api/v1/product-models/import/', noun: 'product(s)', content, contentType, dryRun: Boolean(values.dry_run) });
+        const upload = { path: '/api/v1/product-models/import/', noun: 'product(s)', content, contentType, dryRun: Boolean(values.dry_run) };
+        await sendImport(outcome, upload, keys);
       },
     });
+    const keys = idempotencyKeys(form, 'import');
 
     const exportStatus = h('div', { class: 'export-status', role: 'status' });
     const exportButton = button(
@@ -266,7 +269,6 @@ export const screen: Screen = {
       label: 'Import opening stock',
       path: '/api/v1/stock/import/',
       noun: 'stock row(s)',
-      idempotent: true,
       placeholder: 'sku,location,quantity,batch_code,expiration_date\nA-1,Main warehouse,25,,',
       help: [
         'A header row of ',
