@@ -93,6 +93,37 @@ describe('OpenAPI document', () => {
     expect(body.components.responses.Error504.description).to.include('upstream_timeout').and.include('Idempotency-Key');
   });
 
+  it('declares the Idempotency-Key header, with the 409 of a reused key, on exactly the bookings and imports, which answer Idempotent-Replayed', async () => {
+    const { body } = await get('/api/schema/');
+    const keyed: string[] = [];
+    for (const item of Object.values<Record<string, any>>(body.paths)) {
+      for (const op of Object.values<any>(item)) {
+        const header = (op.parameters ?? []).find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
+        if (!header) continue;
+        keyed.push(op.operationId);
+        expect(header, op.operationId).to.include({ required: false });
+        expect(header.schema, op.operationId).to.include({ type: 'string', minLength: 1, maxLength: 255 });
+        expect(new RegExp(header.schema.pattern).test('dashboard-0f'), op.operationId).to.equal(true);
+        expect(new RegExp(header.schema.pattern).test('a b'), op.operationId).to.equal(false);
+        expect(op.responses, op.operationId).to.have.property('409');
+        const created = Object.entries<any>(op.responses).filter(([status, r]) => status.startsWith('2') && r.headers?.['Idempotent-Replayed']);
+        expect(created, `${op.operationId}: an answer that can be replayed`).to.have.length(1);
+      }
+    }
+    expect(keyed.sort()).to.deep.equal(
+      [
+        'createMovement',
+        'createItem',
+        'widgetBookTransaction',
+        'widgetMoveStock',
+        'widgetTransferStock',
+        'importOpeningStock',
+        'importLocations',
+        'importProductModels',
+      ].sort(),
+    );
+  });
+
   it("is built from what each service published (dist/api.json) exactly as from the services' own operations", () => {
     const deprecations = deprecationTable({ QR_API_KEY_URL_SUNSET: '2027-06-30' });
     const own = [inventoryApi, qrApi, monitorApi];

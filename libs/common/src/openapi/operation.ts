@@ -53,6 +53,11 @@ export interface ApiOperation {
   /** Error statuses this operation answers beyond the ones every operation of its kind can. */
   errors?: number[];
   /**
+   * Takes an optional `Idempotency-Key` header (a booking or an import: docs/decisions/0004-idempotent-bookings.md).
+   * The document declares the header and the 409 `idempotency_key_reused`; the handler reads the key.
+   */
+  idempotencyKey?: boolean;
+  /**
    * Rate-limit scopes the operation counts against besides its caller's (`login`, `qr_api`, `product_import`…:
    * docs/api/rate-limits-cors-headers.md). The gateway refuses to start on a scope it does not know.
    */

@@ -34,8 +34,8 @@ function withoutFunctions(description: Description): Description {
  * field of ApiOperation, so a field added there and not here fails to compile instead of going unpublished.
  */
 function publishedOperation(op: ApiOperation): { [K in keyof Required<ApiOperation>]: ApiOperation[K] } {
-  const { method, path, operationId, tag, summary, description, security, adminOnly, request, responses, errors, rateLimits } = op;
-  return { method, path, operationId, tag, summary, description, security, adminOnly, request, responses, errors, rateLimits };
+  const { method, path, operationId, tag, summary, description, security, adminOnly, request, responses, errors, idempotencyKey, rateLimits } = op;
+  return { method, path, operationId, tag, summary, description, security, adminOnly, request, responses, errors, idempotencyKey, rateLimits };
 }
 
 /** The JSON text of a service's operations. */

@@ -42,7 +42,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The credentials lack the permission, or the resource belongs to another company (`access_denied`).',
   404: 'No such resource.',
   405: 'Method not allowed on this path (`Allow` lists the allowed ones).',
-  409: 'Conflict: insufficient stock, a duplicate, or an invalid state transition (`allowed_transitions`).',
+  409: 'Conflict: insufficient stock, a duplicate, an invalid state transition (`allowed_transitions`), or an `Idempotency-Key` used for another request.',
   410: 'The redirect token has expired.',
   413: 'The request body is over the size limit.',
   415: 'Unsupported request body type.',
@@ -50,10 +50,23 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503:
     '`service_unavailable`: the request was not carried out (a service or the database could not be reached, or the work could not finish ' +
     'in time): nothing changed, retry as it is. `outcome_unknown`: the connection was lost while a change was being committed: it may or may ' +
-    'not have happened; retry with the same `Idempotency-Key` (bookings), which answers the first outcome or books once.',
+    'not have happened; retry with the same `Idempotency-Key` (bookings and imports), which answers the first outcome or books once.',
   504:
     "`upstream_timeout`: the service got the request but did not answer within the gateway's timeout. For a change the outcome is unknown: " +
-    'retry with the same `Idempotency-Key` (bookings), which answers the first outcome or books once.',
+    'retry with the same `Idempotency-Key` (bookings and imports), which answers the first outcome or books once.',
+};
+
+/** The header of the operations that take an `Idempotency-Key` (ApiOperation.idempotencyKey). */
+const IDEMPOTENCY_KEY_HEADER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe (scoped to the company). A retry with the same key and the same request answers the first answer again, byte for ' +
+    'byte, with `Idempotent-Replayed: true`, and books or writes nothing; sent while the first is still under way, it waits for it. The ' +
+    'same key with another request is 409 `idempotency_key_reused`. A refused request (4xx) and a dry run are not remembered, so the key ' +
+    'can be used again once the request can succeed. Send one after a 503 `outcome_unknown` or a 504 too.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
 };
 
 /** The parts of the document the gateway serves itself; every other operation is proxied to a service. */
@@ -114,7 +127,7 @@ function operationObject(op: ApiOperation, shared: JsonSchema, proxied: boolean)
     summary: op.summary,
     ...(op.description || op.adminOnly ? { description: [op.description, op.adminOnly ? 'Company admins only.' : ''].filter(Boolean).join('\n\n') } : {}),
     security: securityOf(op),
-    parameters: [...pathParametersOf(op, shared), ...parametersOf(op.request?.query, 'query', shared)],
+    parameters: [...pathParametersOf(op, shared), ...parametersOf(op.request?.query, 'query', shared), ...(op.idempotencyKey ? [IDEMPOTENCY_KEY_HEADER] : [])],
     ...requestBodyOf(op, shared),
     responses: sortedByStatus({ ...errorResponses(op, proxied), ...successResponses(op.responses, shared) }),
   };
@@ -187,6 +200,7 @@ function successResponses(responses: Record<number, ResponseSpec>, shared: JsonS
  */
 export function errorStatusesOf(op: ApiOperation, proxied = false): number[] {
   const statuses = new Set<number>(op.errors ?? []);
+  if (op.idempotencyKey) statuses.add(409);
   if (op.request?.params || op.request?.query || op.request?.body) statuses.add(400);
   if (op.security !== 'none') [401, 403].forEach((s) => statuses.add(s));
   if (op.adminOnly) statuses.add(403);

@@ -8,7 +8,7 @@ import type { InventoryContext } from '../../context';
 import { createItem, getItem, listItems, renameItem, type ItemFilters, type NewItem } from '../../commands/items';
 import { bookingOrigin, sendBooking } from '../../http/booking-request';
 import { createdItemSchema, itemSchema, presentItem } from '../../presenters/item';
-import { IDEMPOTENCY, REPLAYED_HEADER } from '../movements/descriptions';
+import { REPLAYED_HEADER } from '../movements/descriptions';
 import { createItemBody, listItemsQuery, updateItemBody } from './schema';
 
 const base = '/api/v1/items';
@@ -43,8 +43,9 @@ export const itemEndpoints = endpoints<InventoryContext>(
     summary: 'Create an item (books one unit in)',
     description:
       'The product must be `SERIALIZED`; one unit is booked in at the location through the ledger. A serial number already used in the ' +
-      `company answers 409 \`already_exists\`.\n\n${IDEMPOTENCY}`,
+      `company answers 409 \`already_exists\`.`,
     security: 'bearer',
+    idempotencyKey: true,
     request: { body: createItemBody },
     responses: { 201: { description: 'The item and the movement that booked it in.', schema: createdItemSchema, headers: REPLAYED_HEADER } },
     errors: [404, 409],

@@ -14,7 +14,7 @@ import {
 import { importLocations } from '../../commands/spreadsheet-import';
 import { csvBody, csvText } from '../../http/csv-body';
 import { locationSchema, presentLocation } from '../../presenters/location';
-import { MAX_IMPORT_ROWS, IMPORT_IDEMPOTENCY, IMPORT_RATE_LIMITS } from '../product-models/schema';
+import { MAX_IMPORT_ROWS, IMPORT_RATE_LIMITS } from '../product-models/schema';
 import { bookingOrigin } from '../../http/booking-request';
 import { REPLAYED_HEADER } from '../movements/descriptions';
 import { createLocationBody, importLocationsQuery, listLocationsQuery, updateLocationBody } from './schema';
@@ -52,9 +52,9 @@ export const locationEndpoints = endpoints<InventoryContext>(
       `Created in the order of the file, all or nothing, in one transaction, at most ${MAX_IMPORT_ROWS} rows. If any row fails the ` +
       'answer is 400 `import_failed` with `details.rows: [{row, field, message}]` naming every problem by row (from 1) and column, and ' +
       'nothing is created. With `dry_run=true` the rows are checked and nothing is written. Members and admins only; each location ' +
-      'created is in the audit log. Names need not be unique, so a file imported twice creates its locations twice.\n\n' +
-      IMPORT_IDEMPOTENCY,
+      "created is in the audit log. Names need not be unique, so a file imported twice creates its locations twice, unless the second carries the first one's `Idempotency-Key`.",
     security: 'bearer',
+    idempotencyKey: true,
     request: {
       query: importLocationsQuery,
       otherBodyTypes: {
@@ -68,7 +68,7 @@ export const locationEndpoints = endpoints<InventoryContext>(
       200: { description: '`dry_run=true`: every row is valid; nothing was written.', schema: locationImportDryRunSchema },
       201: { description: 'Every row was imported.', schema: importedLocationsSchema, headers: REPLAYED_HEADER },
     },
-    errors: [409, 415],
+    errors: [415],
     before: [csvBody()],
     handle: async (ctx, { query, identity, req, res }: Call<{ dry_run: boolean }>) => {
       const { replayed, result } = await importLocations(ctx, identity, csvText(req), query.dry_run, bookingOrigin(req));

@@ -3,12 +3,6 @@
  * The operations themselves are declared with their handlers, in endpoints.ts.
  */
 
-/** What every booking endpoint's description says about retries. */
-export const IDEMPOTENCY =
-  'Takes an optional `Idempotency-Key` header (1–255 visible ASCII characters, scoped to the company): a retry with the same key ' +
-  'and the same request answers the first answer again, byte for byte, with `Idempotent-Replayed: true`, and books nothing; the same ' +
-  'key with another request is 409 `idempotency_key_reused`. A refused booking is not remembered.';
-
 /** The stock errors every booking can answer. */
 export const BOOKING_ERRORS =
   'Not enough stock answers 409 `insufficient_stock` (`details {available, requested, location_id, batch_id?}`); a VIRTUAL or ' +

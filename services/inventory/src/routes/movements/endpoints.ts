@@ -6,7 +6,7 @@ import type { InventoryContext } from '../../context';
 import { coreMovementBody } from '../../http/booking-schemas';
 import { bookingOrigin, sendBooking } from '../../http/booking-request';
 import { ledgerEntrySchema, movementResultSchema, presentLedgerEntry } from '../../presenters/movement';
-import { BOOKING_ERRORS, IDEMPOTENCY, REPLAYED_HEADER } from './descriptions';
+import { BOOKING_ERRORS, REPLAYED_HEADER } from './descriptions';
 import { listMovementsQuery } from './schema';
 
 export const movementPageSchema = pageSchema(ledgerEntrySchema, 'MovementPage');
@@ -37,8 +37,9 @@ export const movementEndpoints = endpoints<InventoryContext>(
     summary: 'Book a movement between two locations',
     description:
       "From the company's VIRTUAL `Inbound` it is an addition, to its `Outbound` a subtraction, between two distinct physical " +
-      `locations a transfer; anything else is 400. ${BOOKING_ERRORS}\n\n${IDEMPOTENCY}`,
+      `locations a transfer; anything else is 400. ${BOOKING_ERRORS}`,
     security: 'bearer',
+    idempotencyKey: true,
     request: { body: coreMovementBody },
     responses: { 201: { description: 'Booked: the movements and the new total stock.', schema: movementResultSchema, headers: REPLAYED_HEADER } },
     errors: [404, 409],

@@ -20,16 +20,7 @@ import {
 } from '../../commands/products';
 import { csvBody } from '../../http/csv-body';
 import { presentProduct, productSchema } from '../../presenters/product';
-import {
-  MAX_IMPORT_ROWS,
-  createProductBody,
-  importQuery,
-  listProductsQuery,
-  replaceProductBody,
-  updateProductBody,
-  IMPORT_RATE_LIMITS,
-  IMPORT_IDEMPOTENCY,
-} from './schema';
+import { MAX_IMPORT_ROWS, createProductBody, importQuery, listProductsQuery, replaceProductBody, updateProductBody, IMPORT_RATE_LIMITS } from './schema';
 import { bookingOrigin } from '../../http/booking-request';
 import { REPLAYED_HEADER } from '../movements/descriptions';
 
@@ -100,9 +91,9 @@ export const productModelEndpoints = endpoints<InventoryContext>(
     description:
       `All or nothing, in one transaction, at most ${MAX_IMPORT_ROWS} rows. If any row fails the answer is 400 \`import_failed\` with ` +
       '`details.rows: [{row, field, message}]` naming every problem (rows counted from 1), and nothing is imported. ' +
-      'With `dry_run=true` the rows are checked and nothing is written. Any other content type answers 415 `unsupported_media_type`.\n\n' +
-      IMPORT_IDEMPOTENCY,
+      'With `dry_run=true` the rows are checked and nothing is written. Any other content type answers 415 `unsupported_media_type`.',
     security: 'bearer',
+    idempotencyKey: true,
     request: {
       query: importQuery,
       otherBodyTypes: {
@@ -117,7 +108,7 @@ export const productModelEndpoints = endpoints<InventoryContext>(
       200: { description: '`dry_run=true`: every row is valid; nothing was written.', schema: importDryRunSchema },
       201: { description: 'Every row was imported.', schema: importedProductsSchema, headers: REPLAYED_HEADER },
     },
-    errors: [409, 415],
+    errors: [415],
     // A JSON body is read by the service's parser, with its own, smaller limit.
     before: [csvBody()],
     handle: async (ctx, { query, identity, req, res }: Call<{ dry_run: boolean }>) => {

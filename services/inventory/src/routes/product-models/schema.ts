@@ -12,12 +12,6 @@ export const MAX_IMPORT_ROWS = 5000;
 /** The three imports (products, locations, opening stock) share one rate-limit budget (docs/api/rate-limits-cors-headers.md). */
 export const IMPORT_RATE_LIMITS = ['product_import'];
 
-/** What the three imports' descriptions say about retries (docs/api/spreadsheets.md). */
-export const IMPORT_IDEMPOTENCY =
-  'Takes an optional `Idempotency-Key` header (1–255 visible ASCII characters, scoped to the company): a retry with the same key and ' +
-  'the same file answers the first import again, byte for byte, with `Idempotent-Replayed: true`, and writes nothing; the same key ' +
-  'with another file is 409 `idempotency_key_reused`. A dry run and a refused file are not remembered.';
-
 const sku = Joi.string().trim().min(1).max(100);
 const name = Joi.string().trim().min(1).max(200);
 const description = Joi.string().max(5000).allow('', null);

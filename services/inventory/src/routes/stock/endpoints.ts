@@ -14,7 +14,7 @@ import { csvBody, csvText } from '../../http/csv-body';
 import { presentStockLevel, stockLevelSchema } from '../../presenters/stock';
 import { presentStockHistory, stockHistorySchema } from '../../presenters/stock-history';
 import { quantitySchema, uuid } from '../../presenters/schemas';
-import { MAX_IMPORT_ROWS, IMPORT_IDEMPOTENCY, IMPORT_RATE_LIMITS } from '../product-models/schema';
+import { MAX_IMPORT_ROWS, IMPORT_RATE_LIMITS } from '../product-models/schema';
 import { REPLAYED_HEADER } from '../movements/descriptions';
 import { HISTORY_DESCRIPTION } from './descriptions';
 import { importStockQuery, stockHistoryQuery, stockQuery } from './schema';
@@ -101,9 +101,9 @@ export const stockEndpoints = endpoints<InventoryContext>(
       `transaction: every row or none, at most ${MAX_IMPORT_ROWS} rows. If any row fails the answer is 400 \`import_failed\` with ` +
       '`details.rows: [{row, field, message}]` naming every problem by row (from 1) and column, and nothing is booked. With `dry_run=true` ' +
       'the rows are checked and nothing is booked. Products by SKU, locations by name (ignoring case; a name must mean one active ' +
-      'physical location). SERIALIZED products are refused (their items need serial numbers). Members and admins only.\n\n' +
-      IMPORT_IDEMPOTENCY,
+      'physical location). SERIALIZED products are refused (their items need serial numbers). Members and admins only.',
     security: 'bearer',
+    idempotencyKey: true,
     request: {
       query: importStockQuery,
       otherBodyTypes: {
@@ -117,7 +117,7 @@ export const stockEndpoints = endpoints<InventoryContext>(
       200: { description: '`dry_run=true`: every row is valid; nothing was booked.', schema: openingStockDryRunSchema },
       201: { description: 'Every row was booked.', schema: openingStockImportSchema, headers: REPLAYED_HEADER },
     },
-    errors: [409, 415],
+    errors: [415],
     before: [csvBody()],
     handle: async (ctx, { query, identity, req, res }: Call<{ dry_run: boolean }>) => {
       const text = csvText(req);
