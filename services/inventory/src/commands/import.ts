@@ -256,7 +256,7 @@ async function createProducts(identity: Identity, rows: ValidRow[], transaction:
   );
   const createdBySku = new Map(created.map((p) => [p.sku, p]));
   const products = rows.map((r) => presentProduct(createdBySku.get(r.sku)!));
-  return { dry_run: false, imported: products.length, products };
+  return { imported: products.length, dry_run: false, products };
 }
 
 /**

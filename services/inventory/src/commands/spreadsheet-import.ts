@@ -150,7 +150,7 @@ async function createLocations(identity: Identity, valid: NewLocationRow[], tran
       after: { name: l.name, type: l.type, parent_id: l.parentId, is_active: l.isActive },
     })),
   );
-  return { dry_run: false, imported: created.length, locations: created.map(presentLocation) };
+  return { imported: created.length, dry_run: false, locations: created.map(presentLocation) };
 }
 
 /**
