@@ -168,15 +168,18 @@ describe('the credential change listener', () => {
   it('sends one query at a time on its connection, however many fences and acknowledgements meet', async () => {
     const inFlight = new Map<Client, number>();
     let most = 0;
-    const original = Object.getOwnPropertyDescriptor(Client.prototype, 'query')!.value as (this: Client, ...args: unknown[]) => Promise<unknown>;
+    const original = Object.getOwnPropertyDescriptor(Client.prototype, 'query')!.value as (this: Client, ...args: unknown[]) => unknown;
     // The listeners' connections only (this one's and the test system's gateway's): other clients of this
     // process are none of this test's business.
-    function counted(this: Client, ...args: unknown[]): Promise<unknown> {
+    function counted(this: Client, ...args: unknown[]): unknown {
+      const listening =
+        (this as Client & { connectionParameters: { application_name?: string } }).connectionParameters.application_name === LISTENER_APPLICATION_NAME;
+      // Only a query without a callback answers a promise (Sequelize passes a callback, a cursor is a
+      // submittable). Those of the worker's other clients, which run meanwhile, are passed on untouched.
+      if (!listening) return original.apply(this, args);
       inFlight.set(this, (inFlight.get(this) ?? 0) + 1);
-      if ((this as Client & { connectionParameters: { application_name?: string } }).connectionParameters.application_name === LISTENER_APPLICATION_NAME) {
-        most = Math.max(most, inFlight.get(this)!);
-      }
-      const answer = original.apply(this, args);
+      most = Math.max(most, inFlight.get(this)!);
+      const answer = original.apply(this, args) as Promise<unknown>;
       const settled = () => inFlight.set(this, inFlight.get(this)! - 1);
       answer.then(settled, settled);
       return answer;
