@@ -93,7 +93,7 @@ describe('OpenAPI document', () => {
     expect(body.components.responses.Error504.description).to.include('upstream_timeout').and.include('Idempotency-Key');
   });
 
-  it('declares the Idempotency-Key header, with the 409 of a reused key, on exactly the bookings and imports, which answer Idempotent-Replayed', async () => {
+  it('declares the Idempotency-Key header, with the 409 of a reused key, on exactly the bookings, the imports and the creations that a retry would make twice, which answer Idempotent-Replayed', async () => {
     const { body } = await get('/api/schema/');
     const keyed: string[] = [];
     for (const item of Object.values<Record<string, any>>(body.paths)) {
@@ -120,6 +120,9 @@ describe('OpenAPI document', () => {
         'importOpeningStock',
         'importLocations',
         'importProductModels',
+        'createLocation',
+        'widgetCreateLocation',
+        'createWorkOrder',
       ].sort(),
     );
   });

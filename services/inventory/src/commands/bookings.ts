@@ -18,8 +18,11 @@ export interface BookingAnswer {
   replayed: boolean;
 }
 
-/** The request a booking comes from: its id (recorded with its movements) and its Idempotency-Key, if any. */
-export interface BookingOrigin {
+/**
+ * The request a write comes from (a booking, an import, a creation): its id (recorded with a booking's movements)
+ * and its Idempotency-Key, if any.
+ */
+export interface RequestOrigin {
   requestId: string;
   idempotency?: IdempotencyClaim;
 }
@@ -42,7 +45,7 @@ export async function bookTransaction(
   identity: Identity,
   productId: string,
   req: TransactionRequest,
-  origin: BookingOrigin,
+  origin: RequestOrigin,
 ): Promise<BookingAnswer> {
   assertScanMayBook(identity, productId);
   const locationId = req.location_id;
@@ -60,7 +63,7 @@ export async function bookTransaction(
 export type SignedMoveRequest = Omit<InRequest & OutRequest, 'quantity'> & { product_id: string; location_id: string; quantity: number };
 
 /** `POST /api/v1/widget/move/`: the sign of `quantity` is the direction (positive inbound, negative outbound). */
-export async function bookSignedMove(ctx: InventoryContext, identity: Identity, req: SignedMoveRequest, origin: BookingOrigin): Promise<BookingAnswer> {
+export async function bookSignedMove(ctx: InventoryContext, identity: Identity, req: SignedMoveRequest, origin: RequestOrigin): Promise<BookingAnswer> {
   assertScanMayBook(identity, req.product_id);
   const inbound = req.quantity > 0;
   const base = { productId: req.product_id, locationId: req.location_id, details: { ...req, quantity: Math.abs(req.quantity) } };
@@ -73,7 +76,7 @@ export async function bookSignedMove(ctx: InventoryContext, identity: Identity, 
 export type TransferStockRequest = TransferRequest & { product_id: string; from_location_id: string; to_location_id: string };
 
 /** `POST /api/v1/widget/transfer/`: between two distinct active physical locations. */
-export async function bookTransfer(ctx: InventoryContext, identity: Identity, req: TransferStockRequest, origin: BookingOrigin): Promise<BookingAnswer> {
+export async function bookTransfer(ctx: InventoryContext, identity: Identity, req: TransferStockRequest, origin: RequestOrigin): Promise<BookingAnswer> {
   assertScanMayBook(identity, req.product_id);
   const order = { op: 'transfer', productId: req.product_id, fromId: req.from_location_id, toId: req.to_location_id, details: req } as const;
   return answer(await runBooking(ledgerContext(ctx, identity, origin.requestId), order, 200, origin.idempotency), presentTransferResult);
@@ -85,7 +88,7 @@ export type CoreMovementRequest = InRequest & OutRequest & { product_id: string;
  * `POST /api/v1/movements/`: a movement between two locations. From the company's Inbound it is an
  * addition, to its Outbound a subtraction, between two physical locations a transfer.
  */
-export async function bookCoreMovement(ctx: InventoryContext, identity: Identity, req: CoreMovementRequest, origin: BookingOrigin): Promise<BookingAnswer> {
+export async function bookCoreMovement(ctx: InventoryContext, identity: Identity, req: CoreMovementRequest, origin: RequestOrigin): Promise<BookingAnswer> {
   const order = { op: 'core', productId: req.product_id, fromId: req.from_location_id, toId: req.to_location_id, details: req } as const;
   return answer(await runBooking(ledgerContext(ctx, identity, origin.requestId), order, 201, origin.idempotency), presentMovementResult);
 }

@@ -15,10 +15,9 @@ import { importJsonBody, importRow } from '../routes/product-models/schema';
 import { gtinKey, gtinProblem, GTIN_KEY_SQL } from '../catalog/gtin';
 import { auditedProduct, engineColumns } from './products';
 import { readCsvTable } from '../csv/table';
-import { answerOncePerKey } from '../ledger/idempotency';
-import type { IdempotencyClaim } from '../ledger/types';
+import { answerOncePerKey, type KeyedAnswer } from '../ledger/idempotency';
 import { presentProduct } from '../presenters/product';
-import { ledgerContext } from './bookings';
+import { ledgerContext, type RequestOrigin } from './bookings';
 
 export type ImportRequest = { format: 'json'; body: unknown } | { format: 'csv'; text: string };
 
@@ -224,12 +223,6 @@ export const byRow = (a: RowProblem, b: RowProblem) => a.row - b.row;
 export type ImportResult =
   { dry_run: true; imported: 0; would_import: number } | { dry_run: false; imported: number; products: Array<ReturnType<typeof presentProduct>> };
 
-/** An import's answer, or (`replayed`) the one an earlier import with the same Idempotency-Key got. */
-export interface ImportAnswer<R> {
-  replayed: boolean;
-  result: R;
-}
-
 /** Creates the checked rows, each with its audit entry; answers them in file order as the API shows a product. */
 async function createProducts(identity: Identity, rows: ValidRow[], transaction: Transaction): Promise<ImportResult> {
   // Rows go in in SKU order, so two imports sharing SKUs wait for each other instead of deadlocking on the
@@ -269,8 +262,8 @@ export async function importProducts(
   identity: Identity,
   request: ImportRequest,
   dryRun: boolean,
-  origin: { requestId: string; idempotency?: IdempotencyClaim },
-): Promise<ImportAnswer<ImportResult>> {
+  origin: RequestOrigin,
+): Promise<KeyedAnswer<ImportResult>> {
   const { sequelize } = ctx;
   const candidates = request.format === 'json' ? jsonCandidates(request.body) : csvCandidates(request.text);
   const problems: RowProblem[] = [];
@@ -285,13 +278,12 @@ export async function importProducts(
   };
 
   try {
-    return await sequelize.transaction(async (transaction): Promise<ImportAnswer<ImportResult>> => {
-      if (dryRun) return { replayed: false, result: { dry_run: true, imported: 0, would_import: (await checkedRows(transaction)).length } };
+    return await sequelize.transaction(async (transaction): Promise<KeyedAnswer<ImportResult>> => {
+      if (dryRun) return { replayed: false, body: { dry_run: true, imported: 0, would_import: (await checkedRows(transaction)).length } };
       // The key first: a retry of an import that went through answers it again, before its SKUs are found taken.
-      const { replayed, body } = await answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, 201, async () =>
+      return answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, 201, async () =>
         createProducts(identity, await checkedRows(transaction), transaction),
       );
-      return { replayed, result: body };
     });
   } catch (err) {
     // Another request created one of these SKUs or barcodes after the check: name the rows, as the check would have.

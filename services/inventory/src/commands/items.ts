@@ -13,7 +13,7 @@ import { ITEM_ORDERING } from '../sql/orderings';
 import { runBooking } from '../ledger/run-booking';
 import { presentItem } from '../presenters/item';
 import { presentMovement } from '../presenters/movement';
-import { ledgerContext, type BookingAnswer, type BookingOrigin } from './bookings';
+import { ledgerContext, type BookingAnswer, type RequestOrigin } from './bookings';
 
 export interface ItemFilters extends PageRequest, Omit<NamedFilters, 'batch_code'> {
   product_id?: string;
@@ -50,7 +50,7 @@ export interface NewItem {
 }
 
 /** `POST /api/v1/items/`: one unit of a SERIALIZED product, booked in (ADD) at a location. */
-export async function createItem(ctx: InventoryContext, identity: Identity, input: NewItem, origin: BookingOrigin): Promise<BookingAnswer> {
+export async function createItem(ctx: InventoryContext, identity: Identity, input: NewItem, origin: RequestOrigin): Promise<BookingAnswer> {
   const order = { op: 'item', productId: input.product_id, locationId: input.location_id, details: input } as const;
   const outcome = await runBooking(ledgerContext(ctx, identity, origin.requestId), order, 201, origin.idempotency);
   const body = 'booked' in outcome ? { ...presentItem(outcome.booked.item!), movement: presentMovement(outcome.booked.movements[0]) } : outcome.legacyBody;

@@ -22,6 +22,8 @@ import {
 } from '@pi/common';
 import type { InventoryContext } from '../context';
 import { LOCATION_ORDERING } from '../sql/orderings';
+import { answerOncePerKey, type KeyedAnswer } from '../ledger/idempotency';
+import { ledgerContext, type RequestOrigin } from './bookings';
 
 export interface LocationFilters extends PageRequest {
   type?: LocationType;
@@ -71,23 +73,35 @@ function auditedLocation(location: Location): AuditSnapshot {
   return { name: location.name, type: location.type, parent_id: location.parentId, is_active: location.isActive };
 }
 
-/** From the dashboard (a user) or the widget (an API key): the audit log names whichever it was. */
-export function createLocation(ctx: InventoryContext, identity: Identity, input: NewLocation) {
+/**
+ * From the dashboard (a user) or the widget (an API key): the audit log names whichever it was. Names need not
+ * be unique, so a retry after an answer that never came carries the first one's Idempotency-Key and answers it
+ * again (as `present` shapes it for the route) instead of creating a second location.
+ */
+export function createLocation<T>(
+  ctx: InventoryContext,
+  identity: Identity,
+  input: NewLocation,
+  origin: RequestOrigin,
+  present: (location: Location) => T,
+): Promise<KeyedAnswer<T>> {
   const { sequelize } = ctx;
-  return sequelize.transaction(async (transaction) => {
-    if (input.parent_id) await checkParent(identity, input.parent_id, transaction);
-    const location = await Location.create(
-      { companyId: identity.companyId, name: input.name, type: input.type, parentId: input.parent_id ?? null, isActive: true },
-      { transaction },
-    );
-    await recordAudit(transaction, identity.companyId, identity, {
-      action: 'create',
-      resourceType: 'location',
-      resourceId: location.id,
-      after: auditedLocation(location),
-    });
-    return location;
-  });
+  return sequelize.transaction((transaction) =>
+    answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, 201, async () => {
+      if (input.parent_id) await checkParent(identity, input.parent_id, transaction);
+      const location = await Location.create(
+        { companyId: identity.companyId, name: input.name, type: input.type, parentId: input.parent_id ?? null, isActive: true },
+        { transaction },
+      );
+      await recordAudit(transaction, identity.companyId, identity, {
+        action: 'create',
+        resourceType: 'location',
+        resourceId: location.id,
+        after: auditedLocation(location),
+      });
+      return present(location);
+    }),
+  );
 }
 
 export interface LocationChanges {

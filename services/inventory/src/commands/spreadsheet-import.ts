@@ -14,11 +14,10 @@ import { calendarDate } from '../http/calendar-date';
 import { MAX_QUANTITY, decimalPlaces, toDecimal } from '../engine/quantity';
 import { bookInMany } from '../ledger/book-many';
 import type { BookingContext } from '../ledger/context';
-import { answerOncePerKey } from '../ledger/idempotency';
-import type { IdempotencyClaim } from '../ledger/types';
-import { ledgerContext } from './bookings';
+import { answerOncePerKey, type KeyedAnswer } from '../ledger/idempotency';
+import { ledgerContext, type RequestOrigin } from './bookings';
 import { serverErrorOf } from '../sql/client';
-import { ImportFailedError, byRow, type ImportAnswer, type RowProblem } from './import';
+import { ImportFailedError, byRow, type RowProblem } from './import';
 import { presentLocation } from '../presenters/location';
 import { CsvHeaderShape, readCsvTable } from '../csv/table';
 
@@ -164,20 +163,18 @@ export async function importLocations(
   identity: Identity,
   text: string,
   dryRun: boolean,
-  origin: { requestId: string; idempotency?: IdempotencyClaim },
-): Promise<ImportAnswer<LocationImportResult>> {
+  origin: RequestOrigin,
+): Promise<KeyedAnswer<LocationImportResult>> {
   const { sequelize } = ctx;
   const { rows, width } = readCsv(text, LOCATION_CSV);
-  return sequelize.transaction(async (transaction): Promise<ImportAnswer<LocationImportResult>> => {
+  return sequelize.transaction(async (transaction): Promise<KeyedAnswer<LocationImportResult>> => {
     if (dryRun) {
       const valid = await checkLocationRows(sequelize, identity, rows, width, transaction);
-      return { replayed: false, result: { dry_run: true, imported: 0, would_import: valid.length } };
+      return { replayed: false, body: { dry_run: true, imported: 0, would_import: valid.length } };
     }
-    const keyed = ledgerContext(ctx, identity, origin.requestId);
-    const { replayed, body } = await answerOncePerKey(keyed, transaction, origin.idempotency, 201, async () =>
+    return answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, 201, async () =>
       createLocations(identity, await checkLocationRows(sequelize, identity, rows, width, transaction), transaction),
     );
-    return { replayed, result: body };
   });
 }
 
@@ -399,22 +396,21 @@ export async function importOpeningStock(
   identity: Identity,
   text: string,
   dryRun: boolean,
-  origin: { requestId: string; idempotency?: IdempotencyClaim },
-): Promise<ImportAnswer<OpeningStockResult>> {
+  origin: RequestOrigin,
+): Promise<KeyedAnswer<OpeningStockResult>> {
   const { sequelize } = ctx;
   const booking = ledgerContext(ctx, identity, origin.requestId);
   const { rows, width } = readCsv(text, STOCK_CSV);
   if (dryRun) {
     const valid = await checkStockRows(sequelize, identity, rows, width);
-    return { replayed: false, result: { dry_run: true, imported: 0, would_import: valid.length } };
+    return { replayed: false, body: { dry_run: true, imported: 0, would_import: valid.length } };
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      const { replayed, body } = await sequelize.transaction((transaction) =>
+      return await sequelize.transaction((transaction) =>
         // The key first: a retry of an import that was booked answers it again and books nothing.
         answerOncePerKey(booking, transaction, origin.idempotency, 201, () => bookOpeningStock(booking, transaction, rows, width)),
       );
-      return { replayed, result: body };
     } catch (err) {
       const code = serverErrorOf(err)?.code;
       if (attempt < 4 && code && RETRYABLE.has(code)) continue;

@@ -27,6 +27,11 @@ import {
 } from '@pi/common';
 import type { InventoryContext } from '../context';
 import { WORK_ORDER_ORDERING } from '../sql/orderings';
+import { answerOncePerKey, type KeyedAnswer } from '../ledger/idempotency';
+import { presentWorkOrder } from '../presenters/work-order';
+import { ledgerContext, type RequestOrigin } from './bookings';
+
+type WorkOrderBody = ReturnType<typeof presentWorkOrder>;
 import { InvalidTransitionError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
 
@@ -156,25 +161,32 @@ function quantityFor(quantity: number, product: ProductModel | null): string {
 
 const duplicateNumber = rethrowAlreadyExists('A work order with this number already exists.', 'number');
 
-export function createWorkOrder(ctx: InventoryContext, identity: Identity, input: NewWorkOrder): Promise<WorkOrder> {
+/**
+ * A work order, numbered by the caller or the company's next number. A retry after an answer that never came
+ * carries the first one's Idempotency-Key and answers it again instead of creating a second order.
+ */
+export function createWorkOrder(ctx: InventoryContext, identity: Identity, input: NewWorkOrder, origin: RequestOrigin): Promise<KeyedAnswer<WorkOrderBody>> {
   const { sequelize } = ctx;
   return sequelize
-    .transaction(async (transaction) => {
-      const product = input.product_id ? await findProduct(identity, input.product_id, transaction) : null;
-      const number = await numberFor(sequelize, identity.companyId, input.number, transaction);
-      return WorkOrder.create(
-        {
-          companyId: identity.companyId,
-          number,
-          title: input.title,
-          status: input.status,
-          productId: product?.id ?? null,
-          quantity: input.quantity == null ? null : quantityFor(input.quantity, product),
-          dueDate: input.due_date ?? null,
-        },
-        { transaction },
-      );
-    })
+    .transaction((transaction) =>
+      answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, 201, async () => {
+        const product = input.product_id ? await findProduct(identity, input.product_id, transaction) : null;
+        const number = await numberFor(sequelize, identity.companyId, input.number, transaction);
+        const order = await WorkOrder.create(
+          {
+            companyId: identity.companyId,
+            number,
+            title: input.title,
+            status: input.status,
+            productId: product?.id ?? null,
+            quantity: input.quantity == null ? null : quantityFor(input.quantity, product),
+            dueDate: input.due_date ?? null,
+          },
+          { transaction },
+        );
+        return presentWorkOrder(order);
+      }),
+    )
     .catch(duplicateNumber);
 }
 

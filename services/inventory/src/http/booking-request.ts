@@ -1,14 +1,15 @@
-/** What every booking route takes from the request besides its body: who books, and an idempotency key. */
+/** What every booking (and import, and creation) route takes from the request besides its body: its id, and an idempotency key. */
 import type { Request, Response } from 'express';
 import { ValidationError, requestIdOf } from '@pi/common';
-import type { BookingAnswer, BookingOrigin } from '../commands/bookings';
+import type { BookingAnswer, RequestOrigin } from '../commands/bookings';
+import type { KeyedAnswer } from '../ledger/idempotency';
 import { fingerprintOf } from '../ledger/idempotency';
 import type { IdempotencyClaim } from '../ledger/types';
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 /** Which request a booking comes from: its id and its Idempotency-Key. */
-export function bookingOrigin(req: Request): BookingOrigin {
+export function requestOrigin(req: Request): RequestOrigin {
   return { requestId: requestIdOf(req), idempotency: idempotencyClaim(req) };
 }
 
@@ -23,4 +24,10 @@ export function idempotencyClaim(req: Request): IdempotencyClaim | undefined {
 export function sendBooking(res: Response, answer: BookingAnswer): void {
   if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
   res.status(answer.status).json(answer.body);
+}
+
+/** The body of an answer made under an Idempotency-Key, the response saying `Idempotent-Replayed: true` when it is a stored one. */
+export function keyedBody<T>(res: Response, answer: KeyedAnswer<T>): T {
+  if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  return answer.body;
 }

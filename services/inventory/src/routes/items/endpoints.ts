@@ -6,7 +6,7 @@
 import { ID_OWNERS, buildPage, endpoints, pageSchema, schemas, type Call } from '@pi/common';
 import type { InventoryContext } from '../../context';
 import { createItem, getItem, listItems, renameItem, type ItemFilters, type NewItem } from '../../commands/items';
-import { bookingOrigin, sendBooking } from '../../http/booking-request';
+import { requestOrigin, sendBooking } from '../../http/booking-request';
 import { createdItemSchema, itemSchema, presentItem } from '../../presenters/item';
 import { REPLAYED_HEADER } from '../movements/descriptions';
 import { createItemBody, listItemsQuery, updateItemBody } from './schema';
@@ -51,7 +51,7 @@ export const itemEndpoints = endpoints<InventoryContext>(
     errors: [404, 409],
     // The status and the Idempotent-Replayed header come with the booking's answer (a replay repeats the first one).
     handle: async (ctx, { body, identity, req, res }: Call<unknown, NewItem>) => {
-      sendBooking(res, await createItem(ctx, identity, body, bookingOrigin(req)));
+      sendBooking(res, await createItem(ctx, identity, body, requestOrigin(req)));
     },
   },
   {

@@ -15,7 +15,7 @@ import { importLocations } from '../../commands/spreadsheet-import';
 import { csvBody, csvText } from '../../http/csv-body';
 import { locationSchema, presentLocation } from '../../presenters/location';
 import { MAX_IMPORT_ROWS, IMPORT_RATE_LIMITS } from '../product-models/schema';
-import { bookingOrigin } from '../../http/booking-request';
+import { keyedBody, requestOrigin } from '../../http/booking-request';
 import { REPLAYED_HEADER } from '../movements/descriptions';
 import { createLocationBody, importLocationsQuery, listLocationsQuery, updateLocationBody } from './schema';
 
@@ -71,9 +71,8 @@ export const locationEndpoints = endpoints<InventoryContext>(
     errors: [415],
     before: [csvBody()],
     handle: async (ctx, { query, identity, req, res }: Call<{ dry_run: boolean }>) => {
-      const { replayed, result } = await importLocations(ctx, identity, csvText(req), query.dry_run, bookingOrigin(req));
-      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-      return result.dry_run ? result : reply(201, result);
+      const answer = await importLocations(ctx, identity, csvText(req), query.dry_run, requestOrigin(req));
+      return answer.body.dry_run ? answer.body : reply(201, keyedBody(res, answer));
     },
   },
   {
@@ -99,10 +98,12 @@ export const locationEndpoints = endpoints<InventoryContext>(
     summary: 'Create a physical location',
     description: 'The parent, if any, must be a physical location of the company.',
     security: 'bearer',
+    idempotencyKey: true,
     request: { body: createLocationBody },
-    responses: { 201: { description: 'The location created.', schema: locationSchema } },
+    responses: { 201: { description: 'The location created.', schema: locationSchema, headers: REPLAYED_HEADER } },
     errors: [404],
-    handle: async (ctx, { body, identity }: Call<unknown, NewLocation>) => presentLocation(await createLocation(ctx, identity, body)),
+    handle: async (ctx, { body, identity, req, res }: Call<unknown, NewLocation>) =>
+      keyedBody(res, await createLocation(ctx, identity, body, requestOrigin(req), presentLocation)),
   },
   {
     method: 'get',

@@ -4,7 +4,7 @@ import { bookCoreMovement, type CoreMovementRequest } from '../../commands/booki
 import { listMovements, type MovementFilters } from '../../commands/ledger-reads';
 import type { InventoryContext } from '../../context';
 import { coreMovementBody } from '../../http/booking-schemas';
-import { bookingOrigin, sendBooking } from '../../http/booking-request';
+import { requestOrigin, sendBooking } from '../../http/booking-request';
 import { ledgerEntrySchema, movementResultSchema, presentLedgerEntry } from '../../presenters/movement';
 import { BOOKING_ERRORS, REPLAYED_HEADER } from './descriptions';
 import { listMovementsQuery } from './schema';
@@ -45,7 +45,7 @@ export const movementEndpoints = endpoints<InventoryContext>(
     errors: [404, 409],
     // The status and the Idempotent-Replayed header come with the booking's answer (a replay repeats the first one).
     handle: async (ctx, { body, identity, req, res }: Call<unknown, CoreMovementRequest>) => {
-      sendBooking(res, await bookCoreMovement(ctx, identity, body, bookingOrigin(req)));
+      sendBooking(res, await bookCoreMovement(ctx, identity, body, requestOrigin(req)));
     },
   },
 );

@@ -21,7 +21,7 @@ import {
 import { csvBody } from '../../http/csv-body';
 import { presentProduct, productSchema } from '../../presenters/product';
 import { MAX_IMPORT_ROWS, createProductBody, importQuery, listProductsQuery, replaceProductBody, updateProductBody, IMPORT_RATE_LIMITS } from './schema';
-import { bookingOrigin } from '../../http/booking-request';
+import { keyedBody, requestOrigin } from '../../http/booking-request';
 import { REPLAYED_HEADER } from '../movements/descriptions';
 
 const base = '/api/v1/product-models';
@@ -112,9 +112,8 @@ export const productModelEndpoints = endpoints<InventoryContext>(
     // A JSON body is read by the service's parser, with its own, smaller limit.
     before: [csvBody()],
     handle: async (ctx, { query, identity, req, res }: Call<{ dry_run: boolean }>) => {
-      const { replayed, result } = await importProducts(ctx, identity, importRequestOf(req), query.dry_run, bookingOrigin(req));
-      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-      return result.dry_run ? result : reply(201, result);
+      const answer = await importProducts(ctx, identity, importRequestOf(req), query.dry_run, requestOrigin(req));
+      return answer.body.dry_run ? answer.body : reply(201, keyedBody(res, answer));
     },
   },
   {

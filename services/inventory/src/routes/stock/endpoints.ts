@@ -9,7 +9,7 @@ import { stockHistory, type HistoryQuery } from '../../commands/stock-history';
 import { stockLevelsPage, type StockFilters } from '../../commands/stock-levels';
 import { OPENING_STOCK_REASON, importOpeningStock } from '../../commands/spreadsheet-import';
 import type { InventoryContext } from '../../context';
-import { bookingOrigin } from '../../http/booking-request';
+import { keyedBody, requestOrigin } from '../../http/booking-request';
 import { csvBody, csvText } from '../../http/csv-body';
 import { presentStockLevel, stockLevelSchema } from '../../presenters/stock';
 import { presentStockHistory, stockHistorySchema } from '../../presenters/stock-history';
@@ -121,9 +121,8 @@ export const stockEndpoints = endpoints<InventoryContext>(
     before: [csvBody()],
     handle: async (ctx, { query, identity, req, res }: Call<{ dry_run: boolean }>) => {
       const text = csvText(req);
-      const { replayed, result } = await importOpeningStock(ctx, identity, text, query.dry_run, bookingOrigin(req));
-      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-      return result.dry_run ? result : reply(201, result);
+      const answer = await importOpeningStock(ctx, identity, text, query.dry_run, requestOrigin(req));
+      return answer.body.dry_run ? answer.body : reply(201, keyedBody(res, answer));
     },
   },
 );

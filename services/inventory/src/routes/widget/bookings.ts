@@ -10,7 +10,7 @@ import {
 } from '../../commands/bookings';
 import type { InventoryContext } from '../../context';
 import { signedMoveBody, transactionBody, transferBody } from '../../http/booking-schemas';
-import { bookingOrigin, sendBooking } from '../../http/booking-request';
+import { requestOrigin, sendBooking } from '../../http/booking-request';
 import { moveResultSchema, transactionResultSchema, transferResultSchema } from '../../presenters/movement';
 import { BOOKING_ERRORS, REPLAYED_HEADER } from '../movements/descriptions';
 import { IDS, SCAN, WIDGET_BASE as base } from './schema';
@@ -36,7 +36,7 @@ export const widgetBookingEndpoints = endpoints<InventoryContext>(
     responses: { 200: { description: 'Booked.', schema: transactionResultSchema, headers: REPLAYED_HEADER } },
     errors: [409],
     handle: async (ctx, { params, body, identity, req, res }: Call<unknown, TransactionRequest>) => {
-      sendBooking(res, await bookTransaction(ctx, identity, params.id, body, bookingOrigin(req)));
+      sendBooking(res, await bookTransaction(ctx, identity, params.id, body, requestOrigin(req)));
     },
   },
   {
@@ -52,7 +52,7 @@ export const widgetBookingEndpoints = endpoints<InventoryContext>(
     responses: { 200: { description: 'Booked.', schema: moveResultSchema, headers: REPLAYED_HEADER } },
     errors: [404, 409],
     handle: async (ctx, { body, identity, req, res }: Call<unknown, SignedMoveRequest>) => {
-      sendBooking(res, await bookSignedMove(ctx, identity, body, bookingOrigin(req)));
+      sendBooking(res, await bookSignedMove(ctx, identity, body, requestOrigin(req)));
     },
   },
   {
@@ -68,7 +68,7 @@ export const widgetBookingEndpoints = endpoints<InventoryContext>(
     responses: { 200: { description: 'Booked.', schema: transferResultSchema, headers: REPLAYED_HEADER } },
     errors: [404, 409],
     handle: async (ctx, { body, identity, req, res }: Call<unknown, TransferStockRequest>) => {
-      sendBooking(res, await bookTransfer(ctx, identity, body, bookingOrigin(req)));
+      sendBooking(res, await bookTransfer(ctx, identity, body, requestOrigin(req)));
     },
   },
 );

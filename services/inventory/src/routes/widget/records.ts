@@ -18,6 +18,8 @@ import { presentWidgetBatch } from '../../presenters/batch';
 import { presentWidgetItem } from '../../presenters/item';
 import { presentWidgetLocation } from '../../presenters/location';
 import { presentWidgetWorkOrder } from '../../presenters/work-order';
+import { keyedBody, requestOrigin } from '../../http/booking-request';
+import { REPLAYED_HEADER } from '../movements/descriptions';
 import {
   widgetBatchListSchema,
   widgetCreatedLocationSchema,
@@ -111,14 +113,16 @@ export const widgetRecordEndpoints = endpoints<InventoryContext>(
     summary: 'Create a physical location',
     description: "The parent, if any, must be a physical location of the company. A QR scan's key answers 403 `access_denied`.",
     security: 'api_key',
+    idempotencyKey: true,
     request: { body: createLocationBody },
-    responses: { 201: { description: 'The location created.', schema: widgetCreatedLocationSchema } },
+    responses: { 201: { description: 'The location created.', schema: widgetCreatedLocationSchema, headers: REPLAYED_HEADER } },
     errors: [404],
     before: [noScans],
-    handle: async (ctx, { body, identity }: Call<unknown, NewLocation>) => ({
-      success: true,
-      location: presentWidgetLocation(await createLocation(ctx, identity, body)),
-    }),
+    handle: async (ctx, { body, identity, req, res }: Call<unknown, NewLocation>) =>
+      keyedBody(
+        res,
+        await createLocation(ctx, identity, body, requestOrigin(req), (location) => ({ success: true, location: presentWidgetLocation(location) })),
+      ),
   },
   {
     method: 'get',

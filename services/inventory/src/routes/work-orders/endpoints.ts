@@ -15,6 +15,8 @@ import {
 } from '../../commands/work-orders';
 import { presentWorkOrder, workOrderSchema } from '../../presenters/work-order';
 import { createWorkOrderBody, listWorkOrdersQuery, updateWorkOrderBody } from './schema';
+import { keyedBody, requestOrigin } from '../../http/booking-request';
+import { REPLAYED_HEADER } from '../movements/descriptions';
 
 const base = '/api/v1/work-orders';
 const tag = 'work-orders';
@@ -50,10 +52,12 @@ export const workOrderEndpoints = endpoints<InventoryContext>(
       "A number already used in the company answers 409 `already_exists`. Without `number`, the company's next number is generated: " +
       '`WO-0001`, `WO-0002`, … (never one generated before, skipping numbers already taken).',
     security: 'bearer',
+    idempotencyKey: true,
     request: { body: createWorkOrderBody },
-    responses: { 201: { description: 'The work order created.', schema: workOrderSchema } },
+    responses: { 201: { description: 'The work order created.', schema: workOrderSchema, headers: REPLAYED_HEADER } },
     errors: [404, 409],
-    handle: async (ctx, { body, identity }: Call<unknown, NewWorkOrder>) => presentWorkOrder(await createWorkOrder(ctx, identity, body)),
+    handle: async (ctx, { body, identity, req, res }: Call<unknown, NewWorkOrder>) =>
+      keyedBody(res, await createWorkOrder(ctx, identity, body, requestOrigin(req))),
   },
   {
     method: 'get',
