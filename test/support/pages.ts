@@ -14,6 +14,7 @@ import jwt from 'jsonwebtoken';
 import type { Page, Request } from 'playwright-core';
 import { closeServer, createLogger, createServiceApp, listen, pathsOf } from '@pi/common';
 import { qrApi, qrPublicRoutes, qrRoutes } from '@pi/qr';
+import { get } from './api';
 import type { PageChecks } from './browser';
 import { system } from './hooks';
 import { LogCapture, RunningGateway } from './system';
@@ -127,6 +128,18 @@ export function expiredToken(code: string, companyId: string): string {
  * `expectLabelledControls` with these checks covers every control, rendered or not.
  */
 export const WIDGET_CHECKS: PageChecks = { controlsInWindow: true, pageNoun: 'page' };
+
+/**
+ * Opens the widget at `/widget/` on `code` with the company's whole widget key in the tab's session
+ * (web/src/widget/session.ts), not a scan's (a scan reaches its code's
+ * product only; docs/api/scanning.md): the tab's session holds the widget key, as if the scan had handed it over.
+ */
+export async function openWithWidgetKey(page: Page, scan: ScanGateway, company: { apiKey: string }, code: string): Promise<void> {
+  const qr = (await get(`/api/v1/widget/qr_info/?code=${code}`, { apiKey: company.apiKey })).body;
+  const session = { apiKey: company.apiKey, expiresAt: new Date(Date.now() + 3600_000).toISOString(), qr };
+  await page.addInitScript(`sessionStorage.setItem('pi-inventory-widget.session', ${JSON.stringify(JSON.stringify(session))})`);
+  await page.goto(`${scan.url}/widget/`);
+}
 
 /** Waits until the element matching `selector` contains `text`. */
 export async function waitForText(page: Page, selector: string, text: string, timeout = 10_000): Promise<void> {

@@ -5,15 +5,16 @@
  * requests are routed through playwright: an attempt may reach the service and book, and its answer is then
  * replaced by the gateway's 504 `upstream_timeout` (or 503 `outcome_unknown`), or the attempt is cut off
  * before it leaves the browser. Whatever happens, the action books exactly once. The dashboard's imports
- * (products, locations, opening stock) are retried the same way, and import their file once.
+ * (products, locations, opening stock) and new locations (dashboard and widget) are retried the same way, and
+ * happen once.
  */
 import { expect } from 'chai';
 import type { Page, Route } from 'playwright-core';
 import { get } from '../../support/api';
 import { BrowserPage, pageProblems, useBrowser } from '../../support/browser';
 import { addStock, buildCompany, buildLocation, buildProduct, configuredCode, unique } from '../../support/builders';
-import { navigate, signInWithKeyboard } from '../../support/dashboard-page';
-import { ScanGateway, startScanGateway, waitForText } from '../../support/pages';
+import { navigate, openPanel, signInWithKeyboard } from '../../support/dashboard-page';
+import { ScanGateway, openWithWidgetKey, startScanGateway, waitForText } from '../../support/pages';
 import { query } from '../../support/sql';
 import { balanceOf } from '../../support/stock';
 import { eventually } from '../../support/wait';
@@ -250,6 +251,62 @@ describe('Pages: bookings whose outcome is unknown are retried with the same Ide
     expect(attempts).to.have.length(4);
     expect(attempts[3].key).to.not.equal(attempts[0].key);
     expect(await kindsOf(product.id)).to.deep.equal(['ADD', 'ADD', 'ADD', 'ADD']);
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('dashboard: a new location created but answered 503, then cut off, is retried with the same key and created once', async () => {
+    const company = await buildCompany();
+    const name = unique('Annex');
+    const bp = await newPage();
+    const { page } = bp;
+    await signInWithKeyboard(page, company.admin.username, company.admin.password);
+    await navigate(page, 'Locations');
+    const form = await openPanel(page, 'New location');
+    await form.getByLabel('Name').fill(name);
+    const attempts = await routeAttempts(page, /\/api\/v1\/locations\/$/, [
+      { kind: 'reached-then', answer: OUTCOME_UNKNOWN },
+      { kind: 'cut' },
+      { kind: 'pass' },
+    ]);
+    const seen = await recordTexts(page, 'form[aria-label="New location"] .form-message');
+
+    await form.getByRole('button', { name: 'Create location' }).click();
+    await waitForText(page, '.notices', `Location ${name} created.`, 20_000);
+    const posts = attempts.filter((a) => a.key !== undefined);
+    expect(posts.map((a) => a.reached)).to.deep.equal([201, undefined, 201]);
+    expect(new Set(posts.map((a) => a.key)).size).to.equal(1);
+    expect(await seen()).to.include(
+      'The service is unavailable: trying again in 1 s (attempt 2 of 4). It is the same location, so it cannot be created twice.',
+    );
+    expect(await query('SELECT id FROM locations WHERE company_id = $1 AND name = $2', [company.id, name])).to.have.length(1);
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
+  it('widget: a location created but answered 504 is retried with the same key and created once; the form says it retries', async () => {
+    const company = await buildCompany();
+    const product = await buildProduct(company, { name: 'Blue widget', sku: unique('BW') });
+    const code = await configuredCode(company, product.id);
+    const bp = await newPage();
+    const { page } = bp;
+    await openWithWidgetKey(page, scan, company, code);
+    await page.getByRole('heading', { level: 2, name: product.name }).waitFor();
+    await page.getByRole('link', { name: 'Locations', exact: true }).click();
+    await page.getByRole('heading', { level: 2, name: 'Locations' }).waitFor();
+    const name = unique('Van');
+    await page.getByLabel('Name', { exact: true }).fill(name);
+    await page.getByLabel('Type', { exact: true }).selectOption('VEHICLE');
+    const attempts = await routeAttempts(page, '**/api/v1/widget/create_location/', [{ kind: 'reached-then', answer: UPSTREAM_TIMEOUT }, { kind: 'pass' }]);
+    const seen = await recordTexts(page, '.form-notice');
+
+    await page.getByRole('button', { name: 'Create location' }).click();
+    await waitForText(page, '.form-notice', `Location ${name} created.`, 20_000);
+    expect(attempts.map((a) => a.reached)).to.deep.equal([201, 201]);
+    expect(attempts[0].key).to.match(/^widget-[0-9a-f]{32}$/);
+    expect(attempts[1].key).to.equal(attempts[0].key);
+    expect(await seen()).to.include(
+      'The service took too long to answer: trying again in 1 s (attempt 2 of 4). It is the same location, so it cannot be created twice.',
+    );
+    expect(await query('SELECT id FROM locations WHERE company_id = $1 AND name = $2', [company.id, name])).to.have.length(1);
     expect(problems(bp)).to.deep.equal([]);
   });
 

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { get, post } from '../../support/api';
 import { BrowserPage, expectLabelledControls, expectNoHorizontalScroll, pageProblems, screenshotChecked, useBrowser } from '../../support/browser';
 import { TestCompany, addStock, buildCompany, buildLocation, buildProduct, configuredCode, generateCode, unique } from '../../support/builders';
-import { ScanGateway, WIDGET_CHECKS, expiredToken, recordRequests, startScanGateway, waitForText } from '../../support/pages';
+import { ScanGateway, WIDGET_CHECKS, expiredToken, openWithWidgetKey, recordRequests, startScanGateway, waitForText } from '../../support/pages';
 import { signInToScan } from '../../support/scan-sign-in';
 import { query } from '../../support/sql';
 import { balanceOf } from '../../support/stock';
@@ -44,14 +44,6 @@ describe('Widget pages: /widget/ in a browser', function () {
   after(async () => {
     await scan?.close();
   });
-
-  /** The widget at `/widget/` with the company's widget key in the tab's session (web/src/widget/session.ts), showing `code`. */
-  async function openWithWidgetKey(page: Page, company: TestCompany, code: string): Promise<void> {
-    const qr = (await get(`/api/v1/widget/qr_info/?code=${code}`, { apiKey: company.apiKey })).body;
-    const session = { apiKey: company.apiKey, expiresAt: new Date(Date.now() + 3600_000).toISOString(), qr };
-    await page.addInitScript(`sessionStorage.setItem('pi-inventory-widget.session', ${JSON.stringify(JSON.stringify(session))})`);
-    await page.goto(`${scan.url}/widget/`);
-  }
 
   /** A company with a location "Main store" holding 10 of a STANDARD product, and a code configured to it. */
   async function stockedCompany(): Promise<{
@@ -352,7 +344,7 @@ describe('Widget pages: /widget/ in a browser', function () {
     const { page } = bp;
     // The whole catalog is the company widget key's, not a scan's (a scan reaches its code's product only;
     // docs/api/scanning.md): the tab's session holds the widget key, as if the scan had handed it over.
-    await openWithWidgetKey(page, company, code);
+    await openWithWidgetKey(page, scan, company, code);
     await page.getByRole('heading', { level: 2, name: product.name }).waitFor();
 
     // The list, from the keyboard: back link, search, location filter, Enter on a product.

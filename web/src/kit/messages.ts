@@ -7,19 +7,25 @@ function reason(err: ApiError): string {
   return 'The service is unavailable';
 }
 
-/** What a request sent with an Idempotency-Key is to the person who sent it: a booking, or an import of a file. */
-export type KeyedAction = 'booking' | 'import';
-const DONE: Record<KeyedAction, string> = { booking: 'booked', import: 'imported' };
+/** What a request sent with an Idempotency-Key is to the person who sent it: a booking, an import, a new record. */
+export type KeyedAction = 'booking' | 'import' | 'location' | 'work order';
+/** How each is said: "the booking was made", "it is booked once at most". */
+const WORDS: Record<KeyedAction, { made: string; done: string }> = {
+  booking: { made: 'made', done: 'booked' },
+  import: { made: 'made', done: 'imported' },
+  location: { made: 'created', done: 'created' },
+  'work order': { made: 'created', done: 'created' },
+};
 
 /** Said before a retry: why, when, and that it cannot happen twice. */
 export function retryText(notice: RetryNotice, action: KeyedAction = 'booking'): string {
   const seconds = Math.max(1, Math.round(notice.delayMs / 1000));
-  return `${reason(notice.error)}: trying again in ${seconds} s (attempt ${notice.attempt} of ${notice.attempts}). It is the same ${action}, so it cannot be ${DONE[action]} twice.`;
+  return `${reason(notice.error)}: trying again in ${seconds} s (attempt ${notice.attempt} of ${notice.attempts}). It is the same ${action}, so it cannot be ${WORDS[action].done} twice.`;
 }
 
-/** Said when the last attempt of a booking (or an import) failed without an answer. */
+/** Said when the last attempt of a keyed request failed without an answer. */
 export const unknownOutcomeText = (action: KeyedAction = 'booking'): string =>
-  `It is not known whether the ${action} was made. Send it again unchanged: it carries the same key, so it is ${DONE[action]} once at most.`;
+  `It is not known whether the ${action} was ${WORDS[action].made}. Send it again unchanged: it carries the same key, so it is ${WORDS[action].done} once at most.`;
 
 // ---------------------------------------------------------------------------------------------- API errors in words
 //

@@ -12,7 +12,7 @@
  */
 import { ApiError, type RequestOptions, type RetryNotice } from './api.js';
 import { newIdempotencyKey } from '../kit/ids.js';
-import { retryText } from '../kit/messages.js';
+import { type KeyedAction, retryText } from '../kit/messages.js';
 import { showError, showInfo } from './notice.js';
 
 export const HOLD_MS = 800;
@@ -80,8 +80,15 @@ export function actionGuard(view: ActionView, busyLabel: string): (prepare: () =
   };
 }
 
-/** A plain form's guard: its button shows the busy labels, `notice` the errors and retries. */
-export function guardSubmit(form: HTMLFormElement, button: HTMLButtonElement, busyLabel: string, notice: HTMLElement, prepare: () => Prepared): void {
+/** A plain form's guard: its button shows the busy labels, `notice` the errors and retries (of a booking, or of what `action` says). */
+export function guardSubmit(
+  form: HTMLFormElement,
+  button: HTMLButtonElement,
+  busyLabel: string,
+  notice: HTMLElement,
+  prepare: () => Prepared,
+  action: KeyedAction = 'booking',
+): void {
   const idleLabel = button.textContent ?? '';
   const run = actionGuard(
     {
@@ -91,7 +98,7 @@ export function guardSubmit(form: HTMLFormElement, button: HTMLButtonElement, bu
         if (label === null) form.removeAttribute('aria-busy');
         else form.setAttribute('aria-busy', 'true');
       },
-      retrying: (retry) => showInfo(notice, retryText(retry)),
+      retrying: (retry) => showInfo(notice, retryText(retry, action)),
       failed: (err) => showError(notice, err),
     },
     busyLabel,

@@ -1,7 +1,7 @@
 /** Locations: physical ones (warehouses, stores, shelves, vehicles; nested by parent) and the system's virtual ones. */
 import { del, patch, post } from '../api.js';
 import { h } from '../dom.js';
-import { Form, formDialog, text } from '../form.js';
+import { Form, formDialog, idempotencyKeys, text } from '../form.js';
 import { ACTIVE_FILTER, PagedList } from '../list.js';
 import { Location, PHYSICAL_LOCATION_TYPES, forgetLocation, locationNameCell, locationPicker } from '../model.js';
 import type { Screen } from '../screen.js';
@@ -99,15 +99,15 @@ export const screen: Screen = {
       ],
       submitLabel: 'Create location',
       onSubmit: async (values) => {
-        const created = await post<Location>('/api/v1/locations/', {
-          name: text(values.name) ?? '',
-          type: values.type,
-          ...(values.parent_id ? { parent_id: values.parent_id } : {}),
-        });
+        const body = { name: text(values.name) ?? '', type: values.type, ...(values.parent_id ? { parent_id: values.parent_id } : {}) };
+        const created = await post<Location>('/api/v1/locations/', body, keys.options());
+        keys.next();
         notify(`Location ${created.name} created.`);
         await refresh();
       },
     });
+    // Names need not be unique: a retry whose outcome is unknown carries the key, so it never creates a second one.
+    const keys = idempotencyKeys(form, 'location');
 
     root.append(panel('New location', form.el), list.el);
     await list.load();

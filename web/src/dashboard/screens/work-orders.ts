@@ -1,7 +1,7 @@
 /** Work orders: create, edit, and move through their statuses (OPEN ⇄ IN_PROGRESS → DONE or CANCELLED). */
 import { patch, post } from '../api.js';
 import { h, time } from '../dom.js';
-import { FieldSpec, Form, Values, formDialog, inputValue, num, text } from '../form.js';
+import { FieldSpec, Form, Values, formDialog, idempotencyKeys, inputValue, num, text } from '../form.js';
 import { PagedList } from '../list.js';
 import { productNameCell, productPicker } from '../model.js';
 import type { Screen } from '../screen.js';
@@ -104,11 +104,14 @@ export const screen: Screen = {
       fields: orderFields(),
       submitLabel: 'Create work order',
       onSubmit: async (values) => {
-        const created = await post<WorkOrder>('/api/v1/work-orders/', orderBody(values));
+        const created = await post<WorkOrder>('/api/v1/work-orders/', orderBody(values), keys.options());
+        keys.next();
         notify(`Work order ${created.number} created.`);
         await list.reload();
       },
     });
+    // A retry whose outcome is unknown carries the key, so it never creates a second order.
+    const keys = idempotencyKeys(form, 'work order');
     root.append(panel('New work order', form.el), list.el);
     await list.load();
   },

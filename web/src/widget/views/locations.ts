@@ -31,22 +31,30 @@ function createForm(ctx: Ctx, locations: Location[], onCreated: (l: Location) =>
     field('Inside (optional)', parent),
     h('div', { class: 'actions' }, submit),
   );
-  guardSubmit(form, submit, 'Creating…', notice, () => {
-    const body: Record<string, unknown> = { name: name.value.trim(), type: type.value };
-    if (!body.name) throw new FormProblem('Enter a name.');
-    if (parent.value) body.parent_id = parent.value;
-    return {
-      signature: JSON.stringify(body),
-      send: async () => {
-        const answer = await ctx.api.post<CreatedLocation>('create_location/', body);
-        ctx.invalidateLocations();
-        name.value = '';
-        showSuccess(notice, `Location ${answer.location.name} created.`);
-        ctx.announce(`Location ${answer.location.name} created.`);
-        await onCreated(answer.location);
-      },
-    };
-  });
+  guardSubmit(
+    form,
+    submit,
+    'Creating…',
+    notice,
+    () => {
+      const body: Record<string, unknown> = { name: name.value.trim(), type: type.value };
+      if (!body.name) throw new FormProblem('Enter a name.');
+      if (parent.value) body.parent_id = parent.value;
+      return {
+        signature: JSON.stringify(body),
+        // Names need not be unique: the request carries the action's key, so a retry never creates a second one.
+        send: async (options) => {
+          const answer = await ctx.api.post<CreatedLocation>('create_location/', body, options);
+          ctx.invalidateLocations();
+          name.value = '';
+          showSuccess(notice, `Location ${answer.location.name} created.`);
+          ctx.announce(`Location ${answer.location.name} created.`);
+          await onCreated(answer.location);
+        },
+      };
+    },
+    'location',
+  );
   return h('section', { class: 'panel' }, h('h3', {}, 'New location'), form, notice);
 }
 
