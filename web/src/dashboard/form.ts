@@ -124,7 +124,7 @@ function problemsOf(err: ApiError): { fieldish: [string, string][]; other: [stri
 
 export class Form {
   readonly el: HTMLFormElement;
-  /** Set by `idempotencyKeys`: the form books stock (or imports a file), and sending it again unchanged is safe. */
+  /** Set by `idempotencyKeys`: what the form does (books stock, imports a file, creates a record); sending it again unchanged is safe. */
   keyed?: KeyedAction;
   private retryShown = false;
   private readonly entries = new Map<string, FieldEntry>();
@@ -492,7 +492,7 @@ export class Form {
     fill(this.errorSlot, h('div', { class: 'form-message', role: 'status' }, content));
   }
 
-  /** Says that the booking is sent again (its last attempt's outcome is unknown: kit/api.ts). */
+  /** Says that the request is sent again, with its key (its last attempt's outcome is unknown: kit/api.ts). */
   showRetry(notice: RetryNotice): void {
     this.submitButton.textContent = `Retrying (${notice.attempt} of ${notice.attempts})…`;
     this.showMessage(retryText(notice, this.keyed));
@@ -553,10 +553,11 @@ export function formDialog(title: string, opts: FormDialogOptions): DialogHandle
 // ------------------------------------------------------------------------------------- idempotency keys
 
 /**
- * The `Idempotency-Key` of a booking form: the same for every attempt of one submission (retried by the API
- * client while its outcome is unknown, the form saying so) and for a resend of the unchanged form after a
- * failure; a new one once the form changes (a replayed key with another body is refused) or a send succeeded
- * (`next`). `options()` are the request options that carry it.
+ * The `Idempotency-Key` of a form that books, imports or creates (`action`, as its messages say it): the
+ * same for every attempt of one submission (retried by the API client while its outcome is unknown, the form
+ * saying so) and for a resend of the unchanged form after a failure; a new one once the form changes (a
+ * replayed key with another body is refused) or a send succeeded (`next`). `options()` are the request
+ * options that carry it.
  */
 export function idempotencyKeys(form: Form, action: KeyedAction = 'booking'): { options(): RequestOptions; next(): void } {
   let key = newIdempotencyKey('dashboard');

@@ -30,10 +30,10 @@ import { WORK_ORDER_ORDERING } from '../sql/orderings';
 import { answerOncePerKey, type KeyedAnswer } from '../ledger/idempotency';
 import { presentWorkOrder } from '../presenters/work-order';
 import { ledgerContext, type RequestOrigin } from './bookings';
-
-type WorkOrderBody = ReturnType<typeof presentWorkOrder>;
 import { InvalidTransitionError } from '@pi/common';
 import { toDecimal } from '../engine/quantity';
+
+type WorkOrderBody = ReturnType<typeof presentWorkOrder>;
 
 /** The statuses each status may move to. A status "moving" to itself is no transition and always allowed. */
 export const WORK_ORDER_TRANSITIONS: Readonly<Record<WorkOrderStatus, readonly WorkOrderStatus[]>> = {

@@ -2,13 +2,12 @@
 import type { Request, Response } from 'express';
 import { ValidationError, requestIdOf } from '@pi/common';
 import type { BookingAnswer, RequestOrigin } from '../commands/bookings';
-import type { KeyedAnswer } from '../ledger/idempotency';
-import { fingerprintOf } from '../ledger/idempotency';
+import { fingerprintOf, type KeyedAnswer } from '../ledger/idempotency';
 import type { IdempotencyClaim } from '../ledger/types';
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
-/** Which request a booking comes from: its id and its Idempotency-Key. */
+/** Which request a write (a booking, an import, a creation) comes from: its id and its Idempotency-Key. */
 export function requestOrigin(req: Request): RequestOrigin {
   return { requestId: requestIdOf(req), idempotency: idempotencyClaim(req) };
 }

@@ -5,6 +5,8 @@
  * it; the same key with another request is 409. A failed booking rolls its claim back, so a refused
  * request can be retried with the same key. This module holds the fingerprint and the claim as the
  * general path makes it; `ledger_book` (sql/booking.ts) makes the same claim inside its statement.
+ * Imports and the creations a retry would make twice take keys the same way (`answerOncePerKey`,
+ * docs/decisions/0004-idempotent-bookings.md), storing their whole answer instead of a booking.
  */
 import { createHash } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
@@ -64,7 +66,7 @@ export async function rememberBooking(ctx: BookingContext, transaction: Tx, idem
 }
 
 /**
- * Stores an answer that is not one booking (an import's, docs/api/spreadsheets.md) with its key, in the
+ * Stores an answer that is not one booking (an import's or a creation's) with its key, in the
  * transaction that made it; a retry with the key answers it again through `claimKey` (as `legacyBody`).
  */
 async function rememberAnswer(ctx: BookingContext, transaction: Tx, idem: IdempotencyClaim, status: number, body: unknown): Promise<void> {
@@ -82,7 +84,7 @@ export interface KeyedAnswer<T> {
 
 /**
  * Runs `write` in `transaction` once per Idempotency-Key, for an operation whose answer is not one booking
- * (the imports, docs/api/spreadsheets.md). The key is claimed before anything is read, so a retry sent while
+ * (the imports, docs/api/spreadsheets.md, and the creations of locations and work orders). The key is claimed before anything is read, so a retry sent while
  * the first is under way waits for it; a retry of one that committed answers its stored answer again and
  * writes nothing. `write`'s answer, as the client receives it, is stored with the key. A refusal rolls the
  * claim back with the rest. Without a key, `write` just runs.
