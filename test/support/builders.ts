@@ -128,6 +128,23 @@ export async function addStock(company: TestCompany, productId: string, location
   return res.body;
 }
 
+/**
+ * An `Idempotency-Key` the company spent on a booking: 2 of a new product added to a new location named "Shelf".
+ * Another kind of request sent with it must be refused (409 `idempotency_key_reused`).
+ */
+export async function keySpentOnBooking(company: TestCompany): Promise<{ key: string; product: TestProduct; location: { id: string; name: string } }> {
+  const location = await buildLocation(company, 'Shelf');
+  const product = await buildProduct(company);
+  const key = unique('spent');
+  const booked = await post(
+    `/api/v1/widget/${product.id}/transaction/`,
+    { operation: 'add', quantity: 2, location_id: location.id },
+    { apiKey: company.apiKey, headers: { 'idempotency-key': key } },
+  );
+  expect(booked.status, JSON.stringify(booked.body)).to.equal(200);
+  return { key, product, location };
+}
+
 /** A product with stock at a location, and whatever of its parents a test did not bring. */
 export interface TestStock {
   company: TestCompany;

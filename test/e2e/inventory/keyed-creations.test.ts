@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { api, post, type ApiResponse } from '../../support/api';
 import { expectValidationError } from '../../support/assertions';
-import { buildCompany, buildLocation, buildProduct, unique, type TestCompany } from '../../support/builders';
+import { buildCompany, keySpentOnBooking, unique, type TestCompany } from '../../support/builders';
 import { count } from '../../support/sql';
 
 interface KeyedCreation {
@@ -123,15 +123,7 @@ for (const spec of CREATIONS) {
 describe('a key spent by one kind of request', () => {
   it('is refused by another (409 idempotency_key_reused), which creates nothing', async () => {
     const company = await buildCompany();
-    const shelf = await buildLocation(company);
-    const bolt = await buildProduct(company);
-    const key = unique('create');
-    const booked = await post(
-      `/api/v1/widget/${bolt.id}/transaction/`,
-      { operation: 'add', quantity: 2, location_id: shelf.id },
-      { apiKey: company.apiKey, headers: { 'idempotency-key': key } },
-    );
-    expect(booked.status, JSON.stringify(booked.body)).to.equal(200);
+    const { key } = await keySpentOnBooking(company);
     const before = await count('SELECT count(*) FROM work_orders WHERE company_id = $1', [company.id]);
     const res = await post('/api/v1/work-orders/', { title: 'Assemble' }, { token: company.token, headers: { 'idempotency-key': key } });
     expect(res.status, JSON.stringify(res.body)).to.equal(409);

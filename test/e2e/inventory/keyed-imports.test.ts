@@ -5,9 +5,9 @@
  * with its bookings, in spreadsheets.test.ts. Through the gateway against the real database.
  */
 import { expect } from 'chai';
-import { api, post, type ApiResponse } from '../../support/api';
+import { api, type ApiResponse } from '../../support/api';
 import { expectImportFailed } from '../../support/assertions';
-import { buildCompany, buildLocation, buildProduct, unique, type TestCompany } from '../../support/builders';
+import { buildCompany, keySpentOnBooking, unique, type TestCompany } from '../../support/builders';
 import { count } from '../../support/sql';
 
 interface KeyedImport {
@@ -129,15 +129,7 @@ for (const spec of IMPORTS) {
 
     it('refuses a key that a booking of the company spent (409 idempotency_key_reused), and writes nothing', async () => {
       const company = await buildCompany();
-      const shelf = await buildLocation(company);
-      const bolt = await buildProduct(company);
-      const key = unique('import');
-      const booked = await post(
-        `/api/v1/widget/${bolt.id}/transaction/`,
-        { operation: 'add', quantity: 2, location_id: shelf.id },
-        { apiKey: company.apiKey, headers: { 'idempotency-key': key } },
-      );
-      expect(booked.status, JSON.stringify(booked.body)).to.equal(200);
+      const { key } = await keySpentOnBooking(company);
       const before = await written(company);
       const res = await send(company, spec.file(1), key);
       expect(res.status, JSON.stringify(res.body)).to.equal(409);

@@ -18,7 +18,7 @@ import {
   expectRateLimited,
   expectValidationError,
 } from '../../support/assertions';
-import { addStock, buildCompany, buildLocation, buildProduct, buildUser, unique } from '../../support/builders';
+import { addStock, buildCompany, buildLocation, buildProduct, buildUser, keySpentOnBooking, unique } from '../../support/builders';
 import { system } from '../../support/hooks';
 import { balanceOf, movementCount } from '../../support/stock';
 import { count, query } from '../../support/sql';
@@ -556,15 +556,7 @@ describe('POST /api/v1/stock/import/', () => {
 
     it('refuses a key that a booking of the company spent (409 idempotency_key_reused), and books nothing', async () => {
       const company = await buildCompany();
-      const shelf = await buildLocation(company, 'Shelf');
-      const bolt = await buildProduct(company);
-      const key = unique('import');
-      const booked = await post(
-        `/api/v1/widget/${bolt.id}/transaction/`,
-        { operation: 'add', quantity: 2, location_id: shelf.id },
-        { apiKey: company.apiKey, headers: { 'idempotency-key': key } },
-      );
-      expect(booked.status, JSON.stringify(booked.body)).to.equal(200);
+      const { key, product: bolt, location: shelf } = await keySpentOnBooking(company);
       const res = await importWithKey(company.token, `sku,location,quantity\n${bolt.sku},Shelf,4\n`, key);
       expect(res.status, JSON.stringify(res.body)).to.equal(409);
       expect(res.body.code).to.equal('idempotency_key_reused');

@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import type { Page, Route } from 'playwright-core';
 import { get } from '../../support/api';
 import { BrowserPage, pageProblems, useBrowser } from '../../support/browser';
-import { addStock, buildCompany, buildLocation, buildProduct, configuredCode, unique } from '../../support/builders';
+import { addStock, buildCompany, buildLocation, buildProduct, configuredCode, unique, type TestCompany } from '../../support/builders';
 import { navigate, openPanel, signInWithKeyboard } from '../../support/dashboard-page';
 import { ScanGateway, openWithWidgetKey, startScanGateway, waitForText } from '../../support/pages';
 import { query } from '../../support/sql';
@@ -107,6 +107,17 @@ describe('Pages: bookings whose outcome is unknown are retried with the same Ide
     await bp.page.locator('.booking .segment label', { hasText: /^Subtract$/ }).click();
     await bp.page.getByLabel('Quantity (pcs)').fill('2');
     return { company, location, product, bp, page: bp.page };
+  }
+
+  /** The dashboard's Import & export screen, signed in as the company's admin, with `content` pasted in the import form `label` and its dry run unticked. */
+  async function importFormWith(company: TestCompany, label: string, content: string) {
+    const bp = await newPage();
+    await signInWithKeyboard(bp.page, company.admin.username, company.admin.password);
+    await navigate(bp.page, 'Import & export');
+    const form = bp.page.getByRole('form', { name: label });
+    await form.getByLabel('Or paste the content').fill(content);
+    await form.getByLabel('Dry run: check only, import nothing').uncheck();
+    return { bp, page: bp.page, form };
   }
 
   it('widget: a subtraction booked but answered 504, then cut off, is sent a third time with the same key and books once; the page says it retries', async () => {
@@ -223,13 +234,8 @@ describe('Pages: bookings whose outcome is unknown are retried with the same Ide
     const company = await buildCompany();
     const location = await buildLocation(company, unique('Dock'));
     const product = await buildProduct(company, { name: 'Imported nut', sku: unique('NUT') });
-    const bp = await newPage();
-    const { page } = bp;
-    await signInWithKeyboard(page, company.admin.username, company.admin.password);
-    await navigate(page, 'Import & export');
-    const form = page.getByRole('form', { name: 'Import opening stock' });
-    await form.getByLabel('Or paste the content').fill(`sku,location,quantity\n${product.sku},${location.name},4\n${product.sku},${location.name},3`);
-    await form.getByLabel('Dry run: check only, import nothing').uncheck();
+    const content = `sku,location,quantity\n${product.sku},${location.name},4\n${product.sku},${location.name},3`;
+    const { bp, page, form } = await importFormWith(company, 'Import opening stock', content);
     const attempts = await routeAttempts(page, /\/api\/v1\/stock\/import\//, [
       { kind: 'reached-then', answer: OUTCOME_UNKNOWN },
       { kind: 'cut' },
@@ -313,13 +319,7 @@ describe('Pages: bookings whose outcome is unknown are retried with the same Ide
   it('dashboard: a product import that went through but answered 504 is retried with the same key and creates its product once', async () => {
     const company = await buildCompany();
     const sku = unique('IMP');
-    const bp = await newPage();
-    const { page } = bp;
-    await signInWithKeyboard(page, company.admin.username, company.admin.password);
-    await navigate(page, 'Import & export');
-    const form = page.getByRole('form', { name: 'Import products' });
-    await form.getByLabel('Or paste the content').fill(`sku,name,profile,engine_type\n${sku},Imported bolt,STANDARD,counter`);
-    await form.getByLabel('Dry run: check only, import nothing').uncheck();
+    const { bp, page, form } = await importFormWith(company, 'Import products', `sku,name,profile,engine_type\n${sku},Imported bolt,STANDARD,counter`);
     const attempts = await routeAttempts(page, /\/api\/v1\/product-models\/import\//, [{ kind: 'reached-then', answer: UPSTREAM_TIMEOUT }, { kind: 'pass' }]);
     const seen = await recordTexts(page, 'form[aria-label="Import products"] .form-message');
 
@@ -339,13 +339,7 @@ describe('Pages: bookings whose outcome is unknown are retried with the same Ide
   it('dashboard: a location import whose outcome stays unknown says so, and sent again unchanged creates its locations once', async () => {
     const company = await buildCompany();
     const name = unique('Annex');
-    const bp = await newPage();
-    const { page } = bp;
-    await signInWithKeyboard(page, company.admin.username, company.admin.password);
-    await navigate(page, 'Import & export');
-    const form = page.getByRole('form', { name: 'Import locations' });
-    await form.getByLabel('Or paste the content').fill(`name,type,parent\n${name},WAREHOUSE,\n${name} shelf,SHELF,${name}`);
-    await form.getByLabel('Dry run: check only, import nothing').uncheck();
+    const { bp, page, form } = await importFormWith(company, 'Import locations', `name,type,parent\n${name},WAREHOUSE,\n${name} shelf,SHELF,${name}`);
     const unknown = { kind: 'answer' as const, answer: OUTCOME_UNKNOWN };
     const attempts = await routeAttempts(page, /\/api\/v1\/locations\/import\//, [
       { kind: 'reached-then', answer: OUTCOME_UNKNOWN },
