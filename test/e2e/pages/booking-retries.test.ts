@@ -288,6 +288,32 @@ describe('Pages: bookings whose outcome is unknown are retried with the same Ide
     expect(problems(bp)).to.deep.equal([]);
   });
 
+  it('dashboard: a new work order (numbered by the company) created but answered 504 is retried with the same key and created once', async () => {
+    const company = await buildCompany();
+    const bp = await newPage();
+    const { page } = bp;
+    await signInWithKeyboard(page, company.admin.username, company.admin.password);
+    await navigate(page, 'Work orders');
+    const form = await openPanel(page, 'New work order');
+    await form.getByLabel('Title').fill('Paint the van');
+    const attempts = await routeAttempts(page, /\/api\/v1\/work-orders\/$/, [{ kind: 'reached-then', answer: UPSTREAM_TIMEOUT }, { kind: 'pass' }]);
+    const seen = await recordTexts(page, 'form[aria-label="New work order"] .form-message');
+
+    await form.getByRole('button', { name: 'Create work order' }).click();
+    // Without the key the retry would have numbered a second order, WO-0002.
+    await waitForText(page, '.notices', 'Work order WO-0001 created.', 20_000);
+    const posts = attempts.filter((a) => a.key !== undefined);
+    expect(posts.map((a) => a.reached)).to.deep.equal([201, 201]);
+    expect(posts[1].key).to.equal(posts[0].key);
+    expect(await seen()).to.include(
+      'The service took too long to answer: trying again in 1 s (attempt 2 of 4). It is the same work order, so it cannot be created twice.',
+    );
+    expect((await query<{ number: string }>('SELECT number FROM work_orders WHERE company_id = $1', [company.id])).map((o) => o.number)).to.deep.equal([
+      'WO-0001',
+    ]);
+    expect(problems(bp)).to.deep.equal([]);
+  });
+
   it('widget: a location created but answered 504 is retried with the same key and created once; the form says it retries', async () => {
     const company = await buildCompany();
     const product = await buildProduct(company, { name: 'Blue widget', sku: unique('BW') });
