@@ -53,7 +53,8 @@ export interface ApiOperation {
   /** Error statuses this operation answers beyond the ones every operation of its kind can. */
   errors?: number[];
   /**
-   * Takes an optional `Idempotency-Key` header (a booking or an import: docs/decisions/0004-idempotent-bookings.md).
+   * Takes an optional `Idempotency-Key` header (a booking, an import, or a creation a retry would make twice:
+   * docs/decisions/0004-idempotent-bookings.md).
    * The document declares the header and the 409 `idempotency_key_reused`; the handler reads the key.
    */
   idempotencyKey?: boolean;

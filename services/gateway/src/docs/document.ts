@@ -50,10 +50,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503:
     '`service_unavailable`: the request was not carried out (a service or the database could not be reached, or the work could not finish ' +
     'in time): nothing changed, retry as it is. `outcome_unknown`: the connection was lost while a change was being committed: it may or may ' +
-    'not have happened; retry with the same `Idempotency-Key` (bookings and imports), which answers the first outcome or books once.',
+    'not have happened; retry with the same `Idempotency-Key` (bookings, imports, new locations and work orders), which answers the first outcome or books once.',
   504:
     "`upstream_timeout`: the service got the request but did not answer within the gateway's timeout. For a change the outcome is unknown: " +
-    'retry with the same `Idempotency-Key` (bookings and imports), which answers the first outcome or books once.',
+    'retry with the same `Idempotency-Key` (bookings, imports, new locations and work orders), which answers the first outcome or books once.',
 };
 
 /** The header of the operations that take an `Idempotency-Key` (ApiOperation.idempotencyKey). */

@@ -69,7 +69,7 @@ export interface NewLocation {
 }
 
 /** A location's fields as the audit log records them (docs/api/roles-and-audit-log.md). */
-function auditedLocation(location: Location): AuditSnapshot {
+export function auditedLocation(location: Location): AuditSnapshot {
   return { name: location.name, type: location.type, parent_id: location.parentId, is_active: location.isActive };
 }
 

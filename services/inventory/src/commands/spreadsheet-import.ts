@@ -16,6 +16,7 @@ import { bookInMany } from '../ledger/book-many';
 import type { BookingContext } from '../ledger/context';
 import { answerOncePerKey, type KeyedAnswer } from '../ledger/idempotency';
 import { ledgerContext, type RequestOrigin } from './bookings';
+import { auditedLocation } from './locations';
 import { serverErrorOf } from '../sql/client';
 import { ImportFailedError, byRow, type RowProblem } from './import';
 import { presentLocation } from '../presenters/location';
@@ -63,6 +64,9 @@ function checkRows<T>(
 /** A name as the import compares it: ignoring case, like the `location_name` filter. */
 const key = (name: string) => name.toLowerCase();
 
+/** The names a column of the rows gives, each once, as the import compares them. */
+const namesIn = (rows: Cells[], column: string) => [...new Set(rows.flatMap((r) => (r[column] === undefined ? [] : [key(r[column])])))];
+
 // ---------------------------------------------------------------------------------------------------------
 // Locations
 
@@ -82,14 +86,7 @@ export type LocationImportResult =
 
 /** Every row checked against the company's locations, read (and share-locked) in `transaction`. */
 async function checkLocationRows(sequelize: Sequelize, identity: Identity, rows: Cells[], width: number, transaction: Transaction): Promise<NewLocationRow[]> {
-  const parentNames = [
-    ...new Set(
-      rows
-        .map((r) => r.parent)
-        .filter((p): p is string => p !== undefined)
-        .map(key),
-    ),
-  ];
+  const parentNames = namesIn(rows, 'parent');
   // The existing locations a row names as parent are share-locked, so none is renamed before the commit.
   const existing = parentNames.length
     ? await sequelize.query<{ id: string; name: string; type: string }>(
@@ -142,12 +139,7 @@ async function createLocations(identity: Identity, valid: NewLocationRow[], tran
     transaction,
     identity.companyId,
     identity,
-    created.map((l) => ({
-      action: 'create' as const,
-      resourceType: 'location' as const,
-      resourceId: l.id,
-      after: { name: l.name, type: l.type, parent_id: l.parentId, is_active: l.isActive },
-    })),
+    created.map((l) => ({ action: 'create' as const, resourceType: 'location' as const, resourceId: l.id, after: auditedLocation(l) })),
   );
   return { imported: created.length, dry_run: false, locations: created.map(presentLocation) };
 }
@@ -217,22 +209,8 @@ const RETRYABLE = new Set(['40P01', '40001']);
 
 /** The records the rows name, read in three statements whatever the number of rows. */
 async function namedRecords(sequelize: Sequelize, companyId: string, rows: Cells[], transaction?: Transaction) {
-  const skus = [
-    ...new Set(
-      rows
-        .map((r) => r.sku)
-        .filter((s): s is string => s !== undefined)
-        .map(key),
-    ),
-  ];
-  const names = [
-    ...new Set(
-      rows
-        .map((r) => r.location)
-        .filter((s): s is string => s !== undefined)
-        .map(key),
-    ),
-  ];
+  const skus = namesIn(rows, 'sku');
+  const names = namesIn(rows, 'location');
   const codes = [...new Set(rows.map((r) => r.batch_code).filter((s): s is string => s !== undefined))];
   // One after the other: inside a transaction they share its connection.
   const products = await ProductModel.findAll({ where: { companyId, [Op.and]: [sqlWhere(fn('lower', col('sku')), { [Op.in]: skus })] }, transaction });

@@ -21,8 +21,7 @@ export function idempotencyClaim(req: Request): IdempotencyClaim | undefined {
 }
 
 export function sendBooking(res: Response, answer: BookingAnswer): void {
-  if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
-  res.status(answer.status).json(answer.body);
+  res.status(answer.status).json(keyedBody(res, answer));
 }
 
 /** The body of an answer made under an Idempotency-Key, the response saying `Idempotent-Replayed: true` when it is a stored one. */
