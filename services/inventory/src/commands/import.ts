@@ -4,6 +4,8 @@
  * already has)
  * and a single problem anywhere refuses the whole import with 400 `import_failed`, listing every problem by
  * row (1-based data row, the CSV header not counted) and field. A dry run checks and writes nothing.
+ * With `update_existing`, a row whose SKU the company has updates that product instead
+ * (commands/import-updates.ts; docs/api/catalog-and-records.md, "Updating products from a file").
  */
 import Joi from 'joi';
 import { QueryTypes, UniqueConstraintError } from 'sequelize';
@@ -15,6 +17,8 @@ import { importJsonBody, importRow } from '../routes/product-models/schema';
 import { gtinKey, gtinProblem, GTIN_KEY_SQL } from '../catalog/gtin';
 import { auditedProduct, engineColumns } from './products';
 import { readCsvTable } from '../csv/table';
+import { importedCell } from '../csv/cells';
+import { lockedFieldProblems, plannedUpdate, productsBySku, writeUpdates, type ProductUpdate } from './import-updates';
 import { answerOncePerKey, type KeyedAnswer } from '../ledger/idempotency';
 import { presentProduct } from '../presenters/product';
 import { ledgerContext, type RequestOrigin } from './bookings';
@@ -36,11 +40,25 @@ export class ImportFailedError extends AppError {
   }
 }
 
-export const CSV_COLUMNS = ['sku', 'name', 'profile', 'engine_type', 'unit', 'decimals', 'min_stock', 'max_stock', 'description', 'barcode'] as const;
+export const CSV_COLUMNS = [
+  'sku',
+  'name',
+  'profile',
+  'engine_type',
+  'unit',
+  'decimals',
+  'min_stock',
+  'max_stock',
+  'description',
+  'barcode',
+  'is_active',
+] as const;
 type CsvColumn = (typeof CSV_COLUMNS)[number];
 const REQUIRED_CSV_COLUMNS: CsvColumn[] = ['sku', 'name', 'profile', 'engine_type'];
+/** The products export's other columns (commands/spreadsheet-export.ts), so that its file imports as it is. */
+const IGNORED_CSV_COLUMNS = ['created_at', 'updated_at', 'product_id'];
 const NUMERIC_CSV_COLUMNS: CsvColumn[] = ['decimals', 'min_stock', 'max_stock'];
-const ENGINE_CSV_COLUMNS: CsvColumn[] = ['engine_type', 'unit', 'decimals', 'min_stock', 'max_stock'];
+export const ENGINE_CSV_COLUMNS: readonly string[] = ['engine_type', 'unit', 'decimals', 'min_stock', 'max_stock'];
 
 /** One row as the import sees it: the product fields, where the caller's names for engine fields are. */
 interface Candidate {
@@ -50,15 +68,29 @@ interface Candidate {
   engineField(path: string): string;
   /** Problems found while reading the row (CSV cells that are not numbers, wrong cell counts). */
   problems: RowProblem[];
+  /**
+   * The fields the row names (JSON: its keys; CSV: the header's columns): an update sets these and leaves the
+   * others as they are. A CSV's engine columns are named one by one (`min_stock`); JSON names `engine_config` whole.
+   */
+  names: ReadonlySet<string>;
 }
 
-interface ValidRow {
+/** A row whose fields passed their rules; its engine config is checked once the product it may update is known. */
+export interface CheckedRow {
   row: number;
   sku: string;
   name: string;
   profile: Profile;
   description: string | null;
   barcode: string | null;
+  /** Absent when the row does not say (a new product is active). */
+  isActive?: boolean;
+  engineConfig: Record<string, unknown>;
+  candidate: Candidate;
+}
+
+/** A row ready to be written: its engine config validated and completed. */
+export interface ValidRow extends CheckedRow {
   engine: ReturnType<typeof engineColumns>;
 }
 
@@ -67,14 +99,33 @@ const jsonEngineField = (path: string) => (path ? `engine_config.${path}` : 'eng
 function jsonCandidates(body: unknown): Candidate[] {
   const result = importJsonBody.validate(body ?? {}, { abortEarly: false, errors: { wrap: { label: false } } });
   if (result.error) throw new ValidationError(fieldsOf(result.error));
-  return result.value.products.map((input, i) => ({ row: i + 1, input, engineField: jsonEngineField, problems: [] }));
+  return result.value.products.map((input, i) => ({
+    row: i + 1,
+    input,
+    engineField: jsonEngineField,
+    problems: [],
+    names: new Set(input !== null && typeof input === 'object' ? Object.keys(input) : []),
+  }));
 }
 
 /** A CSV number cell: plain decimal notation only (no hex, exponents or blanks inside). */
 const NUMBER_CELL = /^-?(\d+(\.\d*)?|\.\d+)$/;
+/** A CSV boolean cell, as the export writes it or a spreadsheet program saves it (`TRUE`). */
+const BOOLEAN_CELL = /^(true|false)$/i;
+
+/** One cell's value, or a problem: numbers and booleans parsed, text as the export wrote it (csv/cells.ts). */
+function cellValue(column: CsvColumn, cell: string): { value: unknown } | { problem: string } {
+  // PostgreSQL cannot store a NUL (and no UTF-8 has a lone surrogate): refused, never stored altered.
+  const textIssue = textProblem(cell);
+  if (textIssue) return { problem: `${column} ${textIssue}` };
+  if (NUMERIC_CSV_COLUMNS.includes(column)) return NUMBER_CELL.test(cell) ? { value: Number(cell) } : { problem: `must be a number, not '${cell}'` };
+  if (column === 'is_active') return BOOLEAN_CELL.test(cell) ? { value: cell.toLowerCase() === 'true' } : { problem: `must be true or false, not '${cell}'` };
+  return { value: importedCell(cell) };
+}
 
 function csvCandidates(text: string): Candidate[] {
-  const { header, rows } = readCsvTable(text, { columns: CSV_COLUMNS, required: REQUIRED_CSV_COLUMNS });
+  const { header, rows } = readCsvTable(text, { columns: CSV_COLUMNS, required: REQUIRED_CSV_COLUMNS, ignored: IGNORED_CSV_COLUMNS });
+  const names = new Set(header.filter((column) => (CSV_COLUMNS as readonly string[]).includes(column)));
   return rows.map((cells, i) => {
     const row = i + 1;
     const problems: RowProblem[] = [];
@@ -85,62 +136,71 @@ function csvCandidates(text: string): Candidate[] {
     const engine: Record<string, unknown> = {};
     header.forEach((column, c) => {
       const cell = cells[c];
-      if (cell === undefined || cell === '') return; // an empty cell is an absent value
+      // An empty cell is an absent value; an ignored column is not read.
+      if (cell === undefined || cell === '' || !names.has(column)) return;
       const col = column as CsvColumn;
-      // PostgreSQL cannot store a NUL (and no UTF-8 has a lone surrogate): refused, never stored altered.
-      const textIssue = textProblem(cell);
-      if (textIssue) problems.push({ row, field: col, message: `${col} ${textIssue}` });
-      let value: unknown = cell;
-      if (NUMERIC_CSV_COLUMNS.includes(col) && !textIssue) {
-        if (!NUMBER_CELL.test(cell)) {
-          problems.push({ row, field: col, message: `must be a number, not '${cell}'` });
-          return;
-        }
-        value = Number(cell);
-      }
-      if (ENGINE_CSV_COLUMNS.includes(col)) engine[col] = value;
-      else product[col] = value;
+      const read = cellValue(col, cell);
+      if ('problem' in read) problems.push({ row, field: col, message: read.problem });
+      else if (ENGINE_CSV_COLUMNS.includes(col)) engine[col] = read.value;
+      else product[col] = read.value;
     });
     product.engine_config = engine;
-    return { row, input: product, engineField: (path: string) => path || 'engine_config', problems };
+    return { row, input: product, engineField: (path: string) => path || 'engine_config', problems, names };
   });
 }
 
-/** Field rules and the engine config of one row; the row's problems are added to `problems`. */
-function checkRow(candidate: Candidate, problems: RowProblem[]): ValidRow | undefined {
+/** What the field rules made of a row: the row when they all passed, and what its engine config check needs. */
+interface FieldCheck {
+  candidate: Candidate;
+  checked?: CheckedRow;
+  /** The row's profile and engine config, when both are usable for the engine check. */
+  profile?: Profile;
+  engineConfig?: Record<string, unknown>;
+}
+
+/** The field rules of one row (joi); the row's problems are added to `problems`. */
+function checkFields(candidate: Candidate, problems: RowProblem[]): FieldCheck {
   const { row } = candidate;
-  const before = problems.length;
   problems.push(...candidate.problems);
   const result: Joi.ValidationResult<unknown> = importRow.validate(candidate.input, { abortEarly: false, errors: { wrap: { label: false } } });
   const { error } = result;
-  const value: unknown = result.value;
   if (error) {
     for (const [field, message] of Object.entries(fieldsOf(error, 'row'))) {
       problems.push({ row, field: field.startsWith('engine_config') ? candidate.engineField(field.slice('engine_config.'.length)) : field, message });
     }
   }
-  const input = (value ?? {}) as Record<string, unknown>;
-  let engine: ValidRow['engine'] | undefined;
+  const input = (result.value ?? {}) as Record<string, unknown>;
   const profileIsValid = !error?.details.some((d) => d.path[0] === 'profile');
   const configIsObject = !error?.details.some((d) => d.path[0] === 'engine_config') && input.engine_config;
-  if (profileIsValid && configIsObject) {
-    try {
-      engine = engineColumns(validateEngineConfig(input.profile as Profile, input.engine_config));
-    } catch (err) {
-      if (!(err instanceof InvalidEngineConfigError)) throw err;
-      for (const p of err.problems) problems.push({ row, field: candidate.engineField(p.path), message: p.message });
-    }
-  }
-  if (problems.length > before || !engine) return undefined;
-  return {
+  const engine = profileIsValid && configIsObject ? { profile: input.profile as Profile, engineConfig: input.engine_config as Record<string, unknown> } : {};
+  if (error || candidate.problems.length) return { candidate, ...engine };
+  const checked: CheckedRow = {
     row,
     sku: input.sku as string,
     name: input.name as string,
     profile: input.profile as Profile,
     description: (input.description as string | null | undefined) ?? null,
     barcode: (input.barcode as string | null | undefined) || null,
-    engine,
+    isActive: input.is_active as boolean | undefined,
+    engineConfig: input.engine_config as Record<string, unknown>,
+    candidate,
   };
+  return { candidate, checked, ...engine };
+}
+
+/**
+ * The engine config of a row, validated and completed against its profile; `config` is what the row says, or
+ * for an update from a CSV file the product's config with the row's engine columns over it
+ * (commands/import-updates.ts). Problems are added to `problems`.
+ */
+export function checkedEngine(check: FieldCheck, config: Record<string, unknown>, problems: RowProblem[]): ValidRow['engine'] | undefined {
+  try {
+    return engineColumns(validateEngineConfig(check.profile!, config));
+  } catch (err) {
+    if (!(err instanceof InvalidEngineConfigError)) throw err;
+    for (const p of err.problems) problems.push({ row: check.candidate.row, field: check.candidate.engineField(p.path), message: p.message });
+    return undefined;
+  }
 }
 
 /** Rows whose SKU an earlier row of the file already has. */
@@ -187,46 +247,117 @@ function duplicateBarcodeProblems(candidates: Candidate[]): RowProblem[] {
   return problems;
 }
 
-/** Rows whose barcode a product of the company already has; one query, through the barcode index. */
-async function existingBarcodeProblems(companyId: string, candidates: Candidate[], transaction?: Transaction): Promise<RowProblem[]> {
+/**
+ * Rows whose barcode another product of the company has; one query, through the barcode index. A product the
+ * row updates keeps its own barcode; a barcode cannot move from one product to another within one import.
+ */
+async function takenBarcodeProblems(
+  companyId: string,
+  candidates: Candidate[],
+  existing: ReadonlyMap<string, ProductModel>,
+  transaction: Transaction,
+): Promise<RowProblem[]> {
   const keys = [...new Set(candidates.map(barcodeKeyOf).filter((k): k is string => k !== undefined))];
   if (!keys.length) return [];
-  const rows = await ProductModel.sequelize!.query<{ key: string }>(
-    `SELECT ${GTIN_KEY_SQL('barcode')} AS key FROM product_models
+  const rows = await ProductModel.sequelize!.query<{ id: string; key: string }>(
+    `SELECT id, ${GTIN_KEY_SQL('barcode')} AS key FROM product_models
       WHERE company_id = $1 AND barcode IS NOT NULL AND ${GTIN_KEY_SQL('barcode')} = ANY($2::text[])`,
     { bind: [companyId, keys], type: QueryTypes.SELECT, transaction },
   );
-  const existing = new Set(rows.map((r) => r.key));
+  const ownerOf = new Map(rows.map((r) => [r.key, r.id]));
   return candidates
-    .filter((c) => existing.has(barcodeKeyOf(c) ?? ''))
+    .filter((c) => {
+      const owner = ownerOf.get(barcodeKeyOf(c) ?? '');
+      return owner !== undefined && owner !== existing.get(skuOf(c) ?? '')?.id;
+    })
     .map((c) => ({ row: c.row, field: 'barcode', message: 'a product model with this barcode already exists' }));
 }
 
-async function existingSkuProblems(companyId: string, candidates: Candidate[], transaction?: Transaction): Promise<RowProblem[]> {
-  const skus = [...new Set(candidates.map(skuOf).filter((s): s is string => s !== undefined))];
-  if (!skus.length) return [];
-  const rows = await ProductModel.sequelize!.query<{ sku: string }>('SELECT sku FROM product_models WHERE company_id = $1 AND sku = ANY($2::varchar[])', {
-    bind: [companyId, skus],
-    type: QueryTypes.SELECT,
-    transaction,
-  });
-  const existing = new Set(rows.map((r) => r.sku));
+/** Rows whose SKU the company has, when the import does not update: refused. */
+function takenSkuProblems(candidates: Candidate[], existing: ReadonlyMap<string, ProductModel>): RowProblem[] {
   return candidates
     .filter((c) => existing.has(skuOf(c) ?? ''))
     .map((c) => ({ row: c.row, field: 'sku', message: 'a product model with this sku already exists' }));
 }
 
-/** By row; a row's problems keep the order they were found in (sort is stable). */
-/** Problems in the order of the file's rows. */
-export const byRow = (a: RowProblem, b: RowProblem) => a.row - b.row;
+/**
+ * The engine config a row's check takes. A CSV row that updates a product of the same engine type sets the
+ * engine columns its file has (an empty cell removes the setting) over the product's config, so that a file
+ * without `min_stock`, or the settings no column holds (`monitoring_rules`), leaves them as they were; a JSON
+ * row's `engine_config`, or a new engine type, is the whole config.
+ */
+function engineConfigToCheck(check: FieldCheck, current: ProductModel | undefined): Record<string, unknown> {
+  const config = check.engineConfig!;
+  const { names } = check.candidate;
+  if (!current || names.has('engine_config') || current.engineConfig.engine_type !== config.engine_type) return config;
+  const merged: Record<string, unknown> = { ...current.engineConfig };
+  for (const column of ENGINE_CSV_COLUMNS.filter((c) => names.has(c))) {
+    if (Object.hasOwn(config, column)) merged[column] = config[column];
+    else delete merged[column];
+  }
+  return merged;
+}
+
+/** Problems in the order of the file's rows; a row's problems keep the order they were found in (sort is stable). */
+export const byRow = (a: { row: number }, b: { row: number }) => a.row - b.row;
+
+export interface ImportOptions {
+  dryRun: boolean;
+  /** A row whose SKU the company has updates that product instead of being refused. */
+  updateExisting: boolean;
+}
+
+/** What the rows come to: products to create and products to update (or leave, when a row changes nothing). */
+interface ImportPlan {
+  creates: ValidRow[];
+  updates: ProductUpdate[];
+}
+
+/**
+ * Every check that needs the company's products (in `transaction`): SKUs taken or updated, engine configs (an
+ * update's against the product's), PATCH's rules for updates, barcodes taken. Any problem, here or in `found`
+ * (the checks of the file alone), refuses the import.
+ */
+async function planImport(companyId: string, checks: FieldCheck[], found: RowProblem[], options: ImportOptions, transaction: Transaction): Promise<ImportPlan> {
+  const problems = [...found];
+  const candidates = checks.map((c) => c.candidate);
+  const skus = [...new Set(candidates.map(skuOf).filter((s): s is string => s !== undefined))];
+  const existing = await productsBySku(companyId, skus, transaction, options.updateExisting && !options.dryRun);
+  if (!options.updateExisting) problems.push(...takenSkuProblems(candidates, existing));
+  const plan: ImportPlan = { creates: [], updates: [] };
+  for (const check of checks) {
+    if (!check.profile || !check.engineConfig) continue;
+    const current = options.updateExisting ? existing.get(skuOf(check.candidate) ?? '') : undefined;
+    const engine = checkedEngine(check, engineConfigToCheck(check, current), problems);
+    if (!engine || !check.checked) continue;
+    const row: ValidRow = { ...check.checked, engine };
+    if (current) plan.updates.push(plannedUpdate(current, row));
+    else plan.creates.push(row);
+  }
+  problems.push(...(await lockedFieldProblems(companyId, plan.updates, transaction)));
+  problems.push(...(await takenBarcodeProblems(companyId, candidates, options.updateExisting ? existing : new Map(), transaction)));
+  if (problems.length) throw new ImportFailedError(problems.sort(byRow));
+  return plan;
+}
+
+type PresentedProduct = ReturnType<typeof presentProduct>;
+
+/** How many rows created, updated or left a product; an import that updates answers them. */
+interface ImportCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+}
 
 export type ImportResult =
-  { dry_run: true; imported: 0; would_import: number } | { dry_run: false; imported: number; products: Array<ReturnType<typeof presentProduct>> };
+  | ({ imported: 0; would_import: number; dry_run: true } & Partial<{ would_create: number; would_update: number; unchanged: number }>)
+  | ({ imported: number; dry_run: false } & Partial<ImportCounts> & { products: PresentedProduct[] });
 
-/** Creates the checked rows, each with its audit entry; answers them in file order as the API shows a product. */
-async function createProducts(identity: Identity, rows: ValidRow[], transaction: Transaction): Promise<ImportResult> {
+/** Creates the new rows' products, each with its audit entry. */
+async function createProducts(identity: Identity, rows: ValidRow[], transaction: Transaction): Promise<Map<string, ProductModel>> {
+  if (!rows.length) return new Map();
   // Rows go in in SKU order, so two imports sharing SKUs wait for each other instead of deadlocking on the
-  // unique index; the answer keeps the order of the file.
+  // unique index.
   const bySku = [...rows].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
   const created = await ProductModel.bulkCreate(
     bySku.map((r) => ({
@@ -236,7 +367,7 @@ async function createProducts(identity: Identity, rows: ValidRow[], transaction:
       description: r.description,
       profile: r.profile,
       ...r.engine,
-      isActive: true,
+      isActive: r.isActive ?? true,
       barcode: r.barcode,
     })),
     { transaction, returning: true },
@@ -247,10 +378,33 @@ async function createProducts(identity: Identity, rows: ValidRow[], transaction:
     identity,
     created.map((p) => ({ action: 'create' as const, resourceType: 'product_model' as const, resourceId: p.id, after: auditedProduct(p) })),
   );
-  const createdBySku = new Map(created.map((p) => [p.sku, p]));
-  const products = rows.map((r) => presentProduct(createdBySku.get(r.sku)!));
-  return { imported: products.length, dry_run: false, products };
+  return new Map(created.map((p) => [p.sku, p]));
 }
+
+/** Writes the plan; answers every row's product in file order as the API shows a product. */
+async function writeImport(identity: Identity, plan: ImportPlan, options: ImportOptions, transaction: Transaction): Promise<ImportResult> {
+  const created = await createProducts(identity, plan.creates, transaction);
+  const changed = plan.updates.filter((u) => !u.unchanged);
+  await writeUpdates(identity, changed, transaction);
+  const rows = [
+    ...plan.creates.map((r) => ({ row: r.row, product: created.get(r.sku)! })),
+    ...plan.updates.map((u) => ({ row: u.row.row, product: u.product })),
+  ];
+  const products = rows.sort(byRow).map((r) => presentProduct(r.product));
+  if (!options.updateExisting) return { imported: products.length, dry_run: false, products };
+  const counts: ImportCounts = { created: created.size, updated: changed.length, unchanged: plan.updates.length - changed.length };
+  return { imported: products.length, dry_run: false, ...counts, products };
+}
+
+function dryRunResult(plan: ImportPlan, options: ImportOptions): ImportResult {
+  const rows = plan.creates.length + plan.updates.length;
+  if (!options.updateExisting) return { imported: 0, would_import: rows, dry_run: true };
+  const unchanged = plan.updates.filter((u) => u.unchanged).length;
+  return { imported: 0, would_import: rows, dry_run: true, would_create: plan.creates.length, would_update: plan.updates.length - unchanged, unchanged };
+}
+
+/** Attempts of an import that met another request's new SKU or barcode at its write (see importProducts). */
+const IMPORT_ATTEMPTS = 3;
 
 /**
  * Checks every row, then writes all of them in one transaction, or none. A real run takes an optional
@@ -261,38 +415,30 @@ export async function importProducts(
   ctx: InventoryContext,
   identity: Identity,
   request: ImportRequest,
-  dryRun: boolean,
+  options: ImportOptions,
   origin: RequestOrigin,
 ): Promise<KeyedAnswer<ImportResult>> {
   const { sequelize } = ctx;
   const candidates = request.format === 'json' ? jsonCandidates(request.body) : csvCandidates(request.text);
-  const problems: RowProblem[] = [];
-  const valid = candidates.map((c) => checkRow(c, problems));
-  problems.push(...duplicateSkuProblems(candidates), ...duplicateBarcodeProblems(candidates));
-  /** The rows, once the SKUs and barcodes the company has are checked too (in `transaction`). */
-  const checkedRows = async (transaction: Transaction) => {
-    problems.push(...(await existingSkuProblems(identity.companyId, candidates, transaction)));
-    problems.push(...(await existingBarcodeProblems(identity.companyId, candidates, transaction)));
-    if (problems.length) throw new ImportFailedError(problems.sort(byRow));
-    return valid as ValidRow[];
-  };
-
-  try {
-    return await sequelize.transaction(async (transaction): Promise<KeyedAnswer<ImportResult>> => {
-      if (dryRun) return { replayed: false, body: { dry_run: true, imported: 0, would_import: (await checkedRows(transaction)).length } };
+  const found: RowProblem[] = [];
+  const checks = candidates.map((c) => checkFields(c, found));
+  found.push(...duplicateSkuProblems(candidates), ...duplicateBarcodeProblems(candidates));
+  const attempt = () =>
+    sequelize.transaction(async (transaction): Promise<KeyedAnswer<ImportResult>> => {
+      const plan = () => planImport(identity.companyId, checks, found, options, transaction);
+      if (options.dryRun) return { replayed: false, body: dryRunResult(await plan(), options) };
       // The key first: a retry of an import that went through answers it again, before its SKUs are found taken.
       return answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, 201, async () =>
-        createProducts(identity, await checkedRows(transaction), transaction),
+        writeImport(identity, await plan(), options, transaction),
       );
     });
-  } catch (err) {
-    // Another request created one of these SKUs or barcodes after the check: name the rows, as the check would have.
-    if (err instanceof UniqueConstraintError) {
-      const taken = [...(await existingSkuProblems(identity.companyId, candidates)), ...(await existingBarcodeProblems(identity.companyId, candidates))].sort(
-        byRow,
-      );
-      if (taken.length) throw new ImportFailedError(taken);
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      // Another request created one of these SKUs or barcodes after the check and before the write. The
+      // import runs again and sees it: the rows are then refused by name, or (updating) update that product.
+      if (!(err instanceof UniqueConstraintError) || tries === IMPORT_ATTEMPTS) throw err;
     }
-    throw err;
   }
 }

@@ -143,6 +143,12 @@ export interface ProductChanges {
   barcode?: string | null;
 }
 
+/** Why a product the ledger names keeps its profile, as a field problem (PATCH and the import name it alike). */
+export const profileLocked = (profile: Profile) => `is ${profile} and cannot change once stock has been booked`;
+
+/** Why its decimals cannot shrink: booked quantities may carry the old precision, and fewer would show them cut short. */
+export const decimalsLocked = (decimals: number) => `must be at least ${decimals} once stock has been booked`;
+
 async function hasMovements(product: ProductModel, transaction: Transaction): Promise<boolean> {
   const rows = await ProductModel.sequelize!.query('SELECT 1 FROM stock_movements WHERE company_id = $1 AND product_id = $2 LIMIT 1', {
     bind: [product.companyId, product.id],
@@ -165,15 +171,14 @@ export function updateProduct(ctx: InventoryContext, identity: Identity, id: str
     const profile = changes.profile ?? product.profile;
     if (profile !== product.profile && (await hasMovements(product, transaction))) {
       throw new ConflictError('profile_locked', 'The profile of a product with stock movements cannot change. Create a new product model instead.', {
-        profile: `is ${product.profile} and cannot change once stock has been booked`,
+        profile: profileLocked(product.profile),
       });
     }
     if (changes.engine_config !== undefined || profile !== product.profile) {
       const config = validateEngineConfig(profile, changes.engine_config ?? product.engineConfig);
       if (config.decimals < product.decimals && (await hasMovements(product, transaction))) {
-        // Booked quantities may carry the old precision; fewer decimals would show them cut short.
         throw new ConflictError('decimals_locked', 'The decimals of a product with stock movements can only grow.', {
-          'engine_config.decimals': `must be at least ${product.decimals} once stock has been booked`,
+          'engine_config.decimals': decimalsLocked(product.decimals),
         });
       }
       Object.assign(product, engineColumns(config));

@@ -30,16 +30,25 @@ const params = schemas.idParams;
 
 export const productPageSchema = pageSchema(productSchema, 'ProductPage');
 
+const rowCount = Joi.number().integer().min(0);
+const ONLY_UPDATING = ' Only with `update_existing=true`.';
+
 export const importedProductsSchema = Joi.object({
-  imported: Joi.number().integer().min(1).required(),
+  imported: Joi.number().integer().min(1).required().description('The rows imported: every row of the file.'),
   dry_run: Joi.boolean().valid(false).required(),
-  products: Joi.array().items(productSchema).required().description('The products created, in the order of the rows.'),
+  created: rowCount.description(`Rows that created a product.${ONLY_UPDATING}`),
+  updated: rowCount.description(`Rows that changed an existing product.${ONLY_UPDATING}`),
+  unchanged: rowCount.description(`Rows that named an existing product and changed nothing of it (nothing was written).${ONLY_UPDATING}`),
+  products: Joi.array().items(productSchema).required().description("Each row's product as it is now, in the order of the rows."),
 }).id('ProductImport');
 
 export const importDryRunSchema = Joi.object({
   imported: Joi.number().valid(0).required(),
   would_import: Joi.number().integer().min(1).required(),
   dry_run: Joi.boolean().valid(true).required(),
+  would_create: rowCount.description(`Rows that would create a product.${ONLY_UPDATING}`),
+  would_update: rowCount.description(`Rows that would change an existing product.${ONLY_UPDATING}`),
+  unchanged: rowCount.description(`Rows that name an existing product and would change nothing of it.${ONLY_UPDATING}`),
 }).id('ProductImportDryRun');
 
 const BARCODE =
@@ -91,28 +100,38 @@ export const productModelEndpoints = endpoints<InventoryContext>(
     description:
       `All or nothing, in one transaction, at most ${MAX_IMPORT_ROWS} rows. If any row fails the answer is 400 \`import_failed\` with ` +
       '`details.rows: [{row, field, message}]` naming every problem (rows counted from 1), and nothing is imported. ' +
-      'With `dry_run=true` the rows are checked and nothing is written. Any other content type answers 415 `unsupported_media_type`.',
+      'With `dry_run=true` the rows are checked and nothing is written. Any other content type answers 415 `unsupported_media_type`. ' +
+      'A SKU the company has is refused, unless `update_existing=true`: then its row updates that product with the fields the row names ' +
+      '(the CSV columns the file has; an empty cell clears the field) and leaves the others, under the rules of PATCH.',
     security: 'bearer',
     idempotencyKey: true,
     request: {
       query: importQuery,
       otherBodyTypes: {
         'application/json':
-          'A JSON document `{"products": [{sku, name, profile, engine_config, description?, barcode?}, …]}` (1 to 5,000 products, within the JSON body limit).',
+          'A JSON document `{"products": [{sku, name, profile, engine_config, description?, barcode?, is_active?}, …]}` (1 to 5,000 products, within the JSON body limit).',
         'text/csv':
-          'A CSV file (up to 5 MB) with a header row of `sku, name, profile, engine_type, unit, decimals, min_stock, max_stock, description, barcode` ' +
-          '(any order and case; the first four required; empty cells are absent).',
+          'A CSV file (up to 5 MB) with a header row of `sku, name, profile, engine_type, unit, decimals, min_stock, max_stock, description, barcode, is_active` ' +
+          "(any order and case; the first four required; empty cells are absent). The products export's other columns " +
+          '(`created_at`, `updated_at`, `product_id`) are accepted and not read, so that an export imports as it is.',
       },
     },
     responses: {
       200: { description: '`dry_run=true`: every row is valid; nothing was written.', schema: importDryRunSchema },
-      201: { description: 'Every row was imported.', schema: importedProductsSchema, headers: REPLAYED_HEADER },
+      201: {
+        description: 'Every row was imported (created, or with `update_existing=true` updated or left as it was).',
+        schema: importedProductsSchema,
+        headers: REPLAYED_HEADER,
+      },
     },
     errors: [415],
     // A JSON body is read by the service's parser, with its own, smaller limit.
     before: [csvBody()],
-    handle: async (ctx, { query, identity, req, res }: Call<{ dry_run: boolean }>) => {
-      const answer = await importProducts(ctx, identity, importRequestOf(req), query.dry_run, requestOrigin(req));
+    handle: async (ctx, { query, identity, req, res }: Call<{ dry_run: boolean; update_existing: boolean }>) => {
+      const options = { dryRun: query.dry_run, updateExisting: query.update_existing };
+      // Updating or not is part of what a key's request was: the same file sent the other way is another request.
+      const origin = requestOrigin(req, query.update_existing ? { update_existing: true } : undefined);
+      const answer = await importProducts(ctx, identity, importRequestOf(req), options, origin);
       return answer.body.dry_run ? answer.body : reply(201, keyedBody(res, answer));
     },
   },

@@ -53,8 +53,11 @@ export const productFilterKeys = {
 
 export const listProductsQuery = Joi.object({ ...schemas.pagination, ...productFilterKeys });
 
-/** One product of an import, as POST takes it; checked row by row so that every problem can be named with its row. */
-export const importRow = createProductBody;
+/**
+ * One product of an import, as POST takes it, and `is_active` (a product may come in, or be updated to, deactivated);
+ * checked row by row so that every problem can be named with its row.
+ */
+export const importRow = createProductBody.keys({ is_active: Joi.boolean().strict() });
 
 /** The JSON import document; the rows themselves are checked by `importRow`. */
 export const importJsonBody = Joi.object<{ products: unknown[] }>({
@@ -63,4 +66,7 @@ export const importJsonBody = Joi.object<{ products: unknown[] }>({
 
 export const importQuery = Joi.object({
   dry_run: Joi.boolean().default(false),
+  update_existing: Joi.boolean()
+    .default(false)
+    .description('`true`: a row whose SKU the company has updates that product instead of being refused (docs/api/catalog-and-records.md).'),
 });
