@@ -2,7 +2,8 @@
  * The spreadsheet part of the dashboard's Import & export screen (docs/api/spreadsheets.md) in headless
  * Chromium: a large movements download that shows its progress as rows arrive and saves the file, the CSV
  * imports of locations and opening stock (problems by row and column, dry run, then the import) at phone and
- * desktop widths, and a viewer who may download but gets no import forms.
+ * desktop widths, the products download edited and imported back as an update, and a viewer who may download
+ * but gets no import forms.
  */
 import fs from 'node:fs';
 import { expect } from 'chai';
@@ -128,6 +129,43 @@ describe('dashboard (browser): spreadsheets', function () {
       expect(unexpectedProblems(bp, [400])).to.deep.equal([]);
     });
   }
+
+  it('downloads the products, and imports the edited file back to update them: dry run first, then the counts (desktop)', async () => {
+    const company = await buildCompany();
+    const bolt = await buildProduct(company, { name: 'Hex bolt' });
+    const nut = await buildProduct(company, { name: 'Hex nut' });
+    const { page } = bp;
+    await page.setViewportSize(DESKTOP);
+    await signInWithKeyboard(page, company.admin.username, company.admin.password);
+    await navigate(page, 'Import & export');
+
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download products (CSV)' }).click()]);
+    const downloaded = fs.readFileSync(await file.path(), 'utf8');
+    // The edit a person makes in a spreadsheet: one product renamed; the other row left as it was.
+    const edited = downloaded.replace(`${bolt.sku},Hex bolt,`, `${bolt.sku},Hex bolt M8,`);
+    expect(edited).not.to.equal(downloaded);
+
+    const form = page.getByRole('form', { name: 'Import products' });
+    await form.getByLabel('File (.csv or .json)').setInputFiles({ name: file.suggestedFilename(), mimeType: 'text/csv', buffer: Buffer.from(edited, 'utf8') });
+    // Without the box ticked, the SKUs the company has are refused by row.
+    await form.getByRole('button', { name: 'Import' }).click();
+    await page.locator('.import-outcome table', { hasText: 'a product model with this sku already exists' }).waitFor();
+
+    await form.getByLabel('Update the products whose SKU you have').check();
+    await form.getByRole('button', { name: 'Import' }).click();
+    await page.locator('.import-outcome', { hasText: 'Dry run passed: 2 product(s) would be imported (0 new, 1 updated, 1 unchanged).' }).waitFor();
+    expect((await get(`/api/v1/product-models/${bolt.id}/`, { token: company.token })).body.name).to.equal('Hex bolt');
+
+    await form.getByLabel('Dry run: check only, import nothing').uncheck();
+    await form.getByRole('button', { name: 'Import' }).click();
+    await page.locator('.import-outcome', { hasText: '2 product(s) imported (0 new, 1 updated, 1 unchanged).' }).waitFor();
+    expect((await get(`/api/v1/product-models/${bolt.id}/`, { token: company.token })).body.name).to.equal('Hex bolt M8');
+    expect((await get(`/api/v1/product-models/${nut.id}/`, { token: company.token })).body.name).to.equal('Hex nut');
+    expect((await get('/api/v1/product-models/', { token: company.token })).body.count).to.equal(2);
+
+    await screenshotChecked(page, 'import-export-products-updated-desktop', DASHBOARD_CHECKS);
+    expect(problemsBesidesCsvAbort(bp, [400])).to.deep.equal([]);
+  });
 
   it('refuses a chosen file that is not UTF-8, naming the file, where reading it would have put U+FFFD in its names', async () => {
     const company = await buildCompany();

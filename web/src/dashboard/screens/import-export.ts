@@ -19,11 +19,14 @@ interface RowProblem {
 
 const CSV_HELP = [
   'CSV: a header row of ',
-  h('code', null, 'sku, name, profile, engine_type, unit, decimals, min_stock, max_stock, description'),
+  h('code', null, 'sku, name, profile, engine_type, unit, decimals, min_stock, max_stock, description, barcode, is_active'),
   ' (the first four required). JSON: ',
   h('code', null, '{"products": [{"sku", "name", "profile", "engine_config", "description"?}]}'),
-  '. At most 5,000 rows; nothing is imported if any row fails.',
+  '. At most 5,000 rows; nothing is imported if any row fails. A products download imports as it is.',
 ];
+
+const UPDATE_HELP =
+  'A row whose SKU you have changes that product: the columns the file has are set (an empty cell clears one), the others are left as they are. Download the products, edit them in a spreadsheet, and import the file back.';
 
 function looksLikeJson(content: string): boolean {
   return /^\s*[{[]/.test(content);
@@ -78,6 +81,28 @@ interface Upload {
   content: string;
   contentType: string;
   dryRun: boolean;
+  /** The product import's `update_existing`. */
+  updateExisting?: boolean;
+}
+
+/** What an import answered (docs/api/catalog-and-records.md); the counts come with `update_existing` only. */
+interface ImportAnswer {
+  imported: number;
+  would_import?: number;
+  dry_run: boolean;
+  created?: number;
+  would_create?: number;
+  updated?: number;
+  would_update?: number;
+  unchanged?: number;
+}
+
+/** What became of the rows of an import that updates: ` (1 new, 2 updated, 3 unchanged)`; nothing for the others. */
+function rowCounts(answer: ImportAnswer): string {
+  const created = answer.created ?? answer.would_create;
+  const updated = answer.updated ?? answer.would_update;
+  if (created === undefined || updated === undefined) return '';
+  return ` (${created} new, ${updated} updated, ${answer.unchanged ?? 0} unchanged)`;
 }
 
 /**
@@ -89,15 +114,15 @@ interface Upload {
 async function sendImport(outcome: HTMLElement, upload: Upload, keys: ReturnType<typeof idempotencyKeys>): Promise<void> {
   const retried: RequestOptions | undefined = upload.dryRun ? undefined : keys.options();
   try {
-    const answer = await request<{ imported: number; would_import?: number; dry_run: boolean }>('POST', upload.path, {
+    const answer = await request<ImportAnswer>('POST', upload.path, {
       ...retried,
-      query: { dry_run: upload.dryRun },
+      query: { dry_run: upload.dryRun, ...(upload.updateExisting ? { update_existing: true } : {}) },
       rawBody: upload.content,
       contentType: upload.contentType,
     });
     const message = answer.dry_run
-      ? `Dry run passed: ${answer.would_import} ${upload.noun} would be imported. Untick "Dry run" and import again to write them.`
-      : `${answer.imported} ${upload.noun} imported.`;
+      ? `Dry run passed: ${answer.would_import} ${upload.noun} would be imported${rowCounts(answer)}. Untick "Dry run" and import again to write them.`
+      : `${answer.imported} ${upload.noun} imported${rowCounts(answer)}.`;
     if (retried) keys.next();
     fill(outcome, h('div', { class: 'notice notice-success', role: 'status' }, message));
     notify(message);
@@ -223,6 +248,7 @@ export const screen: Screen = {
           placeholder: 'sku,name,profile,engine_type\nA-1,Bolt,STANDARD,counter',
           help: CSV_HELP,
         },
+        { name: 'update_existing', label: 'Update the products whose SKU you have', type: 'checkbox', value: false, help: UPDATE_HELP },
         { name: 'dry_run', label: 'Dry run: check only, import nothing', type: 'checkbox', value: true },
       ],
       submitLabel: 'Import',
@@ -232,7 +258,14 @@ export const screen: Screen = {
         const { file, content } = await importedText(values);
         const json = file ? file.name.toLowerCase().endsWith('.json') || file.type.includes('json') : looksLikeJson(content);
         const contentType = json ? 'application/json' : 'text/csv';
-        const upload = { path: '/api/v1/product-models/import/', noun: 'product(s)', content, contentType, dryRun: Boolean(values.dry_run) };
+        const upload = {
+          path: '/api/v1/product-models/import/',
+          noun: 'product(s)',
+          content,
+          contentType,
+          dryRun: Boolean(values.dry_run),
+          updateExisting: Boolean(values.update_existing),
+        };
         await sendImport(outcome, upload, keys);
       },
     });
