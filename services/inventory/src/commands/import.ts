@@ -58,7 +58,7 @@ const REQUIRED_CSV_COLUMNS: CsvColumn[] = ['sku', 'name', 'profile', 'engine_typ
 /** The products export's other columns (commands/spreadsheet-export.ts), so that its file imports as it is. */
 const IGNORED_CSV_COLUMNS = ['created_at', 'updated_at', 'product_id'];
 const NUMERIC_CSV_COLUMNS: CsvColumn[] = ['decimals', 'min_stock', 'max_stock'];
-export const ENGINE_CSV_COLUMNS: readonly string[] = ['engine_type', 'unit', 'decimals', 'min_stock', 'max_stock'];
+const ENGINE_CSV_COLUMNS: readonly string[] = ['engine_type', 'unit', 'decimals', 'min_stock', 'max_stock'];
 
 /** One row as the import sees it: the product fields, where the caller's names for engine fields are. */
 interface Candidate {
@@ -85,7 +85,6 @@ export interface CheckedRow {
   barcode: string | null;
   /** Absent when the row does not say (a new product is active). */
   isActive?: boolean;
-  engineConfig: Record<string, unknown>;
   candidate: Candidate;
 }
 
@@ -182,7 +181,6 @@ function checkFields(candidate: Candidate, problems: RowProblem[]): FieldCheck {
     description: (input.description as string | null | undefined) ?? null,
     barcode: (input.barcode as string | null | undefined) || null,
     isActive: input.is_active as boolean | undefined,
-    engineConfig: input.engine_config as Record<string, unknown>,
     candidate,
   };
   return { candidate, checked, ...engine };
@@ -191,9 +189,9 @@ function checkFields(candidate: Candidate, problems: RowProblem[]): FieldCheck {
 /**
  * The engine config of a row, validated and completed against its profile; `config` is what the row says, or
  * for an update from a CSV file the product's config with the row's engine columns over it
- * (commands/import-updates.ts). Problems are added to `problems`.
+ * (`engineConfigToCheck`). Problems are added to `problems`.
  */
-export function checkedEngine(check: FieldCheck, config: Record<string, unknown>, problems: RowProblem[]): ValidRow['engine'] | undefined {
+function checkedEngine(check: FieldCheck, config: Record<string, unknown>, problems: RowProblem[]): ValidRow['engine'] | undefined {
   try {
     return engineColumns(validateEngineConfig(check.profile!, config));
   } catch (err) {
