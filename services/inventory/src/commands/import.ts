@@ -55,8 +55,8 @@ export const CSV_COLUMNS = [
 ] as const;
 type CsvColumn = (typeof CSV_COLUMNS)[number];
 const REQUIRED_CSV_COLUMNS: CsvColumn[] = ['sku', 'name', 'profile', 'engine_type'];
-/** The products export's other columns (commands/spreadsheet-export.ts), so that its file imports as it is. */
-const IGNORED_CSV_COLUMNS = ['created_at', 'updated_at', 'product_id'];
+/** The products export's other columns (commands/spreadsheet-export.ts): accepted and not read. */
+export const EXPORT_ONLY_COLUMNS = ['created_at', 'updated_at', 'product_id'] as const;
 const NUMERIC_CSV_COLUMNS: CsvColumn[] = ['decimals', 'min_stock', 'max_stock'];
 const ENGINE_CSV_COLUMNS: readonly string[] = ['engine_type', 'unit', 'decimals', 'min_stock', 'max_stock'];
 
@@ -123,7 +123,7 @@ function cellValue(column: CsvColumn, cell: string): { value: unknown } | { prob
 }
 
 function csvCandidates(text: string): Candidate[] {
-  const { header, rows } = readCsvTable(text, { columns: CSV_COLUMNS, required: REQUIRED_CSV_COLUMNS, ignored: IGNORED_CSV_COLUMNS });
+  const { header, rows } = readCsvTable(text, { columns: CSV_COLUMNS, required: REQUIRED_CSV_COLUMNS, ignored: EXPORT_ONLY_COLUMNS });
   const names = new Set(header.filter((column) => (CSV_COLUMNS as readonly string[]).includes(column)));
   return rows.map((cells, i) => {
     const row = i + 1;

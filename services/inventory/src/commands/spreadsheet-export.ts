@@ -20,6 +20,7 @@ import { formatQuantity } from '../engine/quantity';
 import type { ProductFilters } from './products';
 import { MovementFilters, movementCondition } from './ledger-reads';
 import { stockFilterLocation } from './stock-levels';
+import { CSV_COLUMNS, EXPORT_ONLY_COLUMNS } from './import';
 
 /** A row of a sheet's own SELECT, by column name: the database's text, numbers, booleans and dates. */
 type Row = Record<string, Cell>;
@@ -41,22 +42,8 @@ export interface Sheet {
 const BOOKED_BY_SQL = `CASE WHEN m.actor_kind = 'user' THEN u.username
          ELSE concat_ws(' / ', k.name, su.username) END`;
 
-export const PRODUCT_COLUMNS = [
-  'sku',
-  'name',
-  'profile',
-  'engine_type',
-  'unit',
-  'decimals',
-  'min_stock',
-  'max_stock',
-  'description',
-  'barcode',
-  'is_active',
-  'created_at',
-  'updated_at',
-  'product_id',
-] as const;
+/** The columns the product import reads, then the ones it accepts and skips: the file imports as it is. */
+export const PRODUCT_COLUMNS = [...CSV_COLUMNS, ...EXPORT_ONLY_COLUMNS] as const;
 
 export type ProductExportFilters = Omit<ProductFilters, 'page' | 'page_size'>;
 
