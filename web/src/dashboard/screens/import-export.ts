@@ -8,6 +8,7 @@ import { ApiError, download, request, type RequestOptions } from '../api.js';
 import { fill, fromLocalInput, h } from '../dom.js';
 import { FieldError, Form, Values, idempotencyKeys, str, text } from '../form.js';
 import { table } from '../list.js';
+import type { Schema } from '../../kit/api-types.js';
 import type { Screen } from '../screen.js';
 import { button, errorBox, notify, saveBlob, screenHeader, section } from '../ui.js';
 
@@ -85,24 +86,24 @@ interface Upload {
   updateExisting?: boolean;
 }
 
-/** What an import answered (docs/api/catalog-and-records.md); the counts come with `update_existing` only. */
-interface ImportAnswer {
-  imported: number;
-  would_import?: number;
-  dry_run: boolean;
-  created?: number;
-  would_create?: number;
-  updated?: number;
-  would_update?: number;
-  unchanged?: number;
-}
+/** What one of the imports answered: its rows written, or on a dry run the rows it would write. */
+type ImportAnswer =
+  | Schema<'ProductImport'>
+  | Schema<'ProductImportDryRun'>
+  | Schema<'LocationImport'>
+  | Schema<'LocationImportDryRun'>
+  | Schema<'OpeningStockImport'>
+  | Schema<'OpeningStockImportDryRun'>;
 
-/** What became of the rows of an import that updates: ` (1 new, 2 updated, 3 unchanged)`; nothing for the others. */
+/**
+ * What became of the rows of a product import that updates (docs/api/catalog-and-records.md):
+ * ` (1 new, 2 updated, 3 unchanged)`; nothing for the other imports, which only create.
+ */
 function rowCounts(answer: ImportAnswer): string {
-  const created = answer.created ?? answer.would_create;
-  const updated = answer.updated ?? answer.would_update;
+  const created = 'created' in answer ? answer.created : 'would_create' in answer ? answer.would_create : undefined;
+  const updated = 'updated' in answer ? answer.updated : 'would_update' in answer ? answer.would_update : undefined;
   if (created === undefined || updated === undefined) return '';
-  return ` (${created} new, ${updated} updated, ${answer.unchanged ?? 0} unchanged)`;
+  return ` (${created} new, ${updated} updated, ${'unchanged' in answer ? answer.unchanged : 0} unchanged)`;
 }
 
 /**
