@@ -12,7 +12,7 @@ import { Op, QueryTypes } from 'sequelize';
 import type { Transaction } from 'sequelize';
 import { AuditSnapshot, Identity, ProductModel, Profile, recordAudits } from '@pi/common';
 import { auditedProduct, decimalsLocked, profileLocked } from './products';
-import type { RowProblem, ValidRow } from './import';
+import type { RowProblem, ValidRow } from './import-rows';
 
 /** One existing product and the row that updates it; `product` holds the new values (not yet written). */
 export interface ProductUpdate {

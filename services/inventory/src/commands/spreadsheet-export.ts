@@ -20,7 +20,7 @@ import { formatQuantity } from '../engine/quantity';
 import type { ProductFilters } from './products';
 import { MovementFilters, movementCondition } from './ledger-reads';
 import { stockFilterLocation } from './stock-levels';
-import { CSV_COLUMNS, EXPORT_ONLY_COLUMNS } from './import';
+import { CSV_COLUMNS, EXPORT_ONLY_COLUMNS } from './import-rows';
 
 /** A row of a sheet's own SELECT, by column name: the database's text, numbers, booleans and dates. */
 type Row = Record<string, Cell>;

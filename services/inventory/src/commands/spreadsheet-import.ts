@@ -18,7 +18,7 @@ import { answerOncePerKey, type KeyedAnswer } from '../ledger/idempotency';
 import { ledgerContext, type RequestOrigin } from './bookings';
 import { auditedLocation } from './locations';
 import { serverErrorOf } from '../sql/client';
-import { ImportFailedError, byRow, type RowProblem } from './import';
+import { ImportFailedError, byRow, type RowProblem } from './import-rows';
 import { presentLocation } from '../presenters/location';
 import { CsvHeaderShape, readCsvTable } from '../csv/table';
 

@@ -6,7 +6,8 @@ import Joi from 'joi';
 import type { Request } from 'express';
 import { AppError, buildPage, endpoints, pageSchema, reply, schemas, type Call } from '@pi/common';
 import type { InventoryContext } from '../../context';
-import { importProducts, type ImportRequest } from '../../commands/import';
+import { importProducts } from '../../commands/import';
+import type { ImportRequest } from '../../commands/import-rows';
 import {
   createProduct,
   deleteProduct,
