@@ -196,19 +196,25 @@ export function checkedEngine(check: FieldCheck, config: Record<string, unknown>
   }
 }
 
-/** Rows whose SKU an earlier row of the file already has. */
-export function duplicateSkuProblems(candidates: Candidate[]): RowProblem[] {
+/**
+ * Rows whose `field` (its value as `keyOf` reads it: the SKU trimmed, the barcode as a GTIN-14) an earlier row
+ * of the file already has.
+ */
+function repeatedIn(candidates: Candidate[], field: 'sku' | 'barcode', keyOf: (c: Candidate) => string | undefined): RowProblem[] {
   const firstRowOf = new Map<string, number>();
   const problems: RowProblem[] = [];
   for (const c of candidates) {
-    const sku = skuOf(c);
-    if (sku === undefined) continue;
-    const first = firstRowOf.get(sku);
-    if (first === undefined) firstRowOf.set(sku, c.row);
-    else problems.push({ row: c.row, field: 'sku', message: `duplicates the sku of row ${first}` });
+    const key = keyOf(c);
+    if (key === undefined) continue;
+    const first = firstRowOf.get(key);
+    if (first === undefined) firstRowOf.set(key, c.row);
+    else problems.push({ row: c.row, field, message: `duplicates the ${field} of row ${first}` });
   }
   return problems;
 }
+
+/** Rows whose SKU or barcode an earlier row of the file already has. */
+export const repeatProblems = (candidates: Candidate[]) => [...repeatedIn(candidates, 'sku', skuOf), ...repeatedIn(candidates, 'barcode', barcodeKeyOf)];
 
 /** The SKU as it would be stored (trimmed), when the row has a usable one. */
 export function skuOf(c: Candidate): string | undefined {
@@ -224,20 +230,6 @@ export function barcodeKeyOf(c: Candidate): string | undefined {
   if (typeof barcode !== 'string') return undefined;
   const trimmed = barcode.trim();
   return trimmed && !gtinProblem(trimmed) ? gtinKey(trimmed) : undefined;
-}
-
-/** Rows whose barcode (as a GTIN-14) an earlier row of the file already has. */
-export function duplicateBarcodeProblems(candidates: Candidate[]): RowProblem[] {
-  const firstRowOf = new Map<string, number>();
-  const problems: RowProblem[] = [];
-  for (const c of candidates) {
-    const key = barcodeKeyOf(c);
-    if (key === undefined) continue;
-    const first = firstRowOf.get(key);
-    if (first === undefined) firstRowOf.set(key, c.row);
-    else problems.push({ row: c.row, field: 'barcode', message: `duplicates the barcode of row ${first}` });
-  }
-  return problems;
 }
 
 /**

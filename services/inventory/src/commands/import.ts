@@ -20,9 +20,8 @@ import {
   candidatesOf,
   checkFields,
   checkedEngine,
-  duplicateBarcodeProblems,
-  duplicateSkuProblems,
   engineConfigToCheck,
+  repeatProblems,
   skuOf,
   type Candidate,
   type FieldCheck,
@@ -189,7 +188,7 @@ export async function importProducts(
   const candidates = candidatesOf(request);
   const found: RowProblem[] = [];
   const checks = candidates.map((c) => checkFields(c, found));
-  found.push(...duplicateSkuProblems(candidates), ...duplicateBarcodeProblems(candidates));
+  found.push(...repeatProblems(candidates));
   const attempt = () =>
     sequelize.transaction(async (transaction): Promise<KeyedAnswer<ImportResult>> => {
       const plan = () => planImport(identity.companyId, checks, found, options, transaction);
