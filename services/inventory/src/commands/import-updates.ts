@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Op, QueryTypes } from 'sequelize';
 import type { Transaction } from 'sequelize';
 import { AuditSnapshot, Identity, ProductModel, Profile, recordAudits } from '@pi/common';
-import { auditedProduct, decimalsLocked, profileLocked } from './products';
+import { auditedProduct, decimalsLocked, productsWithMovements, profileLocked } from './products';
 import type { RowProblem, ValidRow } from './import-rows';
 
 /** One existing product and the row that updates it; `product` holds the new values (not yet written). */
@@ -56,19 +56,18 @@ export function plannedUpdate(product: ProductModel, row: ValidRow): ProductUpda
 
 /**
  * PATCH's rules for every update at once (commands/products.ts): a new profile, or fewer decimals, for a
- * product that has stock movements. One query finds which of the products concerned the ledger names.
+ * product that has stock movements; one query (`productsWithMovements`) for all the products concerned.
  */
 export async function lockedFieldProblems(companyId: string, updates: ProductUpdate[], transaction: Transaction): Promise<RowProblem[]> {
   const changesProfile = (u: ProductUpdate) => u.product.profile !== u.previous.profile;
   const shrinksDecimals = (u: ProductUpdate) => u.product.decimals < u.previous.decimals;
   const concerned = updates.filter((u) => changesProfile(u) || shrinksDecimals(u));
   if (!concerned.length) return [];
-  const booked = await ProductModel.sequelize!.query<{ id: string }>(
-    `SELECT p.id FROM unnest($2::uuid[]) AS p(id)
-      WHERE EXISTS (SELECT 1 FROM stock_movements m WHERE m.company_id = $1 AND m.product_id = p.id)`,
-    { bind: [companyId, concerned.map((u) => u.product.id)], type: QueryTypes.SELECT, transaction },
+  const hasMovements = await productsWithMovements(
+    companyId,
+    concerned.map((u) => u.product.id),
+    transaction,
   );
-  const hasMovements = new Set(booked.map((b) => b.id));
   return concerned
     .filter((u) => hasMovements.has(u.product.id))
     .map((u) => {

@@ -149,14 +149,22 @@ export const profileLocked = (profile: Profile) => `is ${profile} and cannot cha
 /** Why its decimals cannot shrink: booked quantities may carry the old precision, and fewer would show them cut short. */
 export const decimalsLocked = (decimals: number) => `must be at least ${decimals} once stock has been booked`;
 
-async function hasMovements(product: ProductModel, transaction: Transaction): Promise<boolean> {
-  const rows = await ProductModel.sequelize!.query('SELECT 1 FROM stock_movements WHERE company_id = $1 AND product_id = $2 LIMIT 1', {
-    bind: [product.companyId, product.id],
-    type: QueryTypes.SELECT,
-    transaction,
-  });
-  return rows.length > 0;
+/**
+ * Which of these products the ledger names: their profile is fixed and their decimals can only grow. One query
+ * for any number of them (the import checks every product it updates at once).
+ */
+export async function productsWithMovements(companyId: string, productIds: string[], transaction: Transaction): Promise<Set<string>> {
+  if (!productIds.length) return new Set();
+  const rows = await ProductModel.sequelize!.query<{ id: string }>(
+    `SELECT p.id FROM unnest($2::uuid[]) AS p(id)
+      WHERE EXISTS (SELECT 1 FROM stock_movements m WHERE m.company_id = $1 AND m.product_id = p.id)`,
+    { bind: [companyId, productIds], type: QueryTypes.SELECT, transaction },
+  );
+  return new Set(rows.map((r) => r.id));
 }
+
+const hasMovements = async (product: ProductModel, transaction: Transaction) =>
+  (await productsWithMovements(product.companyId, [product.id], transaction)).has(product.id);
 
 /**
  * PATCH and PUT. A new profile is refused (409 `profile_locked`) once the ledger names the product; an engine
