@@ -194,7 +194,7 @@ export async function importProducts(
       const plan = () => planImport(identity.companyId, checks, found, options, transaction);
       if (options.dryRun) return { replayed: false, body: dryRunResult(await plan(), options) };
       // The key first: a retry of an import that went through answers it again, before its SKUs are found taken.
-      return answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, 201, async () =>
+      return answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, async () =>
         writeImport(identity, await plan(), options, transaction),
       );
     });

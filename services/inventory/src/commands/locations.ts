@@ -87,7 +87,7 @@ export function createLocation<T>(
 ): Promise<KeyedAnswer<T>> {
   const { sequelize } = ctx;
   return sequelize.transaction((transaction) =>
-    answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, 201, async () => {
+    answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, async () => {
       if (input.parent_id) await checkParent(identity, input.parent_id, transaction);
       const location = await Location.create(
         { companyId: identity.companyId, name: input.name, type: input.type, parentId: input.parent_id ?? null, isActive: true },

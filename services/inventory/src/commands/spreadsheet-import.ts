@@ -164,7 +164,7 @@ export async function importLocations(
       const valid = await checkLocationRows(sequelize, identity, rows, width, transaction);
       return { replayed: false, body: { dry_run: true, imported: 0, would_import: valid.length } };
     }
-    return answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, 201, async () =>
+    return answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, async () =>
       createLocations(identity, await checkLocationRows(sequelize, identity, rows, width, transaction), transaction),
     );
   });
@@ -387,7 +387,7 @@ export async function importOpeningStock(
     try {
       return await sequelize.transaction((transaction) =>
         // The key first: a retry of an import that was booked answers it again and books nothing.
-        answerOncePerKey(booking, transaction, origin.idempotency, 201, () => bookOpeningStock(booking, transaction, rows, width)),
+        answerOncePerKey(booking, transaction, origin.idempotency, () => bookOpeningStock(booking, transaction, rows, width)),
       );
     } catch (err) {
       const code = serverErrorOf(err)?.code;

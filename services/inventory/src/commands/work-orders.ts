@@ -169,7 +169,7 @@ export function createWorkOrder(ctx: InventoryContext, identity: Identity, input
   const { sequelize } = ctx;
   return sequelize
     .transaction((transaction) =>
-      answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, 201, async () => {
+      answerOncePerKey(ledgerContext(ctx, identity, origin.requestId), transaction, origin.idempotency, async () => {
         const product = input.product_id ? await findProduct(identity, input.product_id, transaction) : null;
         const number = await numberFor(sequelize, identity.companyId, input.number, transaction);
         const order = await WorkOrder.create(

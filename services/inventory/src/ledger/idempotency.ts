@@ -66,12 +66,18 @@ export async function rememberBooking(ctx: BookingContext, transaction: Tx, idem
 }
 
 /**
+ * Every keyed write that is not a booking answers 201 when it writes (the imports and the creations), and its
+ * stored answer is replayed with 201 too; the status is stored for the key's row all the same.
+ */
+const KEYED_WRITE_STATUS = 201;
+
+/**
  * Stores an answer that is not one booking (an import's or a creation's) with its key, in the
  * transaction that made it; a retry with the key answers it again through `claimKey` (as `legacyBody`).
  */
-async function rememberAnswer(ctx: BookingContext, transaction: Tx, idem: IdempotencyClaim, status: number, body: unknown): Promise<void> {
+async function rememberAnswer(ctx: BookingContext, transaction: Tx, idem: IdempotencyClaim, body: unknown): Promise<void> {
   await ctx.sequelize.query('UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE company_id = $1 AND key = $2', {
-    bind: [ctx.identity.companyId, idem.key, status, JSON.stringify(body)],
+    bind: [ctx.identity.companyId, idem.key, KEYED_WRITE_STATUS, JSON.stringify(body)],
     transaction,
   });
 }
@@ -83,17 +89,16 @@ export interface KeyedAnswer<T> {
 }
 
 /**
- * Runs `write` in `transaction` once per Idempotency-Key, for an operation whose answer is not one booking
- * (the imports, docs/api/spreadsheets.md, and the creations of locations and work orders). The key is claimed before anything is read, so a retry sent while
- * the first is under way waits for it; a retry of one that committed answers its stored answer again and
- * writes nothing. `write`'s answer, as the client receives it, is stored with the key. A refusal rolls the
- * claim back with the rest. Without a key, `write` just runs.
+ * Runs `write` in `transaction` once per Idempotency-Key, for an operation whose answer is not one booking:
+ * the imports (docs/api/spreadsheets.md) and the creations of locations and work orders. The key is claimed
+ * before anything is read, so a retry sent while the first is under way waits for it; a retry of one that
+ * committed answers its stored answer again and writes nothing. `write`'s answer, as the client receives it,
+ * is stored with the key. A refusal rolls the claim back with the rest. Without a key, `write` just runs.
  */
 export async function answerOncePerKey<T>(
   ctx: BookingContext,
   transaction: Tx,
   idem: IdempotencyClaim | undefined,
-  status: number,
   write: () => Promise<T>,
 ): Promise<KeyedAnswer<T>> {
   const earlier = idem && (await claimKey(ctx, transaction, idem));
@@ -103,6 +108,6 @@ export async function answerOncePerKey<T>(
     return { replayed: true, body: earlier.legacyBody as T };
   }
   const body = await write();
-  if (idem) await rememberAnswer(ctx, transaction, idem, status, body);
+  if (idem) await rememberAnswer(ctx, transaction, idem, body);
   return { replayed: false, body };
 }
